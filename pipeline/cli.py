@@ -1,0 +1,106 @@
+"""The `gristmill` command. Every error reaches the user as one line, never a traceback (unless
+`--debug`): exit 2 for bad config or input, 1 for a failed check or an internal error."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from stages.errors import GristmillError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show full tracebacks.")
+@click.version_option(package_name="gristmill")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """gristmill: raw text shards in, packed token shards and training batches out."""
+    ctx.obj = {"debug": debug}
+
+
+@cli.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option(
+    "--strict", is_flag=True, help="Stop at the first malformed input instead of rejecting it."
+)
+def run(config: str, strict: bool) -> None:
+    """Run the whole pipeline of CONFIG (resumable: a rerun skips finished tasks)."""
+    from pipeline.runner import run as run_pipeline
+
+    run_pipeline(config, strict=strict, echo=click.echo)
+
+
+@cli.command()
+@click.argument("stage")
+@click.option(
+    "-i", "--input", "input_path", required=True, type=click.Path(), help="jsonl file in."
+)
+@click.option(
+    "-o", "--output", "output_path", required=True, type=click.Path(), help="jsonl file out."
+)
+@click.option(
+    "--set", "settings", multiple=True, metavar="KEY=VALUE", help="A stage parameter (YAML value)."
+)
+@click.option("--rejected", type=click.Path(), help="Write dropped documents with reasons here.")
+def apply(
+    stage: str, input_path: str, output_path: str, settings: tuple[str, ...], rejected: str | None
+) -> None:
+    """Run one STAGE on one jsonl file: {text, id?, metadata?} in, {id, text, metadata} out."""
+    from pipeline.apply import apply_stage
+
+    for line in apply_stage(stage, input_path, output_path, settings, rejected):
+        click.echo(line, err=True)
+
+
+@cli.command()
+@click.argument("out", type=click.Path(file_okay=False))
+def verify(out: str) -> None:
+    """Check every shard, index, sidecar and hash of the run in OUT against its manifest."""
+    from pipeline.verify import verify_run
+
+    problems, checked = verify_run(out)
+    if problems:
+        for p in problems:
+            click.echo(f"FAIL {p}", err=True)
+        sys.exit(1)
+    click.echo(f"ok: {checked}")
+
+
+@cli.command()
+@click.argument("out", type=click.Path(file_okay=False))
+@click.option("--doc", "doc_id", help="Show this document's tokens, decoded.")
+def inspect(out: str, doc_id: str | None) -> None:
+    """Counts per source and stage of the run in OUT; --doc ID looks one document up."""
+    from pipeline.inspect import describe_doc, describe_run
+
+    for line in describe_doc(out, doc_id) if doc_id else describe_run(out):
+        click.echo(line)
+
+
+def main() -> None:
+    debug = "--debug" in sys.argv[1:]
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except GristmillError as e:
+        if debug:
+            raise
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    except Exception as e:  # the promise: no bare traceback
+        if debug:
+            raise
+        click.echo(
+            f"error: internal: {type(e).__name__}: {e} (rerun with --debug for details)", err=True
+        )
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

