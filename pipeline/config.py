@@ -173,9 +173,8 @@ def _expand(root: Path, i: int, src: SourceConfig) -> list[tuple[str, str]]:
                 if not f.endswith(SUPPORTED_SUFFIXES):
                     if Path(m).is_dir():
                         continue  # files of other kinds in a source folder are not input
-                    raise ConfigError(
-                        f"{where}: unsupported file type {f!r}; supported: {', '.join(SUPPORTED_SUFFIXES)}"
-                    )
+                    allowed = ", ".join(SUPPORTED_SUFFIXES)
+                    raise ConfigError(f"{where}: unsupported file type {f!r}; supported: {allowed}")
                 files.append((os.path.relpath(f, root), os.path.abspath(f)))
     if not files:
         raise ConfigError(f"sources[{i}].paths: no input file of a supported type")

@@ -15,7 +15,7 @@ from stages.tokenize import load_tokenizer
 
 def describe_run(out: str | Path) -> Iterator[str]:
     m = _load(out)
-    yield f"run {m.get('run_key', '?')} (config {m['config_hash'][:12]}), gristmill {m['gristmill_version']}"
+    yield f"run {m.get('run_key', '?')}, config {m['config_hash'][:12]}, v{m['gristmill_version']}"
     yield "stages:"
     for name, s in m["stages"].items():
         if "seen" not in s:  # a reduce step: its own counters
@@ -26,7 +26,8 @@ def describe_run(out: str | Path) -> Iterator[str]:
         yield line + (f"  dropped: {dropped}" if dropped else "")
     yield "sources:"
     for name, s in m["sources"].items():
-        yield f"  {name:<20} {s['origin']!s:<10} docs {s['docs']:>9,}  tokens {s['tokens']:>12,}  shards {s['shards']}"
+        counts = f"docs {s['docs']:>9,}  tokens {s['tokens']:>12,}  shards {s['shards']}"
+        yield f"  {name:<20} {s['origin']!s:<10} {counts}"
     t = m["totals"]["tokens"]
     yield f"tokens: real {t['real']:,}, synthetic {t['synthetic']:,}"
 
@@ -44,8 +45,9 @@ def describe_doc(out: str | Path, doc_id: str) -> Iterator[str]:
         row = {k: side.column(k)[i].as_py() for k in side.column_names}
         tokens = reader.doc(i).tolist()
         tok = _tokenizer(out, m)
-        yield f"{doc_id}: {shard['prefix']} document {i}, source {row['source']}, origin {row['origin']}"
-        yield f"tokens {row['token_start']}..{row['token_start'] + row['n_tokens']} ({row['n_tokens']})"
+        start, n = row["token_start"], row["n_tokens"]
+        yield f"{doc_id}: {shard['prefix']} document {i}, {row['source']}, {row['origin']}"
+        yield f"tokens {start}..{start + n} ({n})"
         yield f"ids: {tokens[:64]}{' ...' if len(tokens) > 64 else ''}"
         yield "text: " + tok.decode(tokens, skip_special_tokens=False)
         return

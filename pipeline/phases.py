@@ -5,7 +5,9 @@ the phase, followed by a work-file writer; its reduce runs as a phase of its own
 starts the next phase, right after the work-file reader. Task `r` of every phase handles the
 same documents in the same order, which is what lets the filter find a document by its index.
 
-    read, provenance, langid, exact_dedup.map, ->work | exact_dedup.reduce | work->, exact_dedup, tokenize, pack
+    read, provenance, langid, exact_dedup.map, ->work      (phase 1, per task)
+    exact_dedup.reduce                                     (phase 2, per hash bucket)
+    work->, exact_dedup, tokenize, pack                    (phase 3, per task)
 """
 
 from __future__ import annotations

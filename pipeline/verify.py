@@ -52,7 +52,8 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
     if sources != manifest["sources"] or totals != manifest["totals"]:
         problems.append("manifest.json: per-source totals do not add up to its shards")
     n_tok = sum(s["tokens"] for s in manifest["shards"])
-    summary = f"{len(manifest['shards'])} shards, {n_tok:,} tokens, {len(manifest['rejected'])} rejected files"
+    n_shards, n_rej = len(manifest["shards"]), len(manifest["rejected"])
+    summary = f"{n_shards} shards, {n_tok:,} tokens, {n_rej} rejected files"
     return problems, summary
 
 
