@@ -66,9 +66,13 @@ class LangId(Stage):
         self._model = None  # loaded lazily, once per worker process (it does not pickle)
 
     @property
+    def model_path(self) -> Path:
+        return Path(self.params.model) if self.params.model else default_model_path()
+
+    @property
     def model(self):
         if self._model is None:
-            self._model = load_fasttext(self.params.model or default_model_path())
+            self._model = load_fasttext(self.model_path)
         return self._model
 
     def process_batch(self, docs: list[Document]) -> list[str | None]:

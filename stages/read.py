@@ -156,10 +156,10 @@ class ReadSources(PipelineStep):
 
 def _parse_json(line: bytes):
     try:
-        line.decode("utf-8")
-    except UnicodeDecodeError as e:
-        return BadRecord("invalid_utf8", str(e))
-    try:
-        return orjson.loads(line)
+        return orjson.loads(line)  # validates UTF-8 itself: no second pass on the happy path
     except orjson.JSONDecodeError as e:
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as u:
+            return BadRecord("invalid_utf8", str(u))
         return BadRecord("bad_json", str(e))

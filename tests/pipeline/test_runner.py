@@ -1,0 +1,161 @@
+"""End to end: the sample config on sample_data/ (golden counts and tokens), killed-run resume
+with byte-identical results, and a run with the network disabled."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from pipeline import manifest as mf
+from pipeline.runner import run
+from pipeline.verify import verify_run
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = REPO / "configs" / "sample.yaml"
+
+
+def sample_config(tmp_path: Path, **overrides) -> Path:
+    """configs/sample.yaml with absolute input paths and its output under tmp_path."""
+    cfg = yaml.safe_load(SAMPLE.read_text())
+    for src in cfg["sources"]:
+        src["paths"] = [str((SAMPLE.parent / p).resolve()) for p in src["paths"]]
+    cfg["output"] = str(tmp_path / "out")
+    cfg.update(overrides)
+    path = tmp_path / "run.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+def tree_bytes(out: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for sub in ("tokens", "rejected")
+        for p in sorted((out / sub).rglob("*"))
+        if p.is_file()
+    }
+
+
+def without_timing(manifest: dict) -> dict:
+    return {k: v for k, v in manifest.items() if k != "timing"}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """One uninterrupted run of the sample config, shared by the tests of this module."""
+    tmp = tmp_path_factory.mktemp("reference")
+    manifest = run(str(sample_config(tmp)), echo=lambda s: None)
+    return tmp / "out", manifest
+
+
+# Golden figures of configs/sample.yaml on sample_data/ (update them, with a reason in the commit
+# message, when the sample corpus or a stage's behaviour changes on purpose).
+GOLDEN_STAGES = None
+GOLDEN_FIRST_TOKENS = None
+
+
+def test_golden_counts_and_first_tokens(reference):
+    out, manifest = reference
+    counts = {
+        n: {k: s.get(k) for k in ("seen", "kept", "dropped")} for n, s in manifest["stages"].items()
+    }
+    assert counts == GOLDEN_STAGES
+    first = np.memmap(out / "tokens" / "web" / "00000.bin", dtype=np.uint16, mode="r")[:32]
+    assert first.tolist() == GOLDEN_FIRST_TOKENS
+
+
+def test_every_document_is_accounted_for(reference):
+    _, manifest = reference
+    stages = manifest["stages"]
+    for name, s in stages.items():
+        if "seen" in s:
+            assert s["seen"] == s["kept"] + sum(s["dropped"].values()), name
+    kept_docs = sum(manifest["totals"]["docs"].values())
+    assert stages["pack"]["kept"] == kept_docs
+    assert (
+        manifest["totals"]["tokens"]["synthetic"] > 0 and manifest["totals"]["tokens"]["real"] > 0
+    )
+
+
+def test_reference_run_verifies(reference):
+    out, _ = reference
+    problems, _ = verify_run(out)
+    assert problems == []
+
+
+def test_rerun_of_finished_run_changes_nothing(reference, tmp_path):
+    out, manifest = reference
+    before = tree_bytes(out)
+    again = run(str(sample_config(out.parent)), echo=lambda s: None)
+    assert without_timing(again) == without_timing(manifest)
+    assert tree_bytes(out) == before
+
+
+def _cli(cfg: Path, **kw) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "run", str(cfg)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group: the kill takes the workers too
+        **kw,
+    )
+
+
+def test_killed_run_resumes_to_identical_bytes(reference, tmp_path):
+    ref_out, ref_manifest = reference
+    cfg = sample_config(tmp_path)
+    ref_bytes = tree_bytes(ref_out)
+    out = tmp_path / "out"
+
+    proc = _cli(cfg)
+    deadline = time.monotonic() + 120
+    while not list(out.glob("_work/*/*/completions/*")):
+        assert proc.poll() is None, proc.stdout.read().decode()
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (out / mf.MANIFEST).exists(), "killed too late: the run had finished"
+
+    resumed = subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", "run", str(cfg)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming" in resumed.stdout
+    assert tree_bytes(out) == ref_bytes
+    # the two configs differ only in `output`, and so in the hashes derived from the config
+    skip = {"timing", "config", "config_hash", "run_key"}
+    assert {k: v for k, v in mf.load(out).items() if k not in skip} == {
+        k: v for k, v in ref_manifest.items() if k not in skip
+    }
+
+
+def _network_namespaces_work() -> bool:
+    if not shutil.which("unshare"):
+        return False
+    return subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _network_namespaces_work(), reason="unshare -n is not permitted here")
+def test_sample_run_succeeds_without_network(reference, tmp_path):
+    cfg = sample_config(tmp_path)
+    proc = subprocess.run(
+        ["unshare", "-n", sys.executable, "-m", "pipeline.cli", "run", str(cfg)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert tree_bytes(tmp_path / "out") == tree_bytes(reference[0])
