@@ -50,12 +50,13 @@ def test_stage_equals_bare_fasttext_and_report_accuracy():
     model = load_fasttext(stage.model_path)
     labels, scores = model.predict([prepare(t) for _, t in paras], k=1)
     bare = [
-        (lab[0].removeprefix("__label__"), min(float(s[0]), 1.0)) for lab, s in zip(labels, scores)
+        (lab[0].removeprefix("__label__"), min(float(s[0]), 1.0))
+        for lab, s in zip(labels, scores, strict=True)
     ]
     assert ours == bare
 
     hits: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for (truth, _), (pred, _) in zip(paras, ours):
+    for (truth, _), (pred, _) in zip(paras, ours, strict=True):
         hits[truth][0] += pred == truth
         hits[truth][1] += 1
     print(

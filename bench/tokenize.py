@@ -1,0 +1,372 @@
+"""Throughput of the `tokenize` + `pack` stages against bare HF `tokenizers`, same texts, same run.
+
+What it measures: tokens/s of `stages.tokenize.Tokenize` followed by `stages.pack.Pack` (shards
+written to a temporary folder, fsync included), driven through their `run()` generators on
+datatrove `Document`s with metadata `source`/`origin`, against bare `Tokenizer.encode_batch`
+(`add_special_tokens=False`, batches of the stage's batch size, `.ids` read out as the stage
+does) with the very tokenizer object the stage uses (`load_tokenizer("gpt2")`, via the stage).
+Tokens are counted without the EOS the stage appends, so both sides divide the same count.
+
+The Rust library reads RAYON_NUM_THREADS once, when it first runs, so every thread count is
+measured in a fresh subprocess (this script with `--worker`), which prints its results as JSON.
+
+Goal: the stages keep at least 0.8x the throughput of bare encode_batch at every thread count,
+and write exactly the ids bare encode_batch returns (plus EOS); mismatching documents are counted.
+
+The machine is shared and noisy, so inside each worker the documents are cut into slices of one
+batch, and every slice is run by every variant, in an order rotated from slice to slice; the
+ratio is given over the totals and as the median of the per-slice ratios (with their range).
+`--reps` repeats the whole pass and keeps each slice's best time (use 3 for a steadier number).
+
+Bare `encode_batch_fast` (the call the stage makes: no offsets) is timed too, so the stage's own
+overhead shows apart from the offsets that plain `encode_batch` computes (`--no-fast` drops it).
+If `tiktoken` is importable (it is not a dependency), its `encode_ordinary_batch` on the same
+texts is an extra line, built offline from the same GPT-2 files. `--profile` adds a cProfile of
+one stage pass over the first slice.
+
+Data: the first N documents (field `text`) of `corpus/docs_web.jsonl.zst` in ../shared/data, or
+`--data` (the data folder or the corpus file itself). Without it, the script says so and exits 0.
+
+    .venv/bin/python bench/tokenize.py [-n 5000] [--thread-counts 1,2] [--reps 1] [--profile]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# Run as `python bench/tokenize.py`, this folder comes first on sys.path and this very file
+# would shadow the standard library's `tokenize` for every library that imports it. Drop the
+# folder, and put the repository root first so that `stages` imports without an install.
+_HERE = Path(__file__).resolve().parent
+REPO = _HERE.parent
+sys.path[:] = [str(REPO)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+import argparse  # noqa: E402
+import cProfile  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import pstats  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections import deque  # noqa: E402
+
+GOAL = 0.8
+CORPUS = Path("corpus") / "docs_web.jsonl.zst"
+BARE, STAGE, FAST, TIKTOKEN = "bare", "stage", "fast", "tiktoken"
+LABELS = {
+    BARE: "bare HF encode_batch",
+    FAST: "bare HF encode_batch_fast",
+    STAGE: "stage tokenize+pack",
+    TIKTOKEN: "tiktoken encode_ordinary_batch",
+}
+
+
+def default_data_dir() -> Path:
+    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def corpus_path(data: Path | None) -> Path | None:
+    """The corpus file from `--data` (a folder or the file) or the default place; None if absent."""
+    path = data if data is not None else default_data_dir()
+    if path.is_dir():
+        path = path / CORPUS
+    return path if path.is_file() else None
+
+
+def load_docs(path: Path, n: int) -> list[tuple[str, str]]:
+    """(id, text) of the first n records with a non-empty string `text`."""
+    import orjson
+
+    from stages.docio import open_binary
+
+    out = []
+    with open_binary(path) as fh:
+        for i, line in enumerate(fh):
+            rec = orjson.loads(line)
+            text = rec.get("text")
+            if isinstance(text, str) and text:
+                out.append((str(rec.get("id", i)), text))
+                if len(out) >= n:
+                    break
+    return out
+
+
+# --- worker: one thread count, in its own process -------------------------------------------
+
+
+def tiktoken_gpt2(num_threads: int):
+    """tiktoken's GPT-2 encoding built from the local files the stage uses (never downloads);
+    returns a function texts -> list of id lists, or None when tiktoken is not importable."""
+    if importlib.util.find_spec("tiktoken") is None:
+        return None
+    import tiktoken
+    from tiktoken_ext.openai_public import r50k_pat_str
+
+    from stages.tokenize import GPT2_EOS, _gpt2_files
+
+    encoder_json, _ = _gpt2_files()
+    # GPT-2's vocabulary spells bytes as printable characters; undo that to get byte ranks.
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1)]
+    printable += range(ord("®"), ord("ÿ") + 1)
+    others = [b for b in range(256) if b not in printable]
+    to_byte = {chr(b): b for b in printable} | {chr(256 + i): b for i, b in enumerate(others)}
+    vocab = json.loads(encoder_json.read_text(encoding="utf-8"))
+    ranks = {bytes(to_byte[c] for c in tok): i for tok, i in vocab.items() if tok != GPT2_EOS}
+    enc = tiktoken.Encoding(
+        "gpt2-local", pat_str=r50k_pat_str, mergeable_ranks=ranks, special_tokens={}
+    )
+    return lambda texts: enc.encode_ordinary_batch(texts, num_threads=num_threads)
+
+
+def profile_rows(prof: cProfile.Profile, top: int) -> list[list]:
+    stats = pstats.Stats(prof)
+    rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
+    out = [["total", stats.total_tt, 0]]
+    for (file, line, func), (_cc, calls, tt, _ct, _callers) in rows:
+        where = f"{Path(file).name}:{line}" if line else file
+        out.append([f"{func} ({where})", tt, calls])
+    return out
+
+
+def worker(args: argparse.Namespace, path: Path) -> dict:
+    from datatrove.data import Document
+
+    from stages.base import StageContext
+    from stages.pack import Pack, PackParams
+    from stages.shards import ShardReader
+    from stages.tokenize import Tokenize, TokenizeParams
+
+    docs = load_docs(path, args.docs)
+    kw = {} if args.batch_size is None else {"batch_size": args.batch_size}
+    tokenize = Tokenize(TokenizeParams(tokenizer="gpt2", **kw))
+    tok, info = tokenize._load()  # the stage's own tokenizer object: the baseline uses it too
+    bs = tokenize.batch_size
+    tmp = tempfile.TemporaryDirectory(prefix="gristmill-bench-")
+    out = Path(tmp.name)
+    pack = Pack(PackParams(vocab_size=info.vocab_size), StageContext(out=out))
+
+    def stage_fn(part: list[tuple[str, str]], rank: int) -> float:
+        ds = [Document(text=t, id=i, metadata={"source": "web", "origin": "real"}) for i, t in part]
+        t0 = time.perf_counter()
+        deque(pack.run(tokenize.run(iter(ds), rank), rank), maxlen=0)
+        return time.perf_counter() - t0
+
+    def timed(fn, texts: list[str]) -> tuple[float, list]:
+        t0 = time.perf_counter()
+        ids = fn(texts)
+        return time.perf_counter() - t0, ids
+
+    def bare(texts: list[str]) -> list[list[int]]:
+        ids = []
+        for i in range(0, len(texts), bs):
+            ids += [e.ids for e in tok.encode_batch(texts[i : i + bs], add_special_tokens=False)]
+        return ids
+
+    def fast(texts: list[str]) -> list[list[int]]:
+        ids = []
+        for i in range(0, len(texts), bs):
+            batch = texts[i : i + bs]
+            ids += [e.ids for e in tok.encode_batch_fast(batch, add_special_tokens=False)]
+        return ids
+
+    others = {BARE: bare} | ({FAST: fast} if args.fast else {})
+    if (tik := tiktoken_gpt2(args.threads)) is not None:
+        others[TIKTOKEN] = tik
+    variants = [STAGE, *others]
+    slices = [docs[i : i + bs] for i in range(0, len(docs), bs)]
+
+    # Warm-up, untimed: fills the tokenizer's word cache and touches every code path.
+    warm = docs[: min(100, len(docs))]
+    stage_fn(warm, 99999)
+    for fn in others.values():
+        fn([t for _, t in warm])
+
+    times = {v: [float("inf")] * len(slices) for v in variants}
+    mismatch = dict.fromkeys(variants, 0)
+    tokens = [0] * len(slices)
+    for rep in range(max(1, args.reps)):
+        for k, part in enumerate(slices):
+            texts = [t for _, t in part]
+            order = variants[k % len(variants) :] + variants[: k % len(variants)]
+            results = {}
+            for v in order:
+                if v == STAGE:
+                    dt = stage_fn(part, k)
+                else:
+                    dt, results[v] = timed(others[v], texts)
+                times[v][k] = min(times[v][k], dt)
+            if rep > 0:
+                continue
+            ref = results[BARE]
+            tokens[k] = sum(map(len, ref))
+            # What pack wrote must be bare encode_batch's ids plus EOS, document by document.
+            shard = ShardReader(out / "tokens" / "web" / f"{k:05d}")
+            written = [shard.doc(i).tolist() for i in range(len(shard))]
+            if len(written) != len(ref):  # a dropped document: count the whole slice as wrong
+                mismatch[STAGE] += len(ref)
+            else:
+                eos = [info.eos_id]
+                mismatch[STAGE] += sum(w != r + eos for w, r in zip(written, ref, strict=True))
+            for v, ids in results.items():
+                if v != BARE:
+                    mismatch[v] += sum(a != b for a, b in zip(ids, ref, strict=True))
+
+    result = {
+        "threads": args.threads,
+        "rayon_num_threads": os.environ.get("RAYON_NUM_THREADS"),
+        "docs": len(docs),
+        "chars": sum(len(t) for _, t in docs),
+        "tokens": tokens,
+        "batch_size": bs,
+        "tokenizer": info.name,
+        "vocab_size": info.vocab_size,
+        "times": times,
+        "mismatch": mismatch,
+    }
+    if args.profile:
+        part = slices[0]
+        ds = [Document(text=t, id=i, metadata={"source": "web", "origin": "real"}) for i, t in part]
+        prof = cProfile.Profile()
+        prof.enable()
+        deque(pack.run(tokenize.run(iter(ds), 88888), 88888), maxlen=0)
+        prof.disable()
+        result["profile"] = profile_rows(prof, args.top)
+    tmp.cleanup()
+    return result
+
+
+# --- parent: one worker per thread count, then the table ------------------------------------
+
+
+def run_worker(args: argparse.Namespace, threads: int) -> dict:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--threads", str(threads)]
+    cmd += ["-n", str(args.docs), "--reps", str(args.reps), "--top", str(args.top)]
+    if args.data is not None:
+        cmd += ["--data", str(args.data)]
+    if args.batch_size is not None:
+        cmd += ["--batch-size", str(args.batch_size)]
+    cmd += ["--fast"] * args.fast + ["--profile"] * args.profile
+    env = os.environ | {"RAYON_NUM_THREADS": str(threads), "TOKENIZERS_PARALLELISM": "true"}
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr)
+        raise SystemExit(f"bench/tokenize: the worker for {threads} thread(s) failed")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def summary(res: dict, variant: str) -> dict:
+    t, base = res["times"][variant], res["times"][BARE]
+    per_slice = [b / s for b, s in zip(base, t, strict=True)]
+    return {
+        "total": sum(t),
+        "tok_s": sum(res["tokens"]) / sum(t),
+        "ratio": sum(base) / sum(t),
+        "median": statistics.median(per_slice),
+        "lo": min(per_slice),
+        "hi": max(per_slice),
+    }
+
+
+def report(results: list[dict], reps: int) -> None:
+    first = results[0]
+    n_tok = sum(first["tokens"])
+    print(
+        f"tokenize+pack: {first['docs']} docs, {first['chars'] / 1e6:.1f} M chars, "
+        f"{n_tok / 1e6:.2f} M tokens (without EOS); tokenizer {first['tokenizer']} "
+        f"(vocab {first['vocab_size']}); batch size {first['batch_size']}; "
+        f"{len(first['tokens'])} slices of one batch, order rotated per slice; "
+        f"best of {reps} rep(s); {os.cpu_count()} CPUs"
+    )
+    head = (
+        f"{'threads':>7}  {'':<30} {'total s':>8} {'Mtok/s':>8} {'ratio':>8}"
+        f" {'median slice':>12}  {'slice range':<14} {'mismatch':>8}"
+    )
+    print(head)
+    print("-" * len(head))
+    verdicts = []
+    for res in results:
+        for v in (BARE, FAST, STAGE):
+            if v not in res["times"]:
+                continue
+            s = summary(res, v)
+            print(
+                f"{res['threads']:>7}  {LABELS[v]:<30} {s['total']:8.2f} {s['tok_s'] / 1e6:8.3f}"
+                f" {s['ratio']:7.3f}x {s['median']:11.3f}x  {s['lo']:.2f}..{s['hi']:.2f}x"
+                f"{'':<4} {res['mismatch'].get(v, 0):8d}"
+            )
+        s = summary(res, STAGE)
+        verdicts.append((res["threads"], s["ratio"], s["median"]))
+    ok = all(min(r, m) >= GOAL for _, r, m in verdicts)
+    got = ", ".join(f"{t} thread(s): {r:.3f}x total, {m:.3f}x median" for t, r, m in verdicts)
+    print(f"ratio stage/bare encode_batch: {got}; goal >= {GOAL}x: {'met' if ok else 'NOT met'}")
+    if all(FAST in res["times"] for res in results):
+        # The stage calls encode_batch_fast (no offsets): against it, the ratio is its overhead.
+        parts = []
+        for res in results:
+            stage, fast = res["times"][STAGE], res["times"][FAST]
+            per_slice = statistics.median(f / s for f, s in zip(fast, stage, strict=True))
+            parts.append(
+                f"{res['threads']} thread(s): {sum(fast) / sum(stage):.3f}x total, "
+                f"{per_slice:.3f}x median"
+            )
+        print("ratio stage/bare encode_batch_fast (the stage's own overhead): " + ", ".join(parts))
+    if all(TIKTOKEN in res["times"] for res in results):
+        parts = []
+        for res in results:
+            s = summary(res, TIKTOKEN)
+            parts.append(
+                f"{res['threads']} thread(s) {s['tok_s'] / 1e6:.3f} Mtok/s = {s['ratio']:.2f}x "
+                f"bare HF ({res['mismatch'][TIKTOKEN]} docs differ)"
+            )
+        print("tiktoken encode_ordinary_batch (extra): " + "; ".join(parts))
+    for res in results:
+        if "profile" not in res:
+            continue
+        (_, total, _), rows = res["profile"][0], res["profile"][1:]
+        print(
+            f"\nprofile of one stage pass over the first slice, {res['threads']} thread(s) "
+            f"({total:.2f} s under cProfile), by own time:"
+        )
+        print(f"{'own s':>8} {'share':>7} {'calls':>9}  function")
+        for name, tt, calls in rows:
+            print(f"{tt:8.3f} {tt / total:7.1%} {calls:9d}  {name}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, help="data folder (or the corpus file itself)")
+    ap.add_argument("-n", "--docs", type=int, default=5000, help="first N documents (5000)")
+    ap.add_argument("--thread-counts", default="1,2", help="comma-separated (1,2)")
+    ap.add_argument("--reps", type=int, default=1, help="passes; best time per slice (1)")
+    ap.add_argument("--batch-size", type=int, help="batch size (default: the stage's)")
+    ap.add_argument(
+        "--fast",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also time bare encode_batch_fast, the call the stage makes (on)",
+    )
+    ap.add_argument("--profile", action="store_true", help="also cProfile one stage pass")
+    ap.add_argument("--top", type=int, default=12, help="rows of the profile to print (12)")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--threads", type=int, default=1, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+
+    path = corpus_path(args.data)
+    if path is None:
+        where = args.data if args.data is not None else default_data_dir()
+        print(f"bench/tokenize: no corpus at {where} (expected {CORPUS}); nothing to measure.")
+        return 0
+    if args.worker:
+        print(json.dumps(worker(args, path)))
+        return 0
+    counts = [int(c) for c in args.thread_counts.split(",") if c.strip()]
+    report([run_worker(args, n) for n in counts], args.reps)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from pipeline.cli import cli
+from tests.conftest import restored_logging, write_jsonl
+
+COMMANDS = ["run", "apply", "verify", "inspect"]
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.mark.parametrize("command", [[], *([c] for c in COMMANDS)])
+def test_help(command):
+    result = invoke(*command, "--help")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"Usage: cli {' '.join(command)}".rstrip())
+    if not command:
+        assert all(c in result.output for c in COMMANDS)
+
+
+def test_short_help_flag():
+    assert invoke("apply", "-h").output == invoke("apply", "--help").output
+
+
+def gristmill(*args, cwd):
+    """The real entry point, as a user meets it (errors are shaped by `main()`)."""
+    cmd = [sys.executable, "-m", "pipeline.cli", *map(str, args)]
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def in_jsonl(tmp_path):
+    return write_jsonl(tmp_path / "in.jsonl", [{"text": "Hello world, this is English."}])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("run", "missing.yaml"), "error: missing.yaml: config file not found"),
+        (("apply", "nosuch", "-i", "in.jsonl", "-o", "o.jsonl"), "error: unknown stage 'nosuch'"),
+        (
+            ("apply", "langid", "-i", "in.jsonl", "-o", "o.jsonl", "--set", "min_score=high"),
+            "error: --set min_score: Input should be a valid number",
+        ),
+        (
+            ("apply", "langid", "-i", "in.jsonl", "-o", "o.jsonl", "--set", "min_score"),
+            "error: --set 'min_score': expected KEY=VALUE",
+        ),
+        (("inspect", "nowhere"), "error: nowhere: no manifest.json"),
+    ],
+)
+def test_errors_are_one_line_exit_2(tmp_path, in_jsonl, args, message):
+    proc = gristmill(*args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.endswith("\n"), proc.stderr
+    assert proc.stderr.startswith(message), proc.stderr
+    assert proc.stdout == ""
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_strict_run_stops_at_the_first_bad_line(tmp_path):
+    write_jsonl(tmp_path / "data" / "web.jsonl", [{"text": "fine"}, b'{"text": 5}'])
+    (tmp_path / "run.yaml").write_text(
+        "output: out\nsources: [{name: web, paths: [data/web.jsonl]}]\nstages: [tokenize, pack]\n"
+    )
+    proc = gristmill("run", "--strict", "run.yaml", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr == "error: data/web.jsonl:2: text_not_string (int) [--strict]\n"
+    assert not (tmp_path / "out" / "manifest.json").exists()
+    assert not list((tmp_path / "out").glob("tokens/*/*"))
+
+
+def test_debug_shows_the_traceback(tmp_path):
+    proc = gristmill("--debug", "run", "missing.yaml", cwd=tmp_path)
+    assert proc.returncode != 0
+    assert "Traceback" in proc.stderr and "ConfigError" in proc.stderr
+
+
+def test_apply_through_the_entry_point(tmp_path, in_jsonl):
+    proc = gristmill("apply", "langid", "-i", "in.jsonl", "-o", "o.jsonl", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [
+        "o.jsonl: 1 documents",
+        "input: seen 1, kept 1",
+        "langid: seen 1, kept 1",
+    ]
+
+
+def test_run_verify_inspect(tiny_run):
+    with restored_logging():
+        result = invoke("run", tiny_run)
+    assert result.exit_code == 0, result.output
+    assert "kept 4 documents" in result.output
+    out = tiny_run.parent / "out"
+
+    result = invoke("verify", out)
+    assert (result.exit_code, result.output.splitlines()[0][:12]) == (0, "ok: 2 shards")
+
+    result = invoke("inspect", out)
+    assert result.exit_code == 0
+    assert "tokens: real " in result.output and "  exact_dedup " in result.output
+
+    result = invoke("inspect", out, "--doc", "w2")
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0] == "w2: tokens/web/00000 document 1, web, real"
+    assert lines[-1] == "text: Paris is the capital and largest city of France.<|endoftext|>"
+
+    (out / "tokens" / "web" / "00000.bin").write_bytes(b"")
+    result = invoke("verify", out)
+    assert result.exit_code == 1
+    assert result.output.startswith("FAIL tokens/web/00000.bin: 0 bytes, manifest says ")

@@ -1,0 +1,173 @@
+import os
+
+import pytest
+
+from pipeline.config import ConfigError, load_config
+from tests.conftest import minimal_config
+
+ALL_KEYS = "output, executor, tasks, workers, keep_rejected, strict, max_doc_chars, sources, stages"
+
+
+def refused(path, key: str) -> str:
+    """Load `path`, expecting a refusal; check it is one line naming the file and key path."""
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    msg = str(info.value)
+    assert "\n" not in msg
+    assert msg.startswith(f"{path}: {key}"), msg
+    return msg.removeprefix(f"{path}: {key}")
+
+
+def test_minimal_config_loads(write_config, tmp_path):
+    cfg = load_config(write_config(minimal_config()))
+    assert cfg.output == tmp_path / "out"
+    assert cfg.inputs == [[("data/web.jsonl", str(tmp_path / "data" / "web.jsonl"))]]
+    assert [(s.name, p.__class__.__name__) for s, p in cfg.stage_params] == [
+        ("langid", "LangIdParams"),
+        ("tokenize", "TokenizeParams"),
+        ("pack", "PackParams"),
+    ]
+    assert (cfg.run.tasks, cfg.run.executor, cfg.run.sources[0].origin) == (1, "local", "real")
+
+
+def with_changes(**changes) -> dict:
+    return minimal_config() | changes
+
+
+def test_unknown_top_level_key(write_config):
+    msg = refused(write_config(with_changes(outptu="x")), "outptu")
+    assert msg == f": unknown key; allowed keys: {ALL_KEYS}"
+
+
+def test_unknown_source_key_lists_the_source_keys(write_config):
+    src = {"name": "web", "paths": ["data/web.jsonl"], "orgin": "real"}
+    msg = refused(write_config(with_changes(sources=[src])), "sources[0].orgin")
+    assert msg == ": unknown key; allowed keys: name, paths, origin, fields"
+
+
+def test_unknown_stage_name(write_config):
+    msg = refused(write_config(with_changes(stages=["langid_v9", "tokenize", "pack"])), "stages[0]")
+    assert msg == (
+        ": unknown stage 'langid_v9'; valid stages: provenance, langid, exact_dedup, tokenize, pack"
+    )
+
+
+def test_unknown_stage_param(write_config):
+    stages = [{"langid": {"min_scor": 0.5}}, "tokenize", "pack"]
+    msg = refused(write_config(with_changes(stages=stages)), "stages[0].langid.min_scor")
+    assert msg == ": unknown key; allowed keys: allowed_languages, min_score, model, batch_size"
+
+
+def test_wrong_type(write_config):
+    msg = refused(write_config(with_changes(tasks="two")), "tasks")
+    assert "valid integer" in msg and "'two'" in msg
+
+
+def test_out_of_range(write_config):
+    stages = [{"langid": {"min_score": 1.5}}, "tokenize", "pack"]
+    msg = refused(write_config(with_changes(stages=stages)), "stages[0].langid.min_score")
+    assert "less than or equal to 1" in msg and "1.5" in msg
+
+
+@pytest.mark.parametrize("bad", [{"tasks": 0}, {"workers": -1}, {"max_doc_chars": 0}])
+def test_non_positive_counts(write_config, bad):
+    [(key, value)] = bad.items()
+    assert "greater than or equal to 1" in refused(write_config(with_changes(**bad)), key)
+
+
+def test_bad_executor_names_allowed_values(write_config):
+    msg = refused(write_config(with_changes(executor="kubernetes")), "executor")
+    assert "'local'" in msg and "'kubernetes'" in msg
+
+
+def test_no_file_matches(write_config):
+    sources = [{"name": "web", "paths": ["data/web.jsonl", "data/nope-*.jsonl"]}]
+    msg = refused(write_config(with_changes(sources=sources)), "sources[0].paths[1]")
+    assert msg == ": no file matches 'data/nope-*.jsonl'"
+
+
+def test_unsupported_file_type(write_config, tmp_path):
+    (tmp_path / "data" / "notes.txt").write_text("hello")
+    sources = [{"name": "web", "paths": ["data/notes.txt"]}]
+    msg = refused(write_config(with_changes(sources=sources)), "sources[0].paths[0]")
+    assert msg.startswith(": unsupported file type ") and "notes.txt" in msg
+    assert ".jsonl.zst" in msg and ".parquet" in msg  # lists the supported types
+
+
+def test_folder_source_skips_other_files(write_config, tmp_path):
+    (tmp_path / "data" / "README.txt").write_text("not input")
+    cfg = load_config(write_config(with_changes(sources=[{"name": "web", "paths": ["data"]}])))
+    assert [d for d, _ in cfg.inputs[0]] == ["data/web.jsonl"]
+
+
+def test_duplicate_source_name(write_config):
+    src = {"name": "web", "paths": ["data/web.jsonl"]}
+    msg = refused(write_config(with_changes(sources=[src, src])), "sources[1].name")
+    assert msg == ": duplicate source name 'web'"
+
+
+def test_stage_listed_twice(write_config):
+    msg = refused(
+        write_config(with_changes(stages=["langid", "langid", "tokenize", "pack"])), "stages[1]"
+    )
+    assert msg == ": stage 'langid' is listed twice"
+
+
+@pytest.mark.parametrize(
+    "stages", [["langid", "pack", "tokenize"], ["tokenize", "pack", "langid"], ["langid"]]
+)
+def test_stages_must_end_with_tokenize_then_pack(write_config, stages):
+    msg = refused(write_config(with_changes(stages=stages)), "stages")
+    assert msg == f": must end with tokenize then pack, got {stages}"
+
+
+def test_provenance_only_first(write_config):
+    stages = ["langid", "provenance", "tokenize", "pack"]
+    msg = refused(write_config(with_changes(stages=stages)), "stages")
+    assert msg == ": 'provenance' always runs first; list it first or not at all"
+
+
+def test_pack_vocab_size_is_not_set_by_hand(write_config):
+    stages = ["tokenize", {"pack": {"vocab_size": 1000}}]
+    msg = refused(write_config(with_changes(stages=stages)), "stages[1].pack.vocab_size")
+    assert msg == ": set by the tokenizer, not by hand"
+
+
+def test_invalid_yaml(write_config):
+    assert refused(write_config("output: [unclosed\n"), "not valid YAML").strip()
+
+
+@pytest.mark.parametrize(("text", "kind"), [("- a\n- b\n", "list"), ("", "NoneType")])
+def test_top_level_must_be_a_mapping(write_config, text, kind):
+    msg = refused(write_config(text), "the config must be a mapping")
+    assert msg == f" of keys, got {kind}"
+
+
+def test_missing_required_key(write_config):
+    data = minimal_config()
+    del data["sources"]
+    assert refused(write_config(data), "sources") == ": required key is missing"
+
+
+def test_missing_config_file(tmp_path):
+    assert refused(tmp_path / "absent.yaml", "config file not found") == ""
+
+
+def test_hash_is_stable_and_follows_params(write_config):
+    base = load_config(write_config(minimal_config())).hash
+    assert base == load_config(write_config(minimal_config(), "again.yaml")).hash
+    explicit = with_changes(stages=[{"langid": {"min_score": 0.0}}, "tokenize", "pack"])
+    assert load_config(write_config(explicit)).hash == base  # defaults are part of the hash
+    changed = with_changes(stages=[{"langid": {"min_score": 0.5}}, "tokenize", "pack"])
+    assert load_config(write_config(changed)).hash != base
+    assert load_config(write_config(with_changes(tasks=2))).hash != base
+
+
+def test_relative_paths_resolve_against_the_config_folder(write_config, tmp_path, monkeypatch):
+    path = write_config(minimal_config())
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    cfg = load_config(os.path.relpath(path, elsewhere))
+    assert cfg.output == tmp_path / "out"
+    assert cfg.inputs[0][0][1] == str(tmp_path / "data" / "web.jsonl")

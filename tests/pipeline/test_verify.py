@@ -1,0 +1,119 @@
+import shutil
+
+import orjson
+import pytest
+
+from pipeline.verify import verify_run
+from tests.conftest import make_tiny_run, run_quietly
+
+WEB = "tokens/web/00000"  # task 0 read web.jsonl: 3 documents (w3 was a duplicate)
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("run")
+    manifest = run_quietly(make_tiny_run(folder))
+    return folder / "out", manifest
+
+
+@pytest.fixture
+def out(finished_run, tmp_path):
+    """A private copy of the finished run, free to corrupt."""
+    return shutil.copytree(finished_run[0], tmp_path / "out")
+
+
+def test_the_run_is_what_we_expect(finished_run):
+    _, manifest = finished_run
+    assert [s["prefix"] for s in manifest["shards"]] == ["tokens/syn/00001", WEB]
+    assert manifest["totals"]["docs"] == {"real": 3, "synthetic": 1}
+    assert manifest["stages"]["exact_dedup"]["dropped"] == {"duplicate_exact": 2}
+    assert manifest["stages"]["input"]["dropped"] == {"empty_text": 1}
+
+
+def test_clean_run_verifies(out, finished_run):
+    tokens = sum(s["tokens"] for s in finished_run[1]["shards"])
+    assert verify_run(out) == ([], f"2 shards, {tokens} tokens, 3 rejected files")
+
+
+def test_flipped_byte_in_bin(out):
+    path = out / f"{WEB}.bin"
+    data = bytearray(path.read_bytes())
+    data[1] ^= 0x01
+    path.write_bytes(bytes(data))
+    problems, _ = verify_run(out)
+    assert problems == [f"{WEB}.bin: sha256 differs from the manifest (file changed or corrupted)"]
+
+
+def test_truncated_idx(out):
+    path = out / f"{WEB}.idx"
+    size = path.stat().st_size
+    path.write_bytes(path.read_bytes()[:-8])
+    problems, _ = verify_run(out)
+    assert problems[0] == f"{WEB}.idx: {size - 8} bytes, manifest says {size}"
+    assert "truncated .idx" in problems[1]
+    assert len(problems) == 2
+
+
+def test_deleted_sidecar(out):
+    (out / f"{WEB}.docs.parquet").unlink()
+    problems, _ = verify_run(out)
+    assert problems[0] == f"{WEB}.docs.parquet: missing"
+    assert "missing sidecar" in problems[1]
+
+
+@pytest.mark.parametrize("extra", ["tokens/web/00007.bin", "tokens/other/00000.idx"])
+def test_unlisted_file_in_a_source_folder(out, extra):
+    (out / extra).parent.mkdir(exist_ok=True)
+    (out / extra).write_bytes(b"stray")
+    assert verify_run(out)[0] == [f"{extra}: on disk but not in the manifest"]
+
+
+@pytest.mark.parametrize("extra", ["tokens/stray.bin", "tokens/web/sub/00000.bin"])
+def test_unlisted_file_anywhere_under_tokens(out, extra):
+    (out / extra).parent.mkdir(exist_ok=True)
+    (out / extra).write_bytes(b"stray")
+    assert verify_run(out)[0] == [f"{extra}: on disk but not in the manifest"]
+
+
+def edit_manifest(out, edit) -> None:
+    path = out / "manifest.json"
+    manifest = orjson.loads(path.read_bytes())
+    edit(manifest)
+    path.write_bytes(orjson.dumps(manifest))
+
+
+def test_edited_shard_token_count(out):
+    shard = orjson.loads((out / "manifest.json").read_bytes())["shards"][1]
+    edit_manifest(out, lambda m: m["shards"][1].update(tokens=m["shards"][1]["tokens"] + 1))
+    problems, _ = verify_run(out)
+    docs, tokens = shard["docs"], shard["tokens"]
+    assert problems == [
+        f"{WEB}: {docs} docs / {tokens} tokens on disk, manifest says {docs} / {tokens + 1}",
+        "manifest.json: per-source totals do not add up to its shards",
+    ]
+
+
+def test_edited_total_token_count(out):
+    edit_manifest(
+        out, lambda m: m["totals"]["tokens"].update(real=m["totals"]["tokens"]["real"] + 1)
+    )
+    assert verify_run(out)[0] == ["manifest.json: per-source totals do not add up to its shards"]
+
+
+def test_changed_rejected_file(out):
+    (out / "rejected" / "input" / "00001.jsonl.zst").write_bytes(b"")
+    [problem] = verify_run(out)[0]
+    assert problem.startswith("rejected/input/00001.jsonl.zst: 0 bytes, manifest says ")
+
+
+def test_no_manifest(tmp_path):
+    assert verify_run(tmp_path) == (
+        [f"{tmp_path / 'manifest.json'}: no manifest (the run has not finished)"],
+        "",
+    )
+
+
+def test_manifest_not_json(out):
+    (out / "manifest.json").write_text("{not json")
+    [problem] = verify_run(out)[0]
+    assert problem.startswith(f"{out / 'manifest.json'}: not valid JSON")

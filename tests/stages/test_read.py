@@ -1,0 +1,198 @@
+import base64
+import gzip
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+
+from stages.base import StageContext
+from stages.errors import InputError
+from stages.read import InputFile, ReadSources
+from tests.conftest import jsonl_bytes, rejected_records, run_step, stats, write_jsonl
+
+GOOD = [{"id": "a", "text": "first document"}, {"id": "b", "text": "second document"}]
+
+
+def read(tmp_path, *paths, source="web", origin="real", fields=None, **kw):
+    files = [InputFile(str(p), p.name, source, origin, fields or {}) for p in paths]
+    reader = ReadSources(files, StageContext(rejected=tmp_path / "rejected"), **kw)
+    return reader, run_step(reader)
+
+
+def rejects(tmp_path):
+    return rejected_records(tmp_path / "rejected" / "input" / "00000.jsonl.zst")
+
+
+@pytest.mark.parametrize("name", ["in.jsonl", "in.jsonl.gz", "in.jsonl.zst"])
+def test_reads_jsonl_plain_and_compressed(tmp_path, name):
+    reader, out = read(tmp_path, write_jsonl(tmp_path / name, GOOD))
+    assert [(d.id, d.text) for d in out] == [("a", "first document"), ("b", "second document")]
+    assert out[0].metadata == {"source": "web", "origin": "real"}
+    assert stats(reader) == {"seen": 2, "kept": 2}
+    assert not (tmp_path / "rejected").exists()  # nothing rejected, no file
+
+
+def test_reads_parquet(tmp_path):
+    path = tmp_path / "in.parquet"
+    table = pa.table({"id": ["p1", "p2"], "text": ["alpha text", "beta text"], "lang": ["x", "y"]})
+    pq.write_table(table, path)
+    _, out = read(tmp_path, path, origin="synthetic")
+    assert [(d.id, d.text) for d in out] == [("p1", "alpha text"), ("p2", "beta text")]
+    assert out[1].metadata == {"lang": "y", "source": "web", "origin": "synthetic"}
+
+
+def test_parquet_bad_row_names_its_row(tmp_path):
+    path = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"id": ["p1", "p2", "p3"], "text": ["ok", None, "fine"]}), path)
+    _, out = read(tmp_path, path)
+    assert [d.id for d in out] == ["p1", "p3"]
+    [rej] = rejects(tmp_path)
+    assert (rej["file"], rej["line"], rej["reason"]) == ("in.parquet", 2, "text_not_string")
+
+
+# (reason, bad line); each bad line sits between two good ones
+MALFORMED = [
+    ("bad_json", b'{"text": "unterminated'),
+    ("invalid_utf8", b'{"text": "caf\xe9"}'),
+    ("missing_text", b'{"id": "no-text", "body": "x"}'),
+    ("text_not_string", b'{"text": 42}'),
+    ("text_not_string", b'{"text": null}'),
+    ("empty_text", b'{"text": ""}'),
+    ("empty_text", b'{"text": " \\t\\n "}'),
+    ("not_an_object", b'["a", "list"]'),
+]
+
+
+@pytest.mark.parametrize(("reason", "line"), MALFORMED)
+def test_malformed_line_is_rejected_with_location(tmp_path, reason, line):
+    path = write_jsonl(tmp_path / "in.jsonl", [GOOD[0], line, GOOD[1]])
+    reader, out = read(tmp_path, path)
+    assert [d.id for d in out] == ["a", "b"]
+    [rej] = rejects(tmp_path)
+    assert (rej["file"], rej["line"], rej["reason"]) == ("in.jsonl", 2, reason)
+    assert rej["source"] == "web"
+    if reason == "invalid_utf8":
+        assert base64.b64decode(rej["raw_b64"]) == line
+    else:
+        assert rej["raw"] == line.decode()
+    assert stats(reader) == {"seen": 3, "kept": 2, "dropped": 1, f"dropped/{reason}": 1}
+
+
+def test_oversized_document(tmp_path):
+    path = write_jsonl(tmp_path / "in.jsonl", [{"text": "x" * 10}, {"text": "y" * 11}])
+    _, out = read(tmp_path, path, max_doc_chars=10)
+    assert [d.text for d in out] == ["x" * 10]
+    [rej] = rejects(tmp_path)
+    assert (rej["line"], rej["reason"]) == (2, "document_too_large")
+    assert rej["detail"] == "11 > 10 chars"
+
+
+def test_bom_on_first_line_is_accepted(tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + jsonl_bytes(GOOD))
+    _, out = read(tmp_path, path)
+    assert [d.id for d in out] == ["a", "b"]
+    assert rejects(tmp_path) == []
+
+
+def test_crlf_line_endings(tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(jsonl_bytes(GOOD).replace(b"\n", b"\r\n"))
+    _, out = read(tmp_path, path)
+    assert [d.text for d in out] == ["first document", "second document"]
+
+
+def test_blank_lines_are_skipped_not_rejected(tmp_path):
+    path = write_jsonl(tmp_path / "in.jsonl", [GOOD[0], b"", b"   ", GOOD[1]])
+    reader, out = read(tmp_path, path)
+    assert [d.id for d in out] == ["a", "b"]
+    assert rejects(tmp_path) == []
+    assert stats(reader) == {"seen": 2, "kept": 2, "blank_lines": 2}
+
+
+def many_lines(n=300):
+    return [{"id": f"n{i}", "text": f"document number {i} with some words"} for i in range(n)]
+
+
+def test_truncated_gz(tmp_path):
+    data = gzip.compress(jsonl_bytes(many_lines()))
+    path = tmp_path / "in.jsonl.gz"
+    path.write_bytes(data[: len(data) // 2])
+    _, out = read(tmp_path, path)
+    rej = rejects(tmp_path)
+    assert rej[-1]["reason"] == "truncated_file"
+    assert rej[-1]["file"] == "in.jsonl.gz"
+    assert rej[-1]["line"] == len(out) + len(rej)  # the line after the last one read
+    assert 0 < len(out) < 300
+    assert [d.id for d in out] == [f"n{i}" for i in range(len(out))]  # a clean prefix
+
+
+def test_truncated_zst(tmp_path):
+    data = zstandard.ZstdCompressor().compress(jsonl_bytes(many_lines()))
+    path = tmp_path / "in.jsonl.zst"
+    path.write_bytes(data[: len(data) // 2])
+    _, out = read(tmp_path, path, write_jsonl(tmp_path / "good.jsonl", GOOD))
+    assert [d.id for d in out][-2:] == ["a", "b"]  # the next file is still read
+    assert len(out) < 300 + 2
+    rej = rejects(tmp_path)
+    assert [(r["file"], r["reason"]) for r in rej][-1:] == [("in.jsonl.zst", "truncated_file")]
+
+
+@pytest.mark.parametrize("name", ["empty.jsonl", "empty.jsonl.gz", "empty.jsonl.zst"])
+def test_empty_file_is_recorded(tmp_path, name):
+    (tmp_path / name).write_bytes(b"")
+    reader, out = read(tmp_path, tmp_path / name, write_jsonl(tmp_path / "good.jsonl", GOOD))
+    assert [d.id for d in out] == ["a", "b"]
+    [rej] = rejects(tmp_path)
+    assert (rej["file"], rej["reason"]) == (name, "empty_file")
+    assert stats(reader)["dropped/empty_file"] == 1
+
+
+def test_directory_instead_of_file(tmp_path):
+    folder = tmp_path / "dir.jsonl"
+    folder.mkdir()
+    good = write_jsonl(tmp_path / "good.jsonl", GOOD)
+    _, out = read(tmp_path, folder, good)
+    assert [d.id for d in out] == ["a", "b"]
+    [rej] = rejects(tmp_path)
+    assert (rej["file"], rej["line"], rej["reason"]) == ("dir.jsonl", 1, "unreadable_file")
+    assert "IsADirectoryError" in rej["detail"]
+
+
+def test_strict_raises_with_file_line_and_reason(tmp_path):
+    path = write_jsonl(tmp_path / "in.jsonl", [GOOD[0], b'{"text": 42}', GOOD[1]])
+    with pytest.raises(InputError, match=r"^in\.jsonl:2: text_not_string \(int\) \[--strict\]$"):
+        read(tmp_path, path, strict=True)
+    assert not (tmp_path / "rejected").exists()  # failed fast: nothing half-written
+
+
+def test_field_mapping(tmp_path):
+    recs = [{"doc_id": "x1", "body": "mapped text", "text": "not the text", "extra": 1}]
+    _, [doc] = read(
+        tmp_path, write_jsonl(tmp_path / "in.jsonl", recs), fields={"text": "body", "id": "doc_id"}
+    )
+    assert (doc.id, doc.text) == ("x1", "mapped text")
+    assert doc.metadata == {"text": "not the text", "extra": 1, "source": "web", "origin": "real"}
+
+
+def test_nested_metadata_is_merged(tmp_path):
+    rec = {"id": 7, "text": "t", "metadata": {"url": "u", "lang": "old"}, "lang": "new"}
+    _, [doc] = read(tmp_path, write_jsonl(tmp_path / "in.jsonl", [rec]), source=None, origin=None)
+    assert doc.id == "7"
+    assert doc.metadata == {"url": "u", "lang": "new"}  # top-level fields win
+
+
+def test_default_id_names_source_file_and_line(tmp_path):
+    path = write_jsonl(tmp_path / "in.jsonl", [{"text": "one"}, {"text": "two", "id": None}])
+    _, out = read(tmp_path, path)
+    assert [d.id for d in out] == ["web/in.jsonl:1", "web/in.jsonl:2"]
+    _, out = read(tmp_path, path, source=None)
+    assert [d.id for d in out] == ["doc/in.jsonl:1", "doc/in.jsonl:2"]
+
+
+def test_tasks_split_files_by_rank(tmp_path):
+    paths = [write_jsonl(tmp_path / f"f{i}.jsonl", [{"id": f"{i}", "text": "t"}]) for i in range(3)]
+    files = [InputFile(str(p), p.name, "s", "real") for p in paths]
+    got = [[d.id for d in run_step(ReadSources(files), rank=r, world_size=2)] for r in range(2)]
+    assert got == [["0", "2"], ["1"]]

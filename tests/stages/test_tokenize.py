@@ -1,0 +1,96 @@
+import pickle
+
+import pytest
+from tokenizers import Tokenizer, models, pre_tokenizers
+
+from stages.errors import GristmillError
+from stages.tokenize import Tokenize, TokenizeParams, load_tokenizer
+from tests.conftest import docs, run_step, stats
+
+EOS = 50256
+
+
+def tokens(step, *texts):
+    return [d.metadata["_tokens"] for d in run_step(step, docs(*texts))]
+
+
+def test_gpt2_ids_with_eos_appended():
+    step = Tokenize()
+    assert tokens(step, "Hello world", "Hello") == [[15496, 995, EOS], [15496, EOS]]
+    assert stats(step)["tokens"] == 5
+
+
+def test_gpt2_info():
+    _, info = load_tokenizer("gpt2")
+    assert (info.name, info.vocab_size, info.eos_token, info.eos_id) == (
+        "gpt2",
+        50257,
+        "<|endoftext|>",
+        EOS,
+    )
+    assert len(info.sha256) == 64 and info.sha256 == load_tokenizer("gpt2")[1].sha256
+
+
+def test_literal_eos_inside_a_document_is_plain_text():
+    [ids] = tokens(Tokenize(), "a<|endoftext|>b")
+    assert ids[-1] == EOS
+    assert EOS not in ids[:-1]
+    assert len(ids) > 4  # "<|endoftext|>" spelled out in several ordinary tokens
+    tok, _ = load_tokenizer("gpt2")
+    assert tok.decode(ids[:-1]) == "a<|endoftext|>b"
+
+
+def test_min_tokens_drops_short_documents():
+    step = Tokenize(TokenizeParams(min_tokens=3, batch_size=2))
+    data = docs("Hello world", "one two three four", "Hi")
+    out = run_step(step, data)
+    assert [d.text for d in out] == ["one two three four"]
+    assert [d.metadata["n_tokens"] for d in data] == [2, 5, 1]  # kept: counted with EOS
+    assert "_tokens" not in data[0].metadata
+    assert stats(step) == {
+        "seen": 3,
+        "kept": 1,
+        "dropped": 2,
+        "dropped/too_short_in_tokens": 2,
+        "tokens": 5,
+    }
+
+
+@pytest.fixture
+def word_tokenizer(tmp_path):
+    vocab = {"[UNK]": 0, "<eos>": 1, "hello": 2, "world": 3}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    return str(path)
+
+
+def test_local_tokenizer_json(word_tokenizer):
+    step = Tokenize(TokenizeParams(tokenizer=word_tokenizer, eos="<eos>"))
+    assert tokens(step, "hello world", "world unknown hello") == [[2, 3, 1], [3, 0, 2, 1]]
+    _, info = load_tokenizer(word_tokenizer, "<eos>")
+    assert (info.name, info.vocab_size, info.eos_id) == ("tokenizer.json", 4, 1)
+
+
+def test_local_tokenizer_needs_eos(word_tokenizer):
+    with pytest.raises(GristmillError, match=r"name the end-of-document token .* with `eos`"):
+        run_step(Tokenize(TokenizeParams(tokenizer=word_tokenizer)), docs("hello"))
+
+
+def test_eos_not_in_vocabulary(word_tokenizer):
+    with pytest.raises(GristmillError, match=r"eos token '</s>' is not in the vocabulary"):
+        load_tokenizer(word_tokenizer, "</s>")
+
+
+def test_missing_tokenizer_file(tmp_path):
+    with pytest.raises(GristmillError, match=r"tokenizer file not found: .*nope\.json"):
+        load_tokenizer(str(tmp_path / "nope.json"), "<eos>")
+
+
+def test_step_pickles_without_its_tokenizer():
+    step = Tokenize()
+    tokens(step, "warm up")
+    clone = pickle.loads(pickle.dumps(step))
+    assert clone._tok is None
+    assert tokens(clone, "Hello world") == [[15496, 995, EOS]]
