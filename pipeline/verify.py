@@ -44,7 +44,7 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
             )
         if set(side.column("source").to_pylist()) - {shard["source"]}:
             problems.append(f"{shard['prefix']}{mf.SIDECAR}: documents of another source")
-    on_disk = {p.relative_to(out).as_posix() for p in (out / "tokens").glob("*/*") if p.is_file()}
+    on_disk = {p.relative_to(out).as_posix() for p in (out / "tokens").rglob("*") if p.is_file()}
     problems += [f"{p}: on disk but not in the manifest" for p in sorted(on_disk - listed)]
     for rej in manifest["rejected"]:
         problems += _check_file(out, rej["path"], rej)

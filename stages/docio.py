@@ -41,12 +41,45 @@ def open_binary(path: str | os.PathLike) -> io.BufferedIOBase:
     if path.endswith(".gz"):
         return gzip.open(path, "rb")
     if path.endswith(".zst"):
-        raw = open(path, "rb")  # noqa: SIM115 - closed with the reader (closefd)
-        # the zstd reader has no readline; the buffer gives it lines, and speed
-        return io.BufferedReader(
-            zstandard.ZstdDecompressor().stream_reader(raw, closefd=True), 1 << 20
-        )
+        return io.BufferedReader(_ZstdRaw(path), 1 << 20)
     return open(path, "rb")  # noqa: SIM115 - caller closes
+
+
+class _ZstdRaw(io.RawIOBase):
+    """A .zst file as a raw byte stream. zstandard's own stream_reader ends quietly when a frame
+    is cut off, which would read a truncated file as a shorter one; this raises EOFError."""
+
+    def __init__(self, path: str):
+        self._fh = open(path, "rb")  # noqa: SIM115 - closed in close()
+        self._dctx = zstandard.ZstdDecompressor()
+        self._obj = self._dctx.decompressobj()
+        self._buf, self._pos, self._in_frame = b"", 0, False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        while self._pos >= len(self._buf):
+            chunk = self._fh.read(1 << 20)
+            if not chunk:
+                if self._in_frame:
+                    raise EOFError("zstd data ends inside a frame: the file is truncated")
+                return 0
+            if self._obj.eof:  # the previous frame ended exactly at the chunk boundary
+                self._obj = self._dctx.decompressobj()
+            out = self._obj.decompress(chunk)
+            while self._obj.eof and self._obj.unused_data:  # concatenated frames
+                rest, self._obj = self._obj.unused_data, self._dctx.decompressobj()
+                out += self._obj.decompress(rest)
+            self._buf, self._pos, self._in_frame = out, 0, not self._obj.eof
+        n = min(len(b), len(self._buf) - self._pos)
+        b[:n] = self._buf[self._pos : self._pos + n]
+        self._pos += n
+        return n
+
+    def close(self) -> None:
+        self._fh.close()
+        super().close()
 
 
 class AtomicWriter:
