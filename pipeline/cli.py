@@ -54,6 +54,21 @@ def apply(
 
 
 @cli.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--mix", "names", multiple=True, help="A mix of CONFIG (default: all of them).")
+def mix(config: str, names: tuple[str, ...]) -> None:
+    """Materialise mixes from a finished run's token shards, without re-tokenising."""
+    from pipeline.config import load_config
+    from pipeline.materialize import materialize
+
+    cfg = load_config(config)
+    if not cfg.mixes:
+        raise GristmillError(f"{config}: no `mix:` section")
+    for name in names or cfg.mixes:
+        materialize(cfg, name, echo=click.echo)
+
+
+@cli.command()
 @click.argument("out", type=click.Path(file_okay=False))
 def verify(out: str) -> None:
     """Check every shard, index, sidecar and hash of the run in OUT against its manifest."""
@@ -70,11 +85,18 @@ def verify(out: str) -> None:
 @cli.command()
 @click.argument("out", type=click.Path(file_okay=False))
 @click.option("--doc", "doc_id", help="Show this document's tokens, decoded.")
-def inspect(out: str, doc_id: str | None) -> None:
-    """Counts per source and stage of the run in OUT; --doc ID looks one document up."""
-    from pipeline.inspect import describe_doc, describe_run
+@click.option("--token", "token", metavar="SHARD:OFFSET", help="Which document holds this token.")
+def inspect(out: str, doc_id: str | None, token: str | None) -> None:
+    """Counts per source and stage of the run in OUT; --doc ID looks one document up;
+    --token SHARD:OFFSET (e.g. tokens/web/00000:1234 or mixes/default/00000:0) names the
+    document, source and origin of a token."""
+    from pipeline.inspect import describe_doc, describe_run, describe_token
 
-    for line in describe_doc(out, doc_id) if doc_id else describe_run(out):
+    if token:
+        lines = describe_token(out, token)
+    else:
+        lines = describe_doc(out, doc_id) if doc_id else describe_run(out)
+    for line in lines:
         click.echo(line)
 
 

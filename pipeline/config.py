@@ -19,6 +19,7 @@ import orjson
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from pipeline.mixing import MixConfig, ResolvedMix, resolve
 from pipeline.registry import UnknownStage, get_stage
 from stages.errors import GristmillError
 from stages.read import SUPPORTED_SUFFIXES
@@ -58,6 +59,7 @@ class RunConfig(Model):
     max_doc_chars: int = Field(10_000_000, ge=1)
     sources: list[SourceConfig] = Field(min_length=1)
     stages: list[StageConfig] = Field(min_length=1)
+    mix: dict[str, Any] | None = None  # one mix or named mixes: pipeline/mixing.py
 
     @field_validator("stages", mode="before")
     @classmethod
@@ -86,10 +88,12 @@ class LoadedConfig:
         self.output = (self.root / run.output).resolve()
         self.stage_params = [_stage_params(i, s) for i, s in enumerate(run.stages)]
         self.inputs = [_expand(self.root, i, s) for i, s in enumerate(run.sources)]
+        self.mixes = _mixes(run)
 
     def resolved(self) -> dict:
-        """The config with every default filled in, as recorded in the manifest."""
-        data = self.run.model_dump(mode="json")
+        """The config with every default filled in, as recorded in the manifest. Without the
+        mixes: they are made from the finished shards, so changing one never re-runs a stage."""
+        data = self.run.model_dump(mode="json", exclude={"mix"})
         data["stages"] = [{s.name: p.model_dump(mode="json")} for s, p in self.stage_params]
         return data
 
@@ -153,6 +157,29 @@ def _stage_params(i: int, entry: StageConfig):
         return entry, cls.Params.model_validate(params)
     except ValidationError as e:
         raise ConfigError(f"stages[{i}].{entry.name}.{format_error(e, cls.Params)}") from None
+
+
+def _mixes(run: RunConfig) -> dict[str, ResolvedMix]:
+    """`mix:` holds one mix (it has `weights`) or a mapping of named mixes."""
+    if run.mix is None:
+        return {}
+    single = "weights" in run.mix
+    named = {"default": run.mix} if single else run.mix
+    origins = {s.name: s.origin for s in run.sources}
+    out = {}
+    for name, spec in named.items():
+        where = "mix" if single else f"mix.{name}"
+        if not isinstance(spec, dict):
+            raise ConfigError(f"{where}: a mix is a mapping (seq_len, weights, guard, ...)")
+        try:
+            mix = MixConfig.model_validate(spec)
+        except ValidationError as e:
+            raise ConfigError(f"{where}.{format_error(e, MixConfig)}") from None
+        try:
+            out[name] = resolve(where, name, mix, origins)
+        except GristmillError as e:
+            raise ConfigError(str(e)) from None
+    return out
 
 
 def _expand(root: Path, i: int, src: SourceConfig) -> list[tuple[str, str]]:

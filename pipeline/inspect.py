@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from pipeline import manifest as mf
+from pipeline.materialize import SEGMENTS
 from stages.errors import GristmillError
 from stages.shards import ShardReader
 from stages.tokenize import load_tokenizer
@@ -52,6 +55,27 @@ def describe_doc(out: str | Path, doc_id: str) -> Iterator[str]:
         yield "text: " + tok.decode(tokens, skip_special_tokens=False)
         return
     raise GristmillError(f"{doc_id}: no such document in {out / 'tokens'}")
+
+
+def describe_token(out: str | Path, spec: str) -> Iterator[str]:
+    """`SHARD:OFFSET` -> the document (source, origin) that token belongs to. For a mix shard the
+    segments file maps samples back to their documents."""
+    shard, sep, offset = spec.rpartition(":")
+    if not sep or not offset.isdigit():
+        raise GristmillError(f"--token {spec!r}: expected SHARD:OFFSET, e.g. tokens/web/00000:42")
+    prefix, pos = Path(out) / shard, int(offset)
+    reader = ShardReader(prefix)
+    if pos >= reader.n_tokens:
+        raise GristmillError(f"--token {spec}: the shard has {reader.n_tokens} tokens")
+    segments = Path(f"{prefix}{SEGMENTS}")
+    table = pq.read_table(segments) if segments.exists() else reader.sidecar()
+    starts = table.column("token_start").to_numpy()
+    i = int(np.searchsorted(starts, pos, side="right")) - 1
+    row = {k: table.column(k)[i].as_py() for k in table.column_names}
+    into = pos - row["token_start"] + row.get("doc_offset", 0)
+    where = f" (sample {row['sample']})" if "sample" in row else ""
+    yield f"{spec}: document {row['doc_id']}, source {row['source']}, origin {row['origin']}{where}"
+    yield f"token {into} of the document; token id {int(reader.tokens()[pos])}"
 
 
 def _tokenizer(out: Path, m: dict):

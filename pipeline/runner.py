@@ -24,7 +24,7 @@ from pipeline.executors import quiet_parent_logs, run_local
 from pipeline.phases import plan
 
 WORK = "_work"
-OUTPUT_DIRS = ("tokens", "rejected")
+OUTPUT_DIRS = ("tokens", "rejected", "mixes")  # mixes are made from tokens/
 
 
 def input_entries(cfg: LoadedConfig) -> list[dict]:

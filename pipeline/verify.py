@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import orjson
 
 from pipeline import manifest as mf
 from stages.shards import ShardError, ShardReader
@@ -48,6 +49,8 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
     problems += [f"{p}: on disk but not in the manifest" for p in sorted(on_disk - listed)]
     for rej in manifest["rejected"]:
         problems += _check_file(out, rej["path"], rej)
+    for mix_manifest in sorted((out / "mixes").glob("*/mix_manifest.json")):
+        problems += _check_mix(out, mix_manifest, vocab)
     sources, totals = mf.source_totals(manifest["shards"])
     if sources != manifest["sources"] or totals != manifest["totals"]:
         problems.append("manifest.json: per-source totals do not add up to its shards")
@@ -55,6 +58,28 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
     n_shards, n_rej = len(manifest["shards"]), len(manifest["rejected"])
     summary = f"{n_shards} shards, {n_tok:,} tokens, {n_rej} rejected files"
     return problems, summary
+
+
+def _check_mix(out: Path, path: Path, vocab: int) -> list[str]:
+    m = orjson.loads(path.read_bytes())
+    shard = m["shard"]
+    problems = _check_files(out, shard)
+    if problems:
+        return problems
+    try:
+        reader = ShardReader(out / shard["prefix"])
+        reader.sidecar()
+    except ShardError as e:
+        return [str(e)]
+    rel = path.relative_to(out).as_posix()
+    if len(reader) != m["samples"] or set(reader.lengths.tolist()) - {m["seq_len"]}:
+        problems.append(f"{rel}: shard does not hold {m['samples']} samples of {m['seq_len']}")
+    tokens = reader.tokens()
+    if len(tokens) and int(np.max(tokens)) >= vocab:
+        problems.append(f"{shard['prefix']}.bin: token id {int(np.max(tokens))} >= vocab {vocab}")
+    if not m["guard"]["all_ok"]:
+        problems.append(f"{rel}: the real-data floor is violated in some window")
+    return problems
 
 
 def _check_files(out: Path, shard: dict) -> list[str]:
