@@ -56,6 +56,9 @@ def stage_counts(phase_dirs: list[Path]) -> dict[str, dict]:
             entry["dropped"] = {
                 k.split("/", 1)[1]: v for k, v in sorted(acc.items()) if k.startswith("dropped/")
             }
+        # records that are no document by design (WARC requests, 404 pages), by reason
+        if skipped := {k[8:]: v for k, v in sorted(acc.items()) if k.startswith("skipped/")}:
+            entry["skipped"] = skipped
         skip = {"seen", "kept", "dropped", "doc_len", "doc_len_tokens"}
         entry |= {k: v for k, v in sorted(acc.items()) if k not in skip and "/" not in k}
         out[name] = entry

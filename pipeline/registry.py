@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from stages.base import GlobalStage, Stage
 from stages.exact_dedup import ExactDedup
+from stages.extract import Extract
 from stages.langid import LangId
 from stages.pack import Pack
 from stages.provenance import Provenance
@@ -13,6 +14,7 @@ from stages.tokenize import Tokenize
 STAGES: dict[str, type[Stage] | type[GlobalStage]] = {
     "provenance": Provenance,
     "langid": LangId,
+    "extract": Extract,
     "exact_dedup": ExactDedup,
     "tokenize": Tokenize,
     "pack": Pack,

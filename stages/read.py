@@ -1,9 +1,10 @@
 """Reading source files into documents, without ever losing a line.
 
-jsonl (plain, .gz, .zst) and parquet. Each malformed record (bad JSON, invalid UTF-8, missing or
-non-string text, empty or oversized text) and each unreadable or truncated file is counted and
-written with its file, line and reason to `rejected/input/<task>.jsonl.zst`; the raw line is kept
-(base64 when it is not UTF-8). Under `strict` the first one raises `InputError` instead.
+jsonl (plain, .gz, .zst), parquet, and WARC/WET (`stages/read_warc.py`). Each malformed record
+(bad JSON, invalid UTF-8, missing or non-string text, empty or oversized text) and each unreadable
+or truncated file is counted and written with its file, line (WARC: byte offset) and reason to
+`rejected/input/<task>.jsonl.zst`; the raw line is kept (base64 when it is not UTF-8). Under
+`strict` the first one raises `InputError` instead.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from stages.errors import InputError
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".json", ".json.gz", ".json.zst")
 PARQUET_SUFFIXES = (".parquet",)
-SUPPORTED_SUFFIXES = JSONL_SUFFIXES + PARQUET_SUFFIXES
+WARC_SUFFIXES = (".warc", ".warc.gz", ".wet", ".wet.gz")  # stages/read_warc.py
+SUPPORTED_SUFFIXES = JSONL_SUFFIXES + PARQUET_SUFFIXES + WARC_SUFFIXES
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,14 @@ class InputFile:
     source: str | None  # None (for `apply`): keep what the records say
     origin: str | None
     fields: dict[str, str] = field(default_factory=dict)  # our name -> field name in the file
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A record that is no document by design (a WARC request, a 404 page): counted under
+    `skipped/<reason>`, not rejected."""
+
+    reason: str
 
 
 class BadRecord(Exception):
@@ -66,6 +76,9 @@ class ReadSources(PipelineStep):
         try:
             for f in self.files[rank::world_size]:
                 for loc, raw, got in self._records(f):
+                    if isinstance(got, Skipped):
+                        self.stat_update(f"skipped/{got.reason}")
+                        continue
                     self.stat_update("seen")
                     try:
                         doc = self._to_doc(f, loc, got)
@@ -80,12 +93,13 @@ class ReadSources(PipelineStep):
         sink.close()
 
     def _reject(self, sink: LazyWriter, f: InputFile, loc: int, raw, bad: BadRecord) -> None:
-        where = f"{f.display}:{loc}" if loc else f.display
+        key = "offset" if f.path.endswith(WARC_SUFFIXES) else "line"  # WARC: byte offset
+        where = f"{f.display}:{loc}" if loc or key == "offset" else f.display
         if self.strict:
             detail = f" ({bad.detail})" if bad.detail else ""
             raise InputError(f"{where}: {bad.reason}{detail} [--strict]")
         self.stat_update("dropped", f"dropped/{bad.reason}")
-        rec = {"file": f.display, "line": loc, "source": f.source, "reason": bad.reason}
+        rec = {"file": f.display, key: loc, "source": f.source, "reason": bad.reason}
         if bad.detail:
             rec["detail"] = bad.detail
         if isinstance(raw, bytes):
@@ -101,6 +115,11 @@ class ReadSources(PipelineStep):
         """(line or row number from 1, raw line or row, parsed record or BadRecord)."""
         last = 0
         try:
+            if f.path.endswith(WARC_SUFFIXES):
+                from stages.read_warc import warc_records  # imports warcio only when needed
+
+                yield from warc_records(f.path)
+                return
             rows = self._parquet_rows(f) if f.path.endswith(PARQUET_SUFFIXES) else self._lines(f)
             for last, raw, rec in rows:  # noqa: B007 - `last` is read after the loop
                 yield last, raw, rec

@@ -1,0 +1,83 @@
+"""`extract`: the main text of an HTML page, with trafilatura (as datatrove's extractor does).
+
+A document's `text` is the page's HTML, already decoded: the WARC reader decodes it with the
+charset of the HTTP header or the page (`stages.charset`) and records `charset` and
+`decode_errors`; this stage sums `decode_errors` into its stats so a run shows how much text was
+damaged. Documents whose `content_type` says they are not HTML (WET records are the crawler's
+own plain text) pass through unchanged and are counted as `passthrough`.
+
+Options map onto trafilatura's own: tables are `include_tables`; lists and code blocks, which
+trafilatura always keeps, are removed when asked with its `prune_xpath` (before extraction, so
+their text does not leak into the paragraphs around them). Comments are never kept.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from datatrove.data import Document
+
+from stages.base import Stage, StageParams
+
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+LIST_XPATHS = ("//ul", "//ol", "//dl")
+CODE_XPATHS = ("//pre",)  # blocks only: inline <code> is part of a sentence
+
+
+class ExtractParams(StageParams):
+    include_tables: bool = True
+    include_lists: bool = True
+    include_code: bool = True  # <pre> blocks
+    output_format: Literal["txt", "markdown"] = "txt"
+    # trafilatura's trade-off: `precision` drops more boilerplate, `recall` keeps more text
+    favor: Literal["balanced", "precision", "recall"] = "balanced"
+    fast: bool = False  # skip trafilatura's fallback extractors (readability, jusText)
+
+
+def trafilatura_kwargs(p: ExtractParams) -> dict:
+    """The keyword arguments of `trafilatura.extract` these params mean (also used by the bench,
+    so that the stage and bare trafilatura are timed doing the same work)."""
+    prune = (() if p.include_lists else LIST_XPATHS) + (() if p.include_code else CODE_XPATHS)
+    return {
+        "include_comments": False,
+        "include_tables": p.include_tables,
+        "include_images": False,
+        "include_links": False,
+        "output_format": p.output_format,
+        "favor_precision": p.favor == "precision",
+        "favor_recall": p.favor == "recall",
+        "fast": p.fast,
+        "deduplicate": False,  # trafilatura's cache would make a doc's text depend on its task
+        "prune_xpath": list(prune) or None,
+    }
+
+
+class Extract(Stage):
+    name = "extract"
+    Params = ExtractParams
+
+    def __init__(self, params=None, ctx=None):
+        super().__init__(params, ctx)
+        self._kwargs = trafilatura_kwargs(self.params)
+
+    def process(self, doc: Document) -> str | None:
+        from trafilatura import extract  # imported in the worker: it pulls in lxml and more
+
+        meta = doc.metadata
+        if meta.get("decode_errors"):
+            self.stat_update("decode_errors", value=int(meta["decode_errors"]))
+        content_type = meta.get("content_type")
+        if content_type is not None and content_type not in HTML_TYPES:
+            self.stat_update("passthrough")
+            return None
+        html = doc.text
+        try:
+            text = extract(html, url=meta.get("url"), **self._kwargs)
+        except Exception as e:  # noqa: BLE001 - one bad page must not stop a run
+            meta["extract_error"] = f"{type(e).__name__}: {e}"[:200]
+            return "extraction_failed"
+        meta["html_chars"] = len(html)
+        if not text or not text.strip():
+            return "no_text_extracted"
+        doc.text = text
+        return None
