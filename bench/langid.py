@@ -22,22 +22,16 @@ Data: the first N documents (field `text`) of `corpus/docs_web.jsonl.zst` in ../
 
 from __future__ import annotations
 
+import argparse
+import cProfile
+import pstats
+import statistics
 import sys
+import time
+from collections import deque
 from pathlib import Path
 
-# Run as `python bench/langid.py`, this folder comes first on sys.path, and its `tokenize.py`
-# would shadow the standard library's `tokenize` for every library that imports it. Drop the
-# folder, and put the repository root first so that `stages` imports without an install.
-_HERE = Path(__file__).resolve().parent
-REPO = _HERE.parent
-sys.path[:] = [str(REPO)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-
-import argparse  # noqa: E402
-import cProfile  # noqa: E402
-import pstats  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
-from collections import deque  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 GOAL = 0.9
 CORPUS = Path("corpus") / "docs_web.jsonl.zst"

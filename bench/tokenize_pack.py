@@ -27,32 +27,26 @@ one stage pass over the first slice.
 Data: the first N documents (field `text`) of `corpus/docs_web.jsonl.zst` in ../shared/data, or
 `--data` (the data folder or the corpus file itself). Without it, the script says so and exits 0.
 
-    .venv/bin/python bench/tokenize.py [-n 5000] [--thread-counts 1,2] [--reps 1] [--profile]
+    .venv/bin/python bench/tokenize_pack.py [-n 5000] [--thread-counts 1,2] [--reps 1] [--profile]
 """
 
 from __future__ import annotations
 
+import argparse
+import cProfile
+import importlib.util
+import json
+import os
+import pstats
+import statistics
+import subprocess
 import sys
+import tempfile
+import time
+from collections import deque
 from pathlib import Path
 
-# Run as `python bench/tokenize.py`, this folder comes first on sys.path and this very file
-# would shadow the standard library's `tokenize` for every library that imports it. Drop the
-# folder, and put the repository root first so that `stages` imports without an install.
-_HERE = Path(__file__).resolve().parent
-REPO = _HERE.parent
-sys.path[:] = [str(REPO)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-
-import argparse  # noqa: E402
-import cProfile  # noqa: E402
-import importlib.util  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
-import pstats  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from collections import deque  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 GOAL = 0.8
 CORPUS = Path("corpus") / "docs_web.jsonl.zst"
