@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 
 import click
@@ -60,12 +61,15 @@ def mix(config: str, names: tuple[str, ...]) -> None:
     """Materialise mixes from a finished run's token shards, without re-tokenising."""
     from pipeline.config import load_config
     from pipeline.materialize import materialize
+    from pipeline.outdir import check_inside, output_lock
 
     cfg = load_config(config)
     if not cfg.mixes:
         raise GristmillError(f"{config}: no `mix:` section")
-    for name in names or cfg.mixes:
-        materialize(cfg, name, echo=click.echo)
+    check_inside(cfg.output)
+    with output_lock(cfg.output):
+        for name in names or cfg.mixes:
+            materialize(cfg, name, echo=click.echo)
 
 
 @cli.command()
@@ -100,6 +104,20 @@ def inspect(out: str, doc_id: str | None, token: str | None) -> None:
         click.echo(line)
 
 
+def error_line(e: BaseException) -> tuple[str, int]:
+    """The one line (and exit code) an exception reaches the user as."""
+    if isinstance(e, GristmillError):
+        return f"error: {e}", 2
+    if isinstance(e, OSError) and e.errno == errno.ENOSPC:
+        where = e.filename or "the output"
+        return (
+            f"error: no space left on the device writing {where}; free some space and rerun "
+            "the same command (finished tasks are kept)",
+            1,
+        )
+    return f"error: internal: {type(e).__name__}: {e} (rerun with --debug for details)", 1
+
+
 def main() -> None:
     debug = "--debug" in sys.argv[1:]
     try:
@@ -110,18 +128,12 @@ def main() -> None:
     except click.ClickException as e:
         e.show()
         sys.exit(e.exit_code)
-    except GristmillError as e:
+    except Exception as e:  # the promise: one line, no bare traceback
         if debug:
             raise
-        click.echo(f"error: {e}", err=True)
-        sys.exit(2)
-    except Exception as e:  # the promise: no bare traceback
-        if debug:
-            raise
-        click.echo(
-            f"error: internal: {type(e).__name__}: {e} (rerun with --debug for details)", err=True
-        )
-        sys.exit(1)
+        line, code = error_line(e)
+        click.echo(line, err=True)
+        sys.exit(code)
 
 
 if __name__ == "__main__":

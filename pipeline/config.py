@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
+import re
 import types
 import typing
 from pathlib import Path
@@ -169,6 +170,8 @@ def _mixes(run: RunConfig) -> dict[str, ResolvedMix]:
     out = {}
     for name, spec in named.items():
         where = "mix" if single else f"mix.{name}"
+        if not re.match(SOURCE_NAME, str(name)):  # it names a folder under mixes/
+            raise ConfigError(f"{where}: a mix name is letters, digits and _ . - (got {name!r})")
         if not isinstance(spec, dict):
             raise ConfigError(f"{where}: a mix is a mapping (seq_len, weights, guard, ...)")
         try:
@@ -191,14 +194,13 @@ def _expand(root: Path, i: int, src: SourceConfig) -> list[tuple[str, str]]:
         if not matched:
             raise ConfigError(f"{where}: no file matches {pattern!r}")
         for m in matched:
-            found = (
-                sorted(str(p) for p in Path(m).rglob("*") if p.is_file())
-                if Path(m).is_dir()
-                else [m]
-            )
+            # a folder is read file by file; a folder named like a data file (`x.jsonl/`) is
+            # passed on as one, and the reader rejects it with its reason, as bad input
+            folder = Path(m).is_dir() and not m.endswith(SUPPORTED_SUFFIXES)
+            found = sorted(str(p) for p in Path(m).rglob("*") if p.is_file()) if folder else [m]
             for f in found:
                 if not f.endswith(SUPPORTED_SUFFIXES):
-                    if Path(m).is_dir():
+                    if folder:
                         continue  # files of other kinds in a source folder are not input
                     allowed = ", ".join(SUPPORTED_SUFFIXES)
                     raise ConfigError(f"{where}: unsupported file type {f!r}; supported: {allowed}")

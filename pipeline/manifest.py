@@ -135,7 +135,24 @@ def build(
     }
 
 
+def stage_reports(work: Path) -> dict:
+    """What global stages wrote about their decisions, by stage (`<work>/reports/<stage>.json`:
+    e.g. minhash_dedup's largest clusters, share of each source removed, warnings)."""
+    return {p.stem: orjson.loads(p.read_bytes()) for p in sorted((work / "reports").glob("*.json"))}
+
+
+SELF_HASH = "manifest_sha256"
+
+
+def self_hash(manifest: dict) -> str:
+    """sha256 of the manifest without this field: a hand edit that does not recompute it is
+    caught by `gristmill verify`."""
+    body = {k: v for k, v in manifest.items() if k != SELF_HASH}
+    return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
 def write(out: Path, manifest: dict) -> Path:
+    manifest = manifest | {SELF_HASH: self_hash(manifest)}
     path = out / MANIFEST
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")

@@ -21,6 +21,7 @@ import orjson
 from pipeline import manifest as mf
 from pipeline.config import LoadedConfig, load_config
 from pipeline.executors import quiet_parent_logs, run_local
+from pipeline.outdir import check_inside, output_lock
 from pipeline.phases import plan
 
 WORK = "_work"
@@ -67,6 +68,12 @@ def _clear(out: Path, keep_key: str | None) -> None:
 
 def run(config_path: str, strict: bool = False, echo: Callable[[str], None] = print) -> dict:
     cfg = load_config(config_path)
+    check_inside(cfg.output)
+    with output_lock(cfg.output):
+        return _run(cfg, strict, echo)
+
+
+def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None]) -> dict:
     out = cfg.output
     inputs = input_entries(cfg)
     key = run_key(cfg.hash, inputs)
@@ -101,6 +108,8 @@ def run(config_path: str, strict: bool = False, echo: Callable[[str], None] = pr
         timing,
     )
     manifest["run_key"] = key
+    if reports := mf.stage_reports(work):
+        manifest["reports"] = reports
     path = mf.write(out, manifest)
     for scratch in [*work.glob("docs_*"), *work.glob("*/sigs"), *work.glob("*/drops")]:
         shutil.rmtree(scratch, ignore_errors=True)  # intermediates; the markers and stats stay
@@ -118,6 +127,9 @@ def _summary(out: Path, path: Path, manifest: dict, echo) -> None:
     )
     echo(f"token shards: {out / 'tokens'} ({len(manifest['shards'])} shards)")
     echo(f"manifest:     {path}")
+    for report in manifest.get("reports", {}).values():
+        for line in report.get("summary", []) + report.get("warnings", []):
+            echo(line)
     if manifest["rejected"]:
         n = sum(s["seen"] - s["kept"] for s in manifest["stages"].values() if "seen" in s)
         echo(f"rejected:     {out / 'rejected'} ({n:,} documents with reasons)")

@@ -21,6 +21,8 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
     except ValueError as e:
         return [f"{out / mf.MANIFEST}: not valid JSON ({e})"], ""
     problems: list[str] = []
+    if manifest.get(mf.SELF_HASH) != mf.self_hash(manifest):
+        problems.append(f"{mf.MANIFEST}: its {mf.SELF_HASH} does not match (edited by hand?)")
     vocab = manifest["tokenizer"]["vocab_size"]
     listed = set()
     for shard in manifest["shards"]:
