@@ -19,21 +19,13 @@ Data: all 1,032 pages of `extraction/trafilatura_eval_html.tar.zst` in ../shared
 
 from __future__ import annotations
 
-import sys
+import argparse
+import logging
+import statistics
+import time
 from pathlib import Path
 
-_HERE = Path(__file__).resolve().parent
-REPO = _HERE.parent
-# bench/tokenize.py must not shadow the standard library's tokenize: drop this folder from the
-# path and put the repository root first, so `stages` and `bench` import without an install.
-sys.path[:] = [str(REPO)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-
-import argparse  # noqa: E402
-import logging  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
-
-from bench.webpages import Page, default_data_dir, find_data, load_pages  # noqa: E402
+from webpages import Page, default_data_dir, find_data, load_pages  # bench/webpages.py
 
 GOAL = 0.9
 

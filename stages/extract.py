@@ -59,10 +59,13 @@ class Extract(Stage):
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)
         self._kwargs = trafilatura_kwargs(self.params)
+        self._extract = None
 
     def process(self, doc: Document) -> str | None:
-        from trafilatura import extract  # imported in the worker: it pulls in lxml and more
+        if self._extract is None:  # imported in the worker: it pulls in lxml and much more
+            from trafilatura import extract
 
+            self._extract = extract
         meta = doc.metadata
         if meta.get("decode_errors"):
             self.stat_update("decode_errors", value=int(meta["decode_errors"]))
@@ -72,7 +75,7 @@ class Extract(Stage):
             return None
         html = doc.text
         try:
-            text = extract(html, url=meta.get("url"), **self._kwargs)
+            text = self._extract(html, url=meta.get("url"), **self._kwargs)
         except Exception as e:  # noqa: BLE001 - one bad page must not stop a run
             meta["extract_error"] = f"{type(e).__name__}: {e}"[:200]
             return "extraction_failed"
