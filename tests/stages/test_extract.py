@@ -101,3 +101,26 @@ def test_apply_extract_cli(tmp_path):
     assert rec["metadata"]["url"] == "https://x.test/rivers"
     assert [(r["id"], r["reason"]) for r in read_records(rej)] == [("b", "no_text_extracted")]
     assert "extract: seen 2, kept 1, dropped {'no_text_extracted': 1}" in result.stderr
+
+
+def test_apply_extract_reads_a_warc(tmp_path):
+    from io import BytesIO
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    warc = tmp_path / "pages.warc.gz"
+    with warc.open("wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        http = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
+        rec = writer.create_warc_record(
+            "https://x.test/rivers", "response", payload=BytesIO(PAGE.encode()), http_headers=http
+        )
+        writer.write_record(rec)
+    out = tmp_path / "out.jsonl"
+    args = ["apply", "extract", "-i", str(warc), "-o", str(out)]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    [rec] = read_records(out)
+    assert BODY in rec["text"] and rec["metadata"]["url"] == "https://x.test/rivers"
+    assert rec["metadata"]["content_type"] == "text/html" and rec["metadata"]["html_chars"] > 0
