@@ -11,6 +11,7 @@ outputs it lists are what a rerun checks.
 from __future__ import annotations
 
 import hashlib
+import shlex
 import shutil
 import time
 from collections.abc import Callable
@@ -19,10 +20,19 @@ from pathlib import Path
 import orjson
 
 from pipeline import manifest as mf
-from pipeline.config import LoadedConfig, load_config
-from pipeline.executors import quiet_parent_logs, run_local
+from pipeline.config import ConfigError, LoadedConfig, check_executor, load_config
+from pipeline.executors import make_runner, quiet_parent_logs, submit_slurm
 from pipeline.outdir import check_inside, output_lock
 from pipeline.phases import plan
+from pipeline.progress import (
+    PhaseMonitor,
+    completed_tasks,
+    docs_leaving,
+    instrument,
+    summary_lines,
+)
+from pipeline.report import REPORT, write_report
+from stages.errors import GristmillError
 
 WORK = "_work"
 OUTPUT_DIRS = ("tokens", "rejected", "mixes")  # mixes are made from tokens/
@@ -30,10 +40,17 @@ OUTPUT_DIRS = ("tokens", "rejected", "mixes")  # mixes are made from tokens/
 
 def input_entries(cfg: LoadedConfig) -> list[dict]:
     return [
-        {"path": display, "source": src.name} | mf.file_entry(Path(path))
+        {"path": display, "source": src.name} | _input_entry(Path(path))
         for src, files in zip(cfg.run.sources, cfg.inputs, strict=True)
         for display, path in files
     ]
+
+
+def _input_entry(path: Path) -> dict:
+    try:
+        return mf.file_entry(path)
+    except OSError as e:  # the reader rejects it with its reason; the run goes on
+        return {"unreadable": f"{type(e).__name__}: {e.strerror}"}
 
 
 def run_key(config_hash: str, inputs: list[dict]) -> str:
@@ -59,6 +76,7 @@ def _finished(out: Path, key: str) -> bool:
 
 def _clear(out: Path, keep_key: str | None) -> None:
     (out / mf.MANIFEST).unlink(missing_ok=True)
+    (out / REPORT).unlink(missing_ok=True)
     for name in OUTPUT_DIRS:
         shutil.rmtree(out / name, ignore_errors=True)
     for old in (out / WORK).glob("*"):
@@ -66,20 +84,36 @@ def _clear(out: Path, keep_key: str | None) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def run(config_path: str, strict: bool = False, echo: Callable[[str], None] = print) -> dict:
+def run(
+    config_path: str,
+    strict: bool = False,
+    echo: Callable[[str], None] = print,
+    executor: str | None = None,
+    dry_run: bool = False,
+) -> dict:
     cfg = load_config(config_path)
+    if executor:  # `run --executor`: the same run (its key leaves executors out)
+        cfg.run = cfg.run.model_copy(update={"executor": executor})
+        try:
+            check_executor(cfg.run)
+        except ConfigError as e:
+            raise ConfigError(f"{config_path}: {e}") from None
+    if dry_run and cfg.run.executor != "slurm":
+        raise GristmillError("--dry-run: only with `executor: slurm` (it writes sbatch scripts)")
     check_inside(cfg.output)
     with output_lock(cfg.output):
-        return _run(cfg, strict, echo)
+        return _run(cfg, strict, echo, dry_run)
 
 
-def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None]) -> dict:
+def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None], dry_run: bool) -> dict:
     out = cfg.output
     inputs = input_entries(cfg)
     key = run_key(cfg.hash, inputs)
     work = out / WORK / key
     if _finished(out, key):
         echo(f"up to date: {out / mf.MANIFEST} (same config and inputs; nothing to do)")
+        if not (out / REPORT).exists():
+            write_report(out)
         return mf.load(out)
     if not work.exists():
         _clear(out, keep_key=None)  # a new key: start clean, never mix two runs' outputs
@@ -90,12 +124,25 @@ def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None]) -> dict:
     quiet_parent_logs(work / "run.log")
 
     phases, tokenizer = plan(cfg, work, strict)
-    timing, started = {}, time.time()
-    for i, phase in enumerate(phases, start=1):
-        t0 = time.perf_counter()
-        echo(f"[{i}/{len(phases)}] {phase.name}: {phase.tasks} tasks, {cfg.run.workers} workers")
-        run_local(phase.steps, phase.tasks, cfg.run.workers, work / phase.name)
-        timing[phase.name] = round(time.perf_counter() - t0, 3)
+    instrument(phases, work)  # progress counters and the report's tally
+    if cfg.run.executor == "slurm" and not _all_done(phases, work):
+        return _submit(cfg, phases, work, strict, dry_run, echo)
+    timing, seen, started, expected = {}, {}, time.time(), None
+    runner = make_runner(cfg.run)  # every task of a phase ends before the next phase
+    try:
+        for i, phase in enumerate(phases, start=1):
+            label = (
+                f"[{i}/{len(phases)}] {phase.name}: {phase.tasks} tasks, {cfg.run.workers} workers"
+            )
+            docs_in = expected if len(phase.steps) > 1 else None  # a reduce: tasks only
+            with PhaseMonitor(label, work / phase.name, phase.tasks, docs_in, echo) as mon:
+                runner.run_phase(phase, work / phase.name)
+            timing[phase.name] = round(mon.seconds, 3)
+            seen[phase.name] = {"seconds": mon.seconds, "docs": mon.docs, "bytes": mon.bytes}
+            if (n := docs_leaving(work / phase.name)) is not None:
+                expected = n  # what the next phase with documents reads
+    finally:
+        runner.close()
 
     timing = {"phases_seconds": timing, "total_seconds": round(time.time() - started, 3)}
     manifest = mf.build(
@@ -113,7 +160,16 @@ def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None]) -> dict:
     path = mf.write(out, manifest)
     for scratch in [*work.glob("docs_*"), *work.glob("*/sigs"), *work.glob("*/drops")]:
         shutil.rmtree(scratch, ignore_errors=True)  # intermediates; the markers and stats stay
+    try:
+        report = write_report(out)
+    except Exception as e:  # the run's outputs are complete; say so, do not fail it
+        echo(f"warning: {REPORT} not written: {type(e).__name__}: {e}")
+        report = None
+    for line in summary_lines(manifest, seen):
+        echo(line)
     _summary(out, path, manifest, echo)
+    if report is not None:
+        echo(f"report:       {report}")
     return manifest
 
 
@@ -133,3 +189,23 @@ def _summary(out: Path, path: Path, manifest: dict, echo) -> None:
     if manifest["rejected"]:
         n = sum(s["seen"] - s["kept"] for s in manifest["stages"].values() if "seen" in s)
         echo(f"rejected:     {out / 'rejected'} ({n:,} documents with reasons)")
+
+
+def _all_done(phases, work: Path) -> bool:
+    return all(completed_tasks(work / p.name) >= p.tasks for p in phases)
+
+
+def _submit(cfg: LoadedConfig, phases, work: Path, strict: bool, dry_run: bool, echo) -> dict:
+    """`executor: slurm`: submit the phases as job arrays (or only write them, `dry_run`); the
+    last job finishes the run here with the local executor: manifest and report."""
+    finish = f"gristmill run {shlex.quote(str(cfg.path.resolve()))} --executor local"
+    folder, jobs = submit_slurm(phases, cfg.run.slurm, work, finish + " --strict" * strict, dry_run)
+    for job in jobs:
+        echo(f"{job['name']}: {'' if dry_run else 'job ' + job['job_id'] + ', '}{job['script']}")
+    if dry_run:
+        echo(f"dry run: nothing submitted; {folder / 'submit.sh'} submits these in this order")
+    else:
+        echo(f"submitted {len(jobs)} jobs; the last one writes {cfg.output / mf.MANIFEST}")
+    keep = ("name", "args", "job_id")
+    listed = [{k: job[k] for k in keep} | {"script": str(job["script"])} for job in jobs]
+    return {"slurm": {"folder": str(folder), "dry_run": dry_run, "jobs": listed}}

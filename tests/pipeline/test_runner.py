@@ -1,10 +1,9 @@
-"""End to end: the sample config on sample_data/ (golden counts and tokens), killed-run resume
-with byte-identical results, and a run with the network disabled."""
+"""End to end: the sample config on sample_data/ (golden counts and tokens) and killed-run resume
+with byte-identical results. (The run without network: tests/pipeline/test_reliability.py.)"""
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -176,6 +175,7 @@ def test_killed_run_resumes_to_identical_bytes(reference, tmp_path):
         cwd=REPO,
         capture_output=True,
         text=True,
+        timeout=300,
     )
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming" in resumed.stdout
@@ -185,22 +185,3 @@ def test_killed_run_resumes_to_identical_bytes(reference, tmp_path):
     assert {k: v for k, v in mf.load(out).items() if k not in skip} == {
         k: v for k, v in ref_manifest.items() if k not in skip
     }
-
-
-def _network_namespaces_work() -> bool:
-    if not shutil.which("unshare"):
-        return False
-    return subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
-
-
-@pytest.mark.skipif(not _network_namespaces_work(), reason="unshare -n is not permitted here")
-def test_sample_run_succeeds_without_network(reference, tmp_path):
-    cfg = sample_config(tmp_path)
-    proc = subprocess.run(
-        ["unshare", "-n", sys.executable, "-m", "pipeline.cli", "run", str(cfg)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert tree_bytes(tmp_path / "out") == tree_bytes(reference[0])
