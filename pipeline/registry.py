@@ -8,6 +8,7 @@ from stages.exact_dedup import ExactDedup
 from stages.extract import Extract
 from stages.langid import LangId
 from stages.pack import Pack
+from stages.pii import Pii
 from stages.provenance import Provenance
 from stages.tokenize import Tokenize
 
@@ -16,6 +17,7 @@ STAGES: dict[str, type[Stage] | type[GlobalStage]] = {
     "langid": LangId,
     "extract": Extract,
     "exact_dedup": ExactDedup,
+    "pii": Pii,
     "tokenize": Tokenize,
     "pack": Pack,
 }

@@ -1,0 +1,155 @@
+"""What numbers look like, for the `pii` stage: phone shapes, card groupings, dates, and the
+words around a number that say what it is.
+
+A phone shape is `strong` when it is one on its own: international (`+44 20 7946 0958`,
+`0044 ...`), North American (`(415) 555-0132`, `555-867-5309`) or national with a trunk prefix
+(`030 1234 5678`, `01 84 17 61 18`, `07700 900123`); `local` when it could be one but could be
+many other things (`467 3395`, `9472 7916`): those need a phone word nearby (`Phone:`,
+`call me on`, `fax`, a label after the number). A veto word (`order`, `invoice`, `ISBN`, `box`,
+...) on the number's line and nearer to it than any phone word wins over both.
+"""
+
+from __future__ import annotations
+
+import re
+
+DIGITS = re.compile(r"[0-9]+")
+DATE = re.compile(r"([0-9]{1,4})([-./])([0-9]{1,2})\2([0-9]{1,4})")
+NANP = re.compile(
+    r"(?:\+?1[ .\-]?)?(?:\([2-9][0-9]{2}\)[ ]?|[2-9][0-9]{2}([.\-]))[0-9]{3}(?(1)\1|[ .\-])[0-9]{4}"
+)
+
+# Context words, searched in the 40 characters before a number (lower case). The one nearest to
+# the number decides: `order no. 12345678` is not a phone even if `phone` came earlier.
+_PHONE_WORDS = (
+    r"phone|phones|telephone|tel|tél|telefon|telefono|teléfono|téléphone|tfno|ph|mobile|mobil|"
+    r"mob|cell|cellphone|fax|dial|sms|whatsapp|contact|hotline|landline|handy|portable|natel|"
+    r"message|messages|answering|(?:call|ring|text|reach)(?:ed|ing)?\s+(?:me|us|him|her|them)|"
+    r"call\s+(?:at|on)"
+)
+_CARD_WORDS = r"card|cc|credit|debit|visa|mastercard|amex|maestro|kreditkarte|carte|tarjeta"
+_SSN_WORDS = r"ssn|ss#|social security|social security number"
+_NINO_WORDS = r"ni|nino|ni number|ni no|national insurance|insurance"
+_VETO_WORDS = (
+    r"order|orders|invoice|inv|ref|reference|tracking|ticket|case|account|acct|isbn|issn|doi|"
+    r"serial|sku|part|model|po|batch|lot|version|ver|build|release|patent|cve|transaction|txn|"
+    r"customer|booking|confirmation|receipt|item|product|article|page|pages|vol|zip|postcode|"
+    r"plz|box|id|uuid|pid|uid|hash|checksum|timestamp|epoch|size|bytes|kb|mb|gb"
+)
+CONTEXT = re.compile(
+    rf"(?<![\w])(?:(?P<phone>{_PHONE_WORDS})|(?P<card>{_CARD_WORDS})|(?P<ssn>{_SSN_WORDS})"
+    rf"|(?P<nino>{_NINO_WORDS})"
+    rf"|(?P<veto>{_VETO_WORDS}))(?![\w])"
+)
+# a label after the number (`416 60 039 office`), not before the next one (`, tel +49 ...`)
+AFTER_PHONE = re.compile(
+    r"(?i)[ \-(]{0,2}(?:office|fax|mobile|cell|home|work|tel|phone|desk)\b"
+    r"(?![ \t]*[:.]?[ \t]*[+(0-9])"
+)
+VERSION_BEFORE = re.compile(
+    r"(?i)(?<![a-z])(?:version|ver|v|release|rel|build|kernel|firmware|fw|update|upgrade|"
+    r"patch|python|linux|libc|gcc|openssl|node|java|section|sections|chapter|sec|§)[\s.:=-]*$"
+)
+LABEL_BEFORE = re.compile(r"(?i)\b(?:office|desk|home|work|tel|fax|mobile|cell)\s*[:.]?\s*$")
+IP_WORDS = re.compile(
+    r"(?i)\b(?:ip|ipv4|address|addr|host|server|dns|gateway|client|src|dst|via|inet|nameserver|"
+    r"ping)\W*$"
+)
+CONTEXT_CHARS = 40
+
+
+def last_context(text: str, s: int, kinds: tuple[str, ...]) -> str | None:
+    """The kind of the nearest context word before `s` among `kinds` (and `veto`), or None.
+    A veto word counts on the number's own line only (`Box 12` on the line above an address
+    block's phone number says nothing about it); a phone word may be on the line before
+    (`Phone:\n555 0134`)."""
+    lo = max(0, s - CONTEXT_CHARS)
+    window = text[lo:s].lower()
+    line_start = window.rfind("\n") + 1
+    last = None
+    for m in CONTEXT.finditer(window):
+        kind = m.lastgroup
+        if kind in kinds or (kind == "veto" and m.start() >= line_start):
+            last = kind
+    return last
+
+
+def phone_kind(chunk: str) -> str | None:
+    """`strong` (a phone on its own), `local` (a phone only in context) or None."""
+    groups = DIGITS.findall(chunk)
+    if len(groups) > 6:
+        return None
+    seps = DIGITS.split(chunk)
+    if any(len(x) > 2 and "-" in x and x[0] == x[-1] == " " for x in seps[1:-1]):
+        return None  # 170 - 353207: a range
+    inner = {x.strip(" \u00a0\u202f") for x in seps[1:-1]}
+    if not inner <= {"", "-", ".", "/", "(", ")", ")-", "-(", "(0)", ")("} or seps[-1]:
+        return None
+    if seps[0] not in ("", "+", "(", "+(", "(+"):
+        return None
+    if {".", "/"} <= inner or ("." in inner and len(groups) == 2):
+        return None  # 3.14159265 or a mix of dots and slashes: not written like a phone
+    if chunk.count("(") != chunk.count(")"):
+        return None
+    trunk0 = "(0)" in chunk.replace(" ", "")
+    digits = "".join(groups)
+    n = len(digits) - trunk0
+    if chunk.startswith(("+", "(+")):
+        return "strong" if 8 <= n <= 15 and digits[0] != "0" and len(set(digits)) > 2 else None
+    if not 7 <= n <= 15 or any(len(g) < 2 for g in groups[1:]):
+        return None
+    if len(set(digits)) < (3 if n < 10 else 4) or digits.count("0") * 5 > n * 3:
+        return None  # 012 021 102 120, 01000000 02: a list or a dump, not a phone
+    if groups.count("00") > 1:
+        return None  # 04 00 01 00 00 10: bytes (044 668 18 00 stays a phone)
+    if len(groups) >= 6 and all(len(g) == 2 for g in groups):
+        return None  # 08 90 90 90 90 90: bytes
+    if any(date_parts(*d.group(1, 3, 4)) for d in DATE.finditer(chunk)):
+        return None  # 0 2021-07-25 20 (ls -l): a date inside
+    if digits.startswith("00") and digits[2] != "0" and 10 <= n <= 17 and 2 < len(groups[0]) < 6:
+        return "strong"  # 0044 20 ..., 001-518-...: international call prefix
+    if NANP.fullmatch(chunk):
+        return "strong"
+    if len(groups[0]) < 2 and seps[0] != "(":
+        return None
+    if digits[0] == "0" and digits[1] != "0" and 10 <= n <= 12 and len(groups) > 1:
+        return "strong"  # trunk prefix: 030 1234 5678, 07700 900123, 01 84 17 61 18
+    if n > 12:
+        return None
+    return "local"
+
+
+def card_shape(chunk: str) -> bool:
+    """Digits alone, or groups of 4 (Amex 4-6-5, Diners 4-6-4) split by one kind of separator."""
+    if chunk.isdigit():
+        return True
+    groups = DIGITS.findall(chunk)
+    seps = set(DIGITS.split(chunk)[1:-1])
+    if len(seps) != 1 or not seps <= {" ", "-"}:
+        return False
+    lens = [len(g) for g in groups]
+    if lens in ([4, 6, 5], [4, 6, 4]):
+        return True
+    return all(x == 4 for x in lens[:-1]) and 1 <= lens[-1] <= 4
+
+
+def nir_shape(chunk: str) -> bool:
+    """15 digits solid, or spaced as on the card: 1 84 12 76 451 089 46."""
+    return chunk.isdigit() or [len(g) for g in chunk.split(" ")] == [1, 2, 2, 2, 3, 3, 2]
+
+
+def date_parts(a: str, b: str, c: str) -> bool:
+    if len(a) == 4:  # 2024-05-17
+        return a[:2] in ("19", "20") and 1 <= int(b) <= 12 and 1 <= int(c) <= 31 and len(c) <= 2
+    if len(c) in (2, 4) and len(a) <= 2:  # 17.05.2024, 05/17/24
+        x, y = int(a), int(b)
+        day_month = (1 <= x <= 31 and 1 <= y <= 12) or (1 <= x <= 12 and 1 <= y <= 31)
+        return day_month and (len(c) == 2 or c[:2] in ("19", "20"))
+    return False
+
+
+def netmask(octets: list[int]) -> bool:
+    """255.255.255.0 and the like: ones then zeros; a mask, not anyone's address."""
+    value = int.from_bytes(bytes(octets), "big")
+    inverted = ~value & 0xFFFFFFFF
+    return octets[0] == 255 and inverted & (inverted + 1) == 0

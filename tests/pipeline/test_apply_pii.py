@@ -1,0 +1,37 @@
+import pytest
+from click.testing import CliRunner
+
+from pipeline.apply import apply_stage
+from pipeline.cli import cli
+from pipeline.config import ConfigError
+from stages.docio import read_records
+from tests.conftest import write_jsonl
+
+
+def test_gristmill_apply_pii(tmp_path):
+    inp = write_jsonl(
+        tmp_path / "in.jsonl",
+        [
+            {"id": "a", "text": "Call +44 20 7946 0958 or write to jo@mail.de."},
+            {"id": "b", "text": "Release 1.2.3.4 on 2024-05-17."},
+        ],
+    )
+    out = tmp_path / "out.jsonl"
+    args = ["apply", "pii", "-i", str(inp), "-o", str(out), "--set", "types=[email, phone]"]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    a, b = read_records(out)
+    assert a["text"] == "Call <PHONE> or write to <EMAIL>."
+    assert a["metadata"]["pii"] == [
+        {"type": "phone", "start": 5, "end": 21},
+        {"type": "email", "start": 34, "end": 44},
+    ]
+    assert a["metadata"]["pii_counts"] == {"email": 1, "phone": 1}
+    assert b["text"] == "Release 1.2.3.4 on 2024-05-17."
+    assert b["metadata"]["pii"] == []
+
+
+def test_apply_pii_refuses_an_unknown_type_naming_the_key(tmp_path):
+    inp = write_jsonl(tmp_path / "in.jsonl", [{"id": "a", "text": "x"}])
+    with pytest.raises(ConfigError, match=r"--set types\[0\]: .*'email'.*\(got 'mail'\)"):
+        apply_stage("pii", str(inp), str(tmp_path / "o.jsonl"), ("types=[mail]",), None)

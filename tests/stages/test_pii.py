@@ -1,0 +1,241 @@
+import json
+from pathlib import Path
+
+import pytest
+from datatrove.data import Document
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from stages import pii_checks as ck
+from stages.pii import PLACEHOLDERS, Detector, Pii, PiiParams, redact
+from tests.conftest import run_step, stats
+from tests.stages.pii_cases import HARD, HELD_OUT, HELD_OUT_LOOKALIKES, LOOKALIKES, parse
+
+SYNTH = Path(__file__).resolve().parents[3] / "shared" / "data" / "pii" / "synth_dataset_v2.json"
+DEFAULT = Detector(PiiParams())
+CASES = HARD + HELD_OUT
+NOT_PII = LOOKALIKES + HELD_OUT_LOOKALIKES
+
+
+def finds(text: str, **params) -> list[tuple[str, str]]:
+    """(value, type) of every find, in order, with the stage's defaults unless overridden."""
+    det = Detector(PiiParams(**params)) if params else DEFAULT
+    _, spans = redact(text, det, PLACEHOLDERS)
+    return [(text[s:e], t) for s, e, t in spans]
+
+
+def apply(*texts: str, **params) -> list[Document]:
+    docs = [Document(text=t, id=f"d{i}") for i, t in enumerate(texts)]
+    return run_step(Pii(PiiParams(**params)), docs)
+
+
+# -- every hand-written case, exactly ------------------------------------------------------
+
+
+@pytest.mark.parametrize("marked", CASES, ids=range(len(CASES)))
+def test_hard_cases_found_with_exact_spans(marked):
+    text, gold = parse(marked)
+    _, spans = redact(text, DEFAULT, PLACEHOLDERS)
+    assert [(text[s:e], t) for s, e, t in spans] == [(text[s:e], t) for s, e, t in gold]
+
+
+@pytest.mark.parametrize("text", NOT_PII, ids=range(len(NOT_PII)))
+def test_lookalikes_are_never_redacted(text):
+    [doc] = apply(text)
+    assert doc.text == text
+    assert doc.metadata["pii"] == [] and doc.metadata["pii_counts"] == {}
+
+
+def test_hard_cases_cover_every_type():
+    types = {t for m in CASES for _, _, t in parse(m)[1]}
+    assert types == set(PLACEHOLDERS)
+
+
+# -- per type: positives and look-alike negatives ------------------------------------------
+
+
+def test_email():
+    assert finds("mail jo.smith+x@mail-host.co.uk now") == [("jo.smith+x@mail-host.co.uk", "email")]
+    assert finds("jo [at] host [dot] com") == [("jo [at] host [dot] com", "email")]
+    assert finds("jo [at] host [dot] com", email_obfuscations=False) == []
+    for text in ("icon@2x.png", "user@localhost", "team@example.com", "a@b.test", "@decorator"):
+        assert finds(text) == [], text
+    assert finds("team@example.com", allow_email_domains=[]) == [("team@example.com", "email")]
+
+
+def test_phone():
+    for number in ("+44 20 7946 0958", "(415) 555-0132", "030 12345678", "06 12 34 56 78"):
+        assert finds(f"see {number} today") == [(number, "phone")], number
+    assert finds("Phone: 467 3395") == [("467 3395", "phone")]
+    assert finds("Code 467 3395") == []  # a short local number needs a phone word
+    assert finds("order no. 0800 123 4567") == []  # a veto word nearer than any phone word
+    assert finds("Fax 555-123-4567x89") == [("555-123-4567x89", "phone")]  # with extension
+
+
+def test_ip():
+    assert finds("from 81.2.69.160 and 2a00:1450:4001:82b::200e") == [
+        ("81.2.69.160", "ip"),
+        ("2a00:1450:4001:82b::200e", "ip"),
+    ]
+    for text in ("127.0.0.1", "10.1.2.3", "192.168.0.1", "fe80::1", "2001:db8::5"):
+        assert finds(f"host {text}") == [], text  # loopback, private, link-local, docs
+    assert finds("version 4.19.0.12") == []
+    assert finds("upgrade to 1.2.3.4") == []  # small octets and no word about hosts: a version
+    assert finds("host 1.2.3.4") == [("1.2.3.4", "ip")]
+    assert finds("netmask 255.255.255.0") == []
+    assert finds("host 10.1.2.3", keep_ip_ranges=[]) == [("10.1.2.3", "ip")]
+
+
+def test_credit_card():
+    assert finds("card 4111-1111-1111-1111") == [("4111-1111-1111-1111", "credit_card")]
+    assert finds("Maestro 6759 5260 1812") == [("6759 5260 1812", "credit_card")]
+    assert finds("card 4111 1111 1111 1112") == []  # Luhn fails
+    assert finds("card 9111 1111 1111 1119") == []  # no issuer starts with 9
+
+
+def test_iban():
+    assert finds("IBAN DE89 3704 0044 0532 0130 00.") == [("DE89 3704 0044 0532 0130 00", "iban")]
+    assert finds("IBAN DE89 3704 0044 0532 0130 01.") == []  # mod 97 fails
+    assert finds("IBAN DE89 3704 0044 0532 0130") == []  # too short for DE
+
+
+def test_national_ids():
+    assert finds("SSN 536-22-1234") == [("536-22-1234", "national_id")]
+    for bad in ("000-22-1234", "666-22-1234", "936-22-1234", "536-00-1234", "536-22-0000"):
+        assert finds(f"SSN {bad}") == [], bad
+    assert finds("part 536 22 1234") == []  # spaced, no SSN word: could be anything
+    assert finds("NI AB123456C") == [("AB123456C", "national_id")]
+    assert finds("chip PM820092D") == []  # the NINO shape, no NINO word
+    assert finds("SV 65 170839 J 003") == [("65 170839 J 003", "national_id")]
+    assert finds("SV 65 170839 J 004") == []  # check digit
+    assert finds("national_id off: 536-22-1234", national_ids=["uk_nino"]) == []
+
+
+def test_secrets():
+    key = "ghp_Z8r2Kq9Lm3Np4Xv5Bt6Wc7Yd8Fg9Hj0Ks1Qa"
+    assert finds(f"token {key}") == [(key, "secret")]
+    assert finds("api_key = 'Hq7ZpD2xVb9WmT4kLr8s'") == [("Hq7ZpD2xVb9WmT4kLr8s", "secret")]
+    assert finds("password: S3cr3t!pass") == [("S3cr3t!pass", "secret")]
+    for text in (
+        "password: <your password>",
+        "api_key = YOUR_API_KEY_HERE_1234",
+        "monkey: 1234567890abcdefABCD",  # `monkey` is no secret's name
+        "signing key: d69a84e6bce3d216b979e9505b3e3ef9a7118079",
+        "-----BEGIN PUBLIC KEY-----\nMIIBIjANBg\n-----END PUBLIC KEY-----",
+    ):
+        assert finds(text) == [], text
+
+
+# -- the contract: metadata, offsets, placeholders, idempotence ----------------------------
+
+
+def test_offsets_refer_to_the_input_after_several_replacements():
+    text = "a jo@mail.de b +44 20 7946 0958 c 81.2.69.160 d IBAN DE89370400440532013000 e"
+    [doc] = apply(text)
+    assert doc.text == "a <EMAIL> b <PHONE> c <IP> d IBAN <IBAN> e"
+    assert [(text[p["start"] : p["end"]], p["type"]) for p in doc.metadata["pii"]] == [
+        ("jo@mail.de", "email"),
+        ("+44 20 7946 0958", "phone"),
+        ("81.2.69.160", "ip"),
+        ("DE89370400440532013000", "iban"),
+    ]
+    assert doc.metadata["pii_counts"] == {"email": 1, "iban": 1, "ip": 1, "phone": 1}
+
+
+def test_a_rescan_finds_what_replacing_brought_into_context():
+    # `Phone:` is 40+ characters before 467 3395 until the email becomes <EMAIL>
+    text = "Phone: averyverylongname.surname@averylongdomainname.com, 467 3395"
+    [doc] = apply(text)
+    assert doc.text == "Phone: <EMAIL>, <PHONE>"
+    assert [text[p["start"] : p["end"]] for p in doc.metadata["pii"]] == [
+        "averyverylongname.surname@averylongdomainname.com",
+        "467 3395",
+    ]
+
+
+def test_running_twice_changes_nothing_the_second_time():
+    texts = [parse(m)[0] for m in CASES] + NOT_PII
+    once = apply(*texts)
+    twice = apply(*(d.text for d in once))
+    assert [d.text for d in twice] == [d.text for d in once]
+    assert all(d.metadata["pii"] == [] for d in twice)
+
+
+@pytest.mark.skipif(not SYNTH.is_file(), reason="../shared/data/pii is absent")
+def test_idempotent_and_consistent_on_the_synth_set():
+    texts = [r["full_text"] for r in json.loads(SYNTH.read_text(encoding="utf-8"))]
+    once = apply(*texts)
+    for text, doc in zip(texts, once, strict=True):
+        assert doc.text == rebuild(text, doc.metadata["pii"], PLACEHOLDERS)
+    assert [d.text for d in apply(*(d.text for d in once))] == [d.text for d in once]
+
+
+def rebuild(text: str, pii: list[dict], placeholders: dict[str, str]) -> str:
+    """The output the metadata describes: each span of the input replaced by its placeholder."""
+    out, pos = [], 0
+    for p in pii:
+        assert p["start"] >= pos
+        out += [text[pos : p["start"]], placeholders[p["type"]]]
+        pos = p["end"]
+    return "".join(out) + text[pos:]
+
+
+FRAGMENTS = [parse(m)[0] for m in HARD[:20]] + LOOKALIKES[:10] + ["", "x", "1", "@", ":", "="]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=6), st.sampled_from([" ", "", "\n", ", "]))
+def test_metadata_describes_the_output_and_a_second_run_is_a_no_op(parts, sep):
+    text = sep.join(parts)
+    [doc] = apply(text)
+    assert doc.text == rebuild(text, doc.metadata["pii"], PLACEHOLDERS)
+    assert sum(doc.metadata["pii_counts"].values()) == len(doc.metadata["pii"])
+    [again] = apply(doc.text)
+    assert again.text == doc.text
+
+
+def test_types_placeholders_and_allowlist_are_configurable():
+    text = "jo@mail.de +44 20 7946 0958 boss@corp.de"
+    [doc] = apply(
+        text, types=["email"], placeholders={"email": "[email]"}, allow_values=["BOSS@corp.de"]
+    )
+    assert doc.text == "[email] +44 20 7946 0958 boss@corp.de"
+    assert doc.metadata["pii_counts"] == {"email": 1}
+
+
+def test_bad_params_are_refused_naming_the_key():
+    with pytest.raises(ValidationError, match="placeholder"):
+        PiiParams(placeholders={"phone": "<PHONE 1>"})
+    with pytest.raises(ValidationError, match="types"):
+        PiiParams(types=["emails"])
+    with pytest.raises(ValidationError, match="keep_ip_ranges"):
+        PiiParams(keep_ip_ranges=["home"])
+
+
+def test_counts_reach_the_stage_stats_and_nothing_is_dropped():
+    step = Pii()
+    out = run_step(
+        step, [Document(text="jo@mail.de, ann@mail.de", id="a"), Document(text="-", id="b")]
+    )
+    assert len(out) == 2
+    s = stats(step)
+    assert (s["seen"], s["kept"], s["pii_email"]) == (2, 2, 2)
+
+
+# -- the checks themselves -----------------------------------------------------------------
+
+
+def test_checksums_on_published_examples():
+    assert ck.luhn_ok("4111111111111111") and not ck.luhn_ok("4111111111111112")
+    assert ck.iban_ok("GB82WEST12345698765432") and not ck.iban_ok("GB82WEST12345698765433")
+    assert ck.de_svnr_ok("15070649C103")
+    assert ck.fr_nir_ok("269054958815780")  # the example on the French social security card
+    assert ck.es_dni_ok("12345678Z") and not ck.es_dni_ok("12345678A")
+    assert ck.it_cf_ok("RSSMRA85T10A562S") and not ck.it_cf_ok("RSSMRA85T10A562T")
+    assert ck.ssn_ok("536221234") and not ck.ssn_ok("123456789")
+
+
+def test_entropy_separates_tokens_from_words():
+    assert ck.entropy_bits("aaaaaaaa") == 0
+    assert ck.entropy_bits("Hq7ZpD2xVb9WmT4kLr8s") > 4 > ck.entropy_bits("passwordpassword")
