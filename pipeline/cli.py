@@ -25,11 +25,17 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option(
     "--strict", is_flag=True, help="Stop at the first malformed input instead of rejecting it."
 )
-def run(config: str, strict: bool) -> None:
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray", "slurm"]),
+    help="Override the config's `executor` (same run: the run key leaves it out).",
+)
+@click.option("--dry-run", is_flag=True, help="Slurm: write the sbatch scripts, submit nothing.")
+def run(config: str, strict: bool, executor: str | None, dry_run: bool) -> None:
     """Run the whole pipeline of CONFIG (resumable: a rerun skips finished tasks)."""
     from pipeline.runner import run as run_pipeline
 
-    run_pipeline(config, strict=strict, echo=click.echo)
+    run_pipeline(config, strict=strict, echo=click.echo, executor=executor, dry_run=dry_run)
 
 
 @cli.command()
@@ -101,6 +107,43 @@ def inspect(out: str, doc_id: str | None, token: str | None) -> None:
     else:
         lines = describe_doc(out, doc_id) if doc_id else describe_run(out)
     for line in lines:
+        click.echo(line)
+
+
+@cli.command()
+@click.argument("out", type=click.Path(file_okay=False))
+def report(out: str) -> None:
+    """(Re)build OUT/report.html from the finished run in OUT (and its mixes)."""
+    from pipeline.report import write_report
+
+    click.echo(f"report: {write_report(out)}")
+
+
+@cli.command()
+@click.option("--params", type=float, required=True, help="Model parameters, e.g. 7e10.")
+@click.option("--tokens-per-param", type=float, help="Your own ratio (e.g. inference-optimal).")
+@click.option("--gpus", type=int, default=1, show_default=True, help="GPUs training at once.")
+@click.option(
+    "--gpu-flops", type=float, default=989e12, show_default=True, help="Peak FLOP/s per GPU."
+)
+@click.option("--mfu", type=float, default=0.4, show_default=True, help="Model FLOPs utilisation.")
+@click.option("--from-run", type=click.Path(file_okay=False), help="A finished run's OUT.")
+def plan(
+    params: float,
+    tokens_per_param: float | None,
+    gpus: int,
+    gpu_flops: float,
+    mfu: float,
+    from_run: str | None,
+) -> None:
+    """Token budget, training compute and GPU-days for a model of --params parameters, and
+    with --from-run the raw text its measured keep rate implies (README: formulas, sources)."""
+    from pipeline.plan import describe, keep_rate
+    from pipeline.plan import plan as make_plan
+
+    rate = keep_rate(from_run) if from_run else None
+    rows = make_plan(params, tokens_per_param, gpus, gpu_flops, mfu, rate)
+    for line in describe(params, rows, gpus, gpu_flops, mfu, rate, from_run):
         click.echo(line)
 
 

@@ -50,9 +50,36 @@ class StageConfig(Model):
     params: dict[str, Any] = {}
 
 
+class RayConfig(Model):
+    """`executor: ray` (pipeline/executors.py)."""
+
+    address: str | None = None  # an existing cluster (`auto`, `ray://head:10001`); none: local
+    num_cpus: int | None = Field(None, ge=1)  # CPUs of a local Ray (default: `workers`)
+    cpus_per_task: int = Field(1, ge=1)
+    mem_per_cpu_gb: float = Field(2.0, gt=0)
+
+
+class SlurmConfig(Model):
+    """`executor: slurm`: one sbatch job array per phase (pipeline/executors.py)."""
+
+    partition: str
+    time: str = "24:00:00"  # per array task
+    cpus_per_task: int = Field(1, ge=1)
+    mem_per_cpu_gb: int = Field(2, ge=1)
+    qos: str | None = None
+    max_concurrent: int | None = Field(None, ge=1)  # array throttle `%N`; none: no limit
+    env_command: str | None = None  # e.g. `module load python`; default: this venv's activate
+    sbatch_args: dict[str, str | int] = {}  # more `#SBATCH --key=value` lines
+    max_array_size: int = Field(1001, ge=1)  # the cluster's MaxArraySize
+    job_name: str = Field("gristmill", pattern=SOURCE_NAME)
+
+
+EXECUTOR_KEYS = ("executor", "ray", "slurm")  # where tasks run, never what they write
+
+
 class RunConfig(Model):
     output: str
-    executor: Literal["local"] = "local"
+    executor: Literal["local", "ray", "slurm"] = "local"
     tasks: int = Field(1, ge=1)
     workers: int = Field(1, ge=1)
     keep_rejected: bool = True
@@ -61,6 +88,8 @@ class RunConfig(Model):
     sources: list[SourceConfig] = Field(min_length=1)
     stages: list[StageConfig] = Field(min_length=1)
     mix: dict[str, Any] | None = None  # one mix or named mixes: pipeline/mixing.py
+    ray: RayConfig = RayConfig()
+    slurm: SlurmConfig | None = None  # required by `executor: slurm`
 
     @field_validator("stages", mode="before")
     @classmethod
@@ -100,9 +129,10 @@ class LoadedConfig:
 
     @property
     def hash(self) -> str:
-        return hashlib.sha256(
-            orjson.dumps(self.resolved(), option=orjson.OPT_SORT_KEYS)
-        ).hexdigest()
+        """Keys the run's caches. Without the executor settings: every executor writes the same
+        bytes, so a run started on Slurm can be finished (or resumed) by another executor."""
+        data = {k: v for k, v in self.resolved().items() if k not in EXECUTOR_KEYS}
+        return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def load_config(path: str | os.PathLike) -> LoadedConfig:
@@ -144,6 +174,12 @@ def check_rules(run: RunConfig) -> None:
         )
     if tuple(stages[-2:]) != REQUIRED_LAST:
         raise ConfigError(f"stages: must end with {' then '.join(REQUIRED_LAST)}, got {stages}")
+    check_executor(run)
+
+
+def check_executor(run: RunConfig) -> None:
+    if run.executor == "slurm" and run.slurm is None:
+        raise ConfigError("slurm: required by `executor: slurm` (at least `partition`)")
 
 
 def _stage_params(i: int, entry: StageConfig):

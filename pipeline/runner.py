@@ -134,8 +134,11 @@ def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None], dry_run: 
             label = (
                 f"[{i}/{len(phases)}] {phase.name}: {phase.tasks} tasks, {cfg.run.workers} workers"
             )
-            docs_in = expected if len(phase.steps) > 1 else None  # a reduce: tasks only
-            with PhaseMonitor(label, work / phase.name, phase.tasks, docs_in, echo) as mon:
+            moves_docs = len(phase.steps) > 1  # a reduce phase shows finished tasks
+            watch = PhaseMonitor(
+                label, work / phase.name, phase.tasks, expected, echo, counts_docs=moves_docs
+            )
+            with watch as mon:
                 runner.run_phase(phase, work / phase.name)
             timing[phase.name] = round(mon.seconds, 3)
             seen[phase.name] = {"seconds": mon.seconds, "docs": mon.docs, "bytes": mon.bytes}

@@ -6,7 +6,10 @@ from pipeline.config import ConfigError, load_config
 from pipeline.registry import STAGES
 from tests.conftest import minimal_config
 
-ALL_KEYS = "output, executor, tasks, workers, keep_rejected, strict, max_doc_chars, sources, stages"
+ALL_KEYS = (
+    "output, executor, tasks, workers, keep_rejected, strict, max_doc_chars, sources, stages, "
+    "mix, ray, slurm"
+)
 
 
 def refused(path, key: str) -> str:

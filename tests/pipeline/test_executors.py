@@ -1,0 +1,128 @@
+"""The same phases on other executors: a local Ray gives the local executor's bytes; Slurm gets
+one job array per phase, each depending on the one before, and a finalize job last."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pipeline import manifest as mf
+from pipeline.config import ConfigError, load_config
+from pipeline.runner import run
+from stages.errors import GristmillError
+from tests.conftest import restored_logging, run_quietly
+from tests.pipeline.conftest import sample_config_at
+
+SLURM = {"partition": "cpu", "time": "01:00:00", "max_concurrent": 8}
+
+
+def shard_hashes(manifest: dict) -> dict[str, dict]:
+    return {
+        s["prefix"]: {k: v["sha256"] for k, v in s["files"].items()} for s in manifest["shards"]
+    }
+
+
+def tree(out: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for sub in ("tokens", "rejected")
+        for p in sorted((out / sub).rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_ray_gives_the_local_executors_shards_and_hashes(sample_local_run, tmp_path, monkeypatch):
+    pytest.importorskip("ray", reason="ray is not installed (it is in the dev extra)")
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    local_out, local = sample_local_run
+    cfg = sample_config_at(tmp_path, executor="ray", ray={"num_cpus": 2}, workers=2)
+    manifest = run_quietly(cfg)
+    assert shard_hashes(manifest) == shard_hashes(local)
+    assert manifest["stages"] == local["stages"]
+    assert manifest["rejected"] == local["rejected"]
+    assert tree(tmp_path / "out") == tree(local_out)
+    # where tasks ran is not part of what they made: same run key as `executor: local`
+    same = yaml.safe_load(cfg.read_text()) | {"executor": "local", "ray": {"num_cpus": 8}}
+    (tmp_path / "local.yaml").write_text(yaml.safe_dump(same))
+    assert load_config(cfg).hash == load_config(tmp_path / "local.yaml").hash
+
+
+def slurm_jobs(text: str) -> list[tuple[str, list[str], str]]:
+    """submit.sh's sbatch lines as (variable, arguments, script)."""
+    jobs = []
+    for m in re.finditer(r"^(JOB_\d+)=\$\(sbatch --parsable (.*) (\S+) \| cut", text, re.M):
+        jobs.append((m[1], re.findall(r'"([^"]*)"', m[2]), m[3]))
+    return jobs
+
+
+def sbatch_directives(script: Path) -> dict[str, str]:
+    return dict(re.findall(r"^#SBATCH --([\w-]+)=?(.*)$", script.read_text(), re.M))
+
+
+def test_slurm_dry_run_writes_one_array_per_phase_in_order(tmp_path):
+    cfg = sample_config_at(tmp_path, executor="slurm", slurm=SLURM)
+    lines: list[str] = []
+    with restored_logging():
+        result = run(str(cfg), echo=lines.append, dry_run=True)
+    out = tmp_path / "out"
+    assert not (out / mf.MANIFEST).exists()  # nothing ran
+    folder = Path(result["slurm"]["folder"])
+    jobs = slurm_jobs((folder / "submit.sh").read_text())
+    phases = ["01-exact_dedup-map", "02-exact_dedup-reduce", "03-tokenize-pack"]
+    assert [Path(s).name for _, _, s in jobs] == [f"{p}.slurm" for p in phases] + ["finalize.slurm"]
+    for i, (_, args, script) in enumerate(jobs):
+        deps = [a.split("=", 1)[1] for a in args if a.startswith("--dependency=")]
+        # each job waits for the previous one to succeed; the first waits for nothing
+        assert deps == ([f"afterok:${{{jobs[i - 1][0]}}}"] if i else []), script
+        d = sbatch_directives(Path(script))
+        assert d["partition"] == "cpu" and d["time"] == "01:00:00"
+        if i < len(phases):
+            assert d["array"] == "0-3%8"  # the phase's 4 tasks, at most 8 at once
+            assert d["job-name"] == f"gristmill-{phases[i]}"
+            pickled = out / "_work" / folder.parent.name / phases[i] / "executor.pik"
+            assert f"launch_pickled_pipeline {pickled}" in Path(script).read_text()
+            assert pickled.is_file()
+        else:
+            assert "array" not in d
+            assert f"gristmill run {cfg.resolve()} --executor local" in Path(script).read_text()
+    assert os.access(folder / "submit.sh", os.X_OK)
+    assert lines[-1].startswith("dry run: nothing submitted")
+
+
+def test_slurm_submits_with_the_job_ids_sbatch_returns(tmp_path, monkeypatch):
+    """A stand-in `sbatch` on PATH records its arguments and answers like the real one."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "sbatch.log"
+    fake = bin_dir / "sbatch"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f'echo "$@" >> {log}\n'
+        f'n=$(wc -l < {log}); echo "Submitted batch job $((100 + n))"\n'
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    result = run_quietly(sample_config_at(tmp_path, executor="slurm", slurm=SLURM))
+    jobs = result["slurm"]["jobs"]
+    assert [j["job_id"] for j in jobs] == ["101", "102", "103", "104"]
+    calls = log.read_text().splitlines()
+    assert [re.findall(r"--dependency=(\S+)", c) for c in calls] == [
+        [],
+        ["afterok:101"],
+        ["afterok:102"],
+        ["afterok:103"],
+    ]
+
+
+def test_slurm_needs_its_section_and_dry_run_needs_slurm(tmp_path):
+    with pytest.raises(ConfigError, match=r"slurm: required by `executor: slurm`"):
+        load_config(sample_config_at(tmp_path, executor="slurm"))
+    with pytest.raises(ConfigError, match=r"slurm: required"):
+        run(str(sample_config_at(tmp_path)), echo=lambda s: None, executor="slurm")
+    with pytest.raises(GristmillError, match="--dry-run: only with `executor: slurm`"):
+        run(str(sample_config_at(tmp_path)), echo=lambda s: None, dry_run=True)

@@ -1,0 +1,82 @@
+"""Progress: the per-task counters a phase's tasks write, what the parent reads from them, the
+quiet (non-terminal) lines, and the end-of-run summary."""
+
+from __future__ import annotations
+
+import io
+
+import orjson
+
+from pipeline.progress import (
+    CountProgress,
+    PhaseMonitor,
+    completed_tasks,
+    docs_leaving,
+    live_terminal,
+    read_progress,
+    summary_lines,
+)
+from tests.conftest import docs, run_step
+
+
+def test_counter_passes_documents_through_and_counts_them(tmp_path):
+    step = CountProgress(tmp_path / "progress")
+    batch = docs("héllo", "wörld!", "")
+    assert run_step(step, batch, rank=3) == batch
+    record = orjson.loads((tmp_path / "progress" / "00003.json").read_bytes())
+    assert record == {"docs": 3, "bytes": len("héllowörld!".encode()), "done": True}
+    run_step(CountProgress(tmp_path / "progress"), docs("abc"), rank=0)
+    assert read_progress(tmp_path) == (4, len("héllowörld!abc".encode()))
+
+
+def test_docs_leaving_a_phase_is_its_last_filters_kept(tmp_path):
+    (tmp_path / "stats").mkdir()
+    for rank, kept in enumerate((5, 7)):
+        steps = [
+            {"name": "reader: input", "stats": {"seen": 9, "kept": 9}},
+            {"name": "work: _progress", "stats": {}},
+            {"name": "stage: langid", "stats": {"seen": 9, "kept": {"total": kept}}},
+        ]
+        (tmp_path / "stats" / f"{rank:05d}.json").write_bytes(orjson.dumps(steps))
+    assert docs_leaving(tmp_path) == 12
+    assert docs_leaving(tmp_path / "nothing") is None
+
+
+def test_quiet_monitor_prints_the_phase_and_its_totals(tmp_path):
+    lines: list[str] = []
+    with PhaseMonitor("[1/1] 01-x", tmp_path, 2, None, lines.append, live=False) as mon:
+        run_step(CountProgress(tmp_path / "progress"), docs("a" * 1000, "b" * 1000), rank=0)
+        (tmp_path / "completions").mkdir()
+        (tmp_path / "completions" / "00000").touch()
+    assert (mon.docs, mon.bytes) == (2, 2000) and completed_tasks(tmp_path) == 1
+    assert lines[0] == "[1/1] 01-x"
+    assert lines[1].startswith("    done in ") and "2 docs, 0.0 MB (" in lines[1]
+
+
+def test_live_bar_goes_to_stderr_only_on_a_terminal(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CI", "true")
+    assert not live_terminal()  # CI, or no TTY: plain lines
+    lines: list[str] = []
+    fake_tty = io.StringIO()
+    fake_tty.isatty = lambda: True
+    monkeypatch.setattr("sys.stderr", fake_tty)
+    with PhaseMonitor("[1/2] 01-x", tmp_path, 1, 4, lines.append, live=True):
+        run_step(CountProgress(tmp_path / "progress"), docs("a", "b", "c", "d"), rank=0)
+    assert lines == []  # the bar replaces the lines
+    shown = fake_tty.getvalue()
+    assert "[1/2] 01-x" in shown and "4/4 docs" in shown and "MB/s" in shown
+
+
+def test_summary_lists_stages_and_phases():
+    manifest = {
+        "stages": {
+            "input": {"seen": 10, "kept": 9, "dropped": {"bad_json": 1}},
+            "exact_dedup.reduce": {"duplicates": 1},
+            "tokenize": {"seen": 9, "kept": 9, "dropped": {}, "tokens": 1234},
+        }
+    }
+    phases = {"01-map": {"seconds": 2.0, "docs": 10, "bytes": 4_000_000}}
+    lines = list(summary_lines(manifest, phases))
+    assert lines[1].split() == ["input", "10", "9", "1"]
+    assert lines[2].split() == ["tokenize", "9", "9", "0", "1,234"]
+    assert lines[4].split() == ["01-map", "2.0", "10", "5", "2.00"]

@@ -1,0 +1,143 @@
+"""report.html: written by every run, rebuilt by `gristmill report`, self-contained, and every
+plot really drawn, checked in a screenshot from headless Chromium."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from pipeline import plots, tally
+from pipeline.cli import cli
+from pipeline.report import REPORT, gather, render
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SAMPLE_PLOTS = ["funnel", "drop reasons", "languages", "exact_dedup cluster sizes", "sources"]
+
+
+def images(page: str) -> list[tuple[str, bytes]]:
+    return [
+        (alt, base64.b64decode(b64))
+        for alt, b64 in re.findall(r'<img alt="([^"]*)" src="data:image/png;base64,([^"]+)"', page)
+    ]
+
+
+def test_every_run_writes_a_self_contained_report(sample_local_run):
+    out, manifest = sample_local_run
+    page = (out / REPORT).read_text(encoding="utf-8")
+    assert [alt for alt, _ in images(page)] == [*SAMPLE_PLOTS, "throughput"]
+    assert not re.search(r"<script|<link|<iframe|(src|href)=\"(https?:)?//", page)
+    # the figures of the run are on the page: documents per stage and drop reasons
+    for name, s in manifest["stages"].items():
+        if "seen" in s:
+            assert f'<td>{name}</td><td class="n">{s["seen"]:,}</td>' in page
+    assert "duplicate_exact 20" in page and "language_score_low 1" in page
+    t = tally.load(out / "_work" / manifest["run_key"])
+    assert t["docs"] == manifest["stages"]["pack"]["kept"]
+    assert t["tokens"] == manifest["stages"]["pack"]["tokens"]
+    assert sum(d for d, _ in t["languages"].values()) == t["docs"]
+
+
+def test_report_verb_rebuilds_it(sample_local_run):
+    out, _ = sample_local_run
+    before = (out / REPORT).read_text(encoding="utf-8")
+    (out / REPORT).unlink()
+    result = CliRunner().invoke(cli, ["report", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == f"report: {out / REPORT}"
+    after = (out / REPORT).read_text(encoding="utf-8")
+    assert [a for a, _ in images(after)] == [a for a, _ in images(before)]
+
+
+def enriched(out: Path) -> str:
+    """The sample run's report plus what its stages do not write yet: quality scores, PII
+    counts, near-duplicate clusters, and a materialised mix."""
+    data = gather(out)
+    t = data["tally"]
+    t["quality"] = {"en": [i % 7 for i in range(tally.BINS)], "de": [3] * tally.BINS}
+    t["pii"] = {"email": 12, "phone": 5, "ip": 1}
+    t["cluster_sizes"] = {"2": 30, "3": 7, "9": 1}
+    t["largest"] = [[9, "web-0001"], [3, "web-0002"]]
+    windows = [{"samples": 10, "counts": [7 + i % 2, 3 - i % 2]} for i in range(8)]
+    data["mixes"] = [
+        {
+            "mix": "demo",
+            "seq_len": 256,
+            "samples": 80,
+            "target_shares": {"web": 0.75, "synthetic": 0.25},
+            "achieved_shares": {"web": 0.75, "synthetic": 0.25},
+            "windows": windows,
+            "guard": {"windows": 8, "min_real_fraction_seen": 0.7, "min_real_fraction": 0.7},
+        }
+    ]
+    return render(data)
+
+
+def test_every_section_has_its_plot_when_there_is_data(sample_local_run):
+    page = enriched(sample_local_run[0])
+    alts = [alt for alt, _ in images(page)]
+    assert alts == [
+        "funnel",
+        "drop reasons",
+        "languages",
+        "quality histograms",
+        "exact_dedup cluster sizes",
+        "near-dup clusters",
+        "pii",
+        "sources",
+        "mix",
+        "throughput",
+    ]
+    for alt, png in images(page):
+        img = Image.open(io.BytesIO(png))
+        assert img.format == "PNG" and img.size[0] == plots.WIDTH_IN * plots.DPI, alt
+
+
+def plot_bands(shot: np.ndarray) -> list[tuple[int, int]]:
+    """Row ranges of the screenshot where a plot's face colour fills a wide stretch."""
+    face = np.array([int(plots.FACE[i : i + 2], 16) for i in (1, 3, 5)])
+    is_face = (np.abs(shot[:, :, :3].astype(int) - face) <= 2).all(axis=2)
+    rows = np.flatnonzero(is_face.sum(axis=1) > 20)
+    if not len(rows):
+        return []
+    breaks = np.flatnonzero(np.diff(rows) > 3)
+    starts = [rows[0], *rows[breaks + 1]]
+    ends = [*rows[breaks], rows[-1]]
+    return [(int(a), int(b) + 1) for a, b in zip(starts, ends, strict=True) if b - a > 40]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run does)")
+def test_headless_chromium_shows_every_plot_drawn(sample_local_run, tmp_path):
+    page = tmp_path / "report.html"
+    page.write_text(enriched(sample_local_run[0]), encoding="utf-8")
+    shot = tmp_path / "shot.png"
+    cmd = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--force-device-scale-factor=1",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--window-size=1000,7000",
+        f"--screenshot={shot}",
+        page.as_uri(),
+    ]
+    subprocess.run(cmd, capture_output=True, timeout=120, check=True)
+    pixels = np.asarray(Image.open(shot).convert("RGB"))
+    bands = plot_bands(pixels)
+    assert len(bands) == len(images(page.read_text(encoding="utf-8"))) == 10
+    assert bands[-1][1] < pixels.shape[0] - 50, "the page is longer than the screenshot"
+    for top, bottom in bands:
+        band = pixels[top:bottom].astype(int)
+        spread = band.max(axis=2) - band.min(axis=2)
+        coloured = int((spread > 60).sum())  # bars and lines, not grey axes or text
+        assert coloured > 500, f"plot at rows {top}-{bottom} is blank"
