@@ -152,7 +152,7 @@ def self_hash(manifest: dict) -> str:
 
 
 def write(out: Path, manifest: dict) -> Path:
-    manifest = manifest | {SELF_HASH: self_hash(manifest)}
+    manifest[SELF_HASH] = self_hash(manifest)  # in place: the caller holds what was written
     path = out / MANIFEST
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")

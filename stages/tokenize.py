@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
+import orjson
 from datatrove.data import Document
 from pydantic import Field
 
@@ -76,8 +79,50 @@ def load_tokenizer(spec: str, eos: str | None = None):
     return tok, info
 
 
+def tiktoken_gpt2(threads: int | None = None):
+    """GPT-2 as a tiktoken encoding, built from the same local files (never downloaded): about
+    3x faster per core than `tokenizers` here, with identical ids (tests/stages/test_tokenize.py
+    checks both on the sample corpus). Returns texts -> list of id lists (EOS not added)."""
+    import tiktoken
+    from tiktoken_ext.openai_public import r50k_pat_str  # GPT-2's pre-tokenisation regex
+
+    encoder_json, _ = _gpt2_files()
+    # GPT-2's vocabulary spells each byte as a printable character; map them back to bytes
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1)]
+    printable += range(ord("®"), ord("ÿ") + 1)
+    others = [b for b in range(256) if b not in printable]
+    to_byte = {chr(b): b for b in printable} | {chr(256 + i): b for i, b in enumerate(others)}
+    vocab = orjson.loads(encoder_json.read_bytes())
+    ranks = {bytes(to_byte[c] for c in t): i for t, i in vocab.items() if t != GPT2_EOS}
+    enc = tiktoken.Encoding(
+        "gpt2-local", pat_str=r50k_pat_str, mergeable_ranks=ranks, special_tokens={}
+    )
+    threads = threads or os.cpu_count() or 1
+    return lambda texts: enc.encode_ordinary_batch(texts, num_threads=threads)
+
+
+def load_encoder(params: TokenizeParams):
+    """(texts -> id lists, TokenizerInfo) for the stage's params. The identity (TokenizerInfo) is
+    always the HF tokenizer's: the backends are interchangeable, the ids the same."""
+    tok, info = load_tokenizer(params.tokenizer, params.eos)
+    backend = params.backend
+    if backend == "auto":
+        backend = "tiktoken" if params.tokenizer == "gpt2" else "tokenizers"
+    if backend == "tiktoken":
+        if params.tokenizer != "gpt2":
+            raise GristmillError("tokenize: backend tiktoken is for tokenizer gpt2 only")
+        return tiktoken_gpt2(params.threads), info
+
+    def encode(texts: list[str]) -> list[list[int]]:
+        return [e.ids for e in tok.encode_batch_fast(texts, add_special_tokens=False)]
+
+    return encode, info
+
+
 class TokenizeParams(StageParams):
     tokenizer: str = "gpt2"  # `gpt2` or a path to a tokenizer.json
+    backend: Literal["auto", "tokenizers", "tiktoken"] = "auto"  # auto: tiktoken for gpt2
+    threads: int | None = Field(None, ge=1)  # tiktoken threads per task; default: all cores
     eos: str | None = None  # end-of-document token (default for gpt2: <|endoftext|>)
     min_tokens: int = Field(1, ge=0)  # documents with fewer tokens (before EOS) are dropped
     batch_size: int = Field(1024, ge=1)
@@ -90,19 +135,17 @@ class Tokenize(Stage):
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)
         self.batch_size = self.params.batch_size
-        self._tok = self._info = None  # built lazily in each worker (Rust objects)
+        self._encode = self._info = None  # built lazily in each worker (Rust objects)
 
     def _load(self):
-        if self._tok is None:
-            self._tok, self._info = load_tokenizer(self.params.tokenizer, self.params.eos)
-        return self._tok, self._info
+        if self._encode is None:
+            self._encode, self._info = load_encoder(self.params)
+        return self._encode, self._info
 
     def process_batch(self, docs: list[Document]) -> list[str | None]:
-        tok, info = self._load()
-        encs = tok.encode_batch_fast([d.text for d in docs], add_special_tokens=False)
+        encode, info = self._load()
         reasons = []
-        for doc, enc in zip(docs, encs, strict=True):
-            ids = enc.ids
+        for doc, ids in zip(docs, encode([d.text for d in docs]), strict=True):
             if len(ids) < self.params.min_tokens:
                 reasons.append("too_short_in_tokens")
                 doc.metadata["n_tokens"] = len(ids)
@@ -115,4 +158,4 @@ class Tokenize(Stage):
         return reasons
 
     def __getstate__(self):
-        return self.__dict__ | {"_tok": None, "_info": None}
+        return self.__dict__ | {"_encode": None, "_info": None}

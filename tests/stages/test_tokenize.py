@@ -92,5 +92,31 @@ def test_step_pickles_without_its_tokenizer():
     step = Tokenize()
     tokens(step, "warm up")
     clone = pickle.loads(pickle.dumps(step))
-    assert clone._tok is None
+    assert clone._encode is None
     assert tokens(clone, "Hello world") == [[15496, 995, EOS]]
+
+
+def test_tiktoken_and_tokenizers_backends_give_the_same_ids():
+    from pathlib import Path
+
+    from stages.docio import read_records
+    from stages.tokenize import TokenizeParams, load_encoder
+
+    sample = Path(__file__).resolve().parents[2] / "sample_data"
+    texts = [
+        r["text"] for f in sorted(sample.glob("*/part-0000[01].jsonl")) for r in read_records(f)
+    ]
+    texts += ["<|endoftext|> inside", "  spaces\n\n\ttabs ", "emoji 🙂 and 中文"]
+    fast, info = load_encoder(TokenizeParams(backend="tiktoken", threads=1))
+    slow, info2 = load_encoder(TokenizeParams(backend="tokenizers"))
+    assert len(texts) > 200 and info == info2
+    assert fast(texts) == slow(texts)
+
+
+def test_tiktoken_backend_is_for_gpt2_only(word_tokenizer):
+    from stages.errors import GristmillError
+    from stages.tokenize import load_encoder
+
+    params = TokenizeParams(tokenizer=word_tokenizer, eos="<eos>", backend="tiktoken")
+    with pytest.raises(GristmillError, match="backend tiktoken is for tokenizer gpt2 only"):
+        load_encoder(params)
