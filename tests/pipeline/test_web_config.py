@@ -32,7 +32,7 @@ def test_web_recipe_lists_every_registered_stage():
 def test_web_recipe_runs_on_the_fixture_warcs(tmp_path):
     assert load_config(WEB).inputs  # loads as shipped, paths and all
     data = yaml.safe_load(WEB.read_text())
-    data["output"] = str(tmp_path / "out")
+    data |= {"output": str(tmp_path / "out"), "tasks": 1, "workers": 1}  # fewer processes: faster
     for src in data["sources"]:  # the same files, from a config written elsewhere
         src["paths"] = [str((WEB.parent / p).resolve()) for p in src["paths"]]
     cfg = tmp_path / "web.yaml"
@@ -41,12 +41,13 @@ def test_web_recipe_runs_on_the_fixture_warcs(tmp_path):
 
     manifest = orjson.loads((tmp_path / "out" / "manifest.json").read_bytes())
     stages = manifest["stages"]
+    assert set(STAGES) <= set(stages)  # every stage ran
     # 18 HTTP 200 HTML pages in the 4 WARCs and 1 WET record; every other record skipped by type
     assert stages["input"]["seen"] == 19 and stages["input"]["dropped"] == {}
     assert stages["input"]["skipped"]["warc_request"] == 19
-    assert stages["extract"]["passthrough"] == 1  # the WET record is text already
-    assert stages["extract"]["kept"] >= 15
+    if "url_dedup" in stages:  # two refetches of a page, the WET copy of the WARC page
+        assert stages["url_dedup"]["dropped"] == {"duplicate_url": 3}
+    assert stages["extract"]["seen"] == stages["extract"]["kept"] >= 16
     totals = manifest["totals"]
-    assert totals["docs"]["real"] > 10 and totals["tokens"]["real"] > 1000
-    shards = {s["source"] for s in manifest["shards"]}
-    assert "web" in shards
+    assert totals["docs"]["real"] >= 5 and totals["tokens"]["real"] > 1000
+    assert {s["source"] for s in manifest["shards"]} == {"web"}
