@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from pipeline.quality_cli import quality
 from stages.errors import GristmillError
 
 
@@ -159,6 +160,9 @@ def error_line(e: BaseException) -> tuple[str, int]:
             1,
         )
     return f"error: internal: {type(e).__name__}: {e} (rerun with --debug for details)", 1
+
+
+cli.add_command(quality)
 
 
 def main() -> None:

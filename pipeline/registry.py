@@ -10,6 +10,8 @@ from stages.langid import LangId
 from stages.pack import Pack
 from stages.pii import Pii
 from stages.provenance import Provenance
+from stages.quality import Quality
+from stages.safety import Safety
 from stages.tokenize import Tokenize
 
 STAGES: dict[str, type[Stage] | type[GlobalStage]] = {
@@ -18,6 +20,8 @@ STAGES: dict[str, type[Stage] | type[GlobalStage]] = {
     "extract": Extract,
     "exact_dedup": ExactDedup,
     "pii": Pii,
+    "quality": Quality,
+    "safety": Safety,
     "tokenize": Tokenize,
     "pack": Pack,
 }

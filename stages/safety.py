@@ -1,0 +1,150 @@
+"""`safety`: URL-domain blocklist and per-language word lists.
+
+Scores, then decides: every document gets `safety_flags` = {"blocked_domain": the listed domain
+its URL falls under, or null; "blocked_words": {term: occurrences}}. It is dropped as
+`blocked_domain` when its URL's host is a listed domain or below one, else as `blocked_words`
+when the listed terms occur at least `min_blocked_words` times in all.
+
+Lists: `stages/data/safety_domains.txt` and `stages/data/safety_words/<code>.txt` (written for
+the project; small seeds), plus what the config adds (`domains`, `domain_files`, `words`,
+`word_files`). A document is checked against the list of its `language` (from `langid`) and
+those of `common_languages` (default English, which turns up on pages of every language).
+Terms match as whole words, case-insensitively; terms in scripts written without spaces (the
+lists of `char`-unit languages) match anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from datatrove.data import Document
+from pydantic import Field, field_validator
+
+from stages.base import Stage, StageParams
+from stages.quality_lang import DATA, profile, read_word_list
+
+ALL_LANGUAGES = "*"
+
+
+class SafetyParams(StageParams):
+    min_blocked_words: int = Field(3, ge=1)  # listed-term occurrences that drop a document
+    domains: list[str] = []  # more blocked domains
+    domain_files: list[str] = []  # files of blocked domains, one per line (`#` comments)
+    words: dict[str, list[str]] = {}  # language code (or "*": every document) -> more terms
+    word_files: dict[str, list[str]] = {}  # language code (or "*") -> files of terms
+    default_lists: bool = True  # use the shipped lists
+    common_languages: list[str] = ["en"]  # lists checked whatever the document's language
+    url_field: str = "url"  # the metadata key holding the page URL
+
+    @field_validator("domain_files")
+    @classmethod
+    def _domain_files(cls, v):
+        for f in v:
+            if not Path(f).is_file():
+                raise ValueError(f"domain file not found: {f}")
+        return v
+
+    @field_validator("word_files")
+    @classmethod
+    def _word_files(cls, v):
+        for files in v.values():
+            for f in files:
+                if not Path(f).is_file():
+                    raise ValueError(f"word file not found: {f}")
+        return v
+
+
+def normalize_domain(domain: str) -> str:
+    return domain.strip().lower().rstrip(".").removeprefix("www.")
+
+
+def url_host(url) -> str | None:
+    if not isinstance(url, str) or not url:
+        return None
+    try:
+        host = urlsplit(url if "//" in url else "//" + url).hostname
+    except ValueError:  # a malformed URL (bad port, brackets) has no host we can trust
+        return None
+    return host.rstrip(".") if host else None
+
+
+def blocked_domain(host: str | None, blocked: frozenset[str]) -> str | None:
+    """The listed domain that `host` is, or is below (a.b.example.com -> example.com)."""
+    if not host:
+        return None
+    labels = host.split(".")
+    for i in range(len(labels)):
+        candidate = ".".join(labels[i:])
+        if candidate in blocked:
+            return candidate
+    return None
+
+
+def term_matcher(bounded: set[str], anywhere: set[str]) -> re.Pattern | None:
+    """One regex for all terms: whole-word terms between non-word characters, others bare.
+    Longer terms first, so a phrase wins over a word inside it."""
+
+    def alternation(terms: set[str]) -> str:
+        return "|".join(re.escape(t) for t in sorted(terms, key=lambda t: (-len(t), t)))
+
+    parts = []
+    if bounded:
+        parts.append(rf"(?<!\w)(?:{alternation(bounded)})(?!\w)")
+    if anywhere:
+        parts.append(f"(?:{alternation(anywhere)})")
+    return re.compile("|".join(parts)) if parts else None
+
+
+class Safety(Stage):
+    name = "safety"
+    Params = SafetyParams
+
+    def __init__(self, params=None, ctx=None):
+        super().__init__(params, ctx)
+        p = self.params
+        domains = list(p.domains)
+        files = [DATA / "safety_domains.txt"] if p.default_lists else []
+        for f in [*files, *map(Path, p.domain_files)]:
+            domains += read_word_list(f)
+        self.domains = frozenset(normalize_domain(d) for d in domains if d.strip())
+        self._matchers: dict[str, re.Pattern | None] = {}
+
+    def terms(self, lang: str) -> list[str]:
+        """The listed terms of one language (shipped + config), lower case."""
+        p = self.params
+        out: list[str] = []
+        shipped = DATA / "safety_words" / f"{lang}.txt"
+        if p.default_lists and lang != ALL_LANGUAGES and shipped.is_file():
+            out += read_word_list(shipped)
+        for f in p.word_files.get(lang, []):
+            out += read_word_list(Path(f))
+        out += p.words.get(lang, [])
+        return [t.strip().lower() for t in out if t.strip()]
+
+    def matcher(self, lang: str) -> re.Pattern | None:
+        if lang not in self._matchers:
+            bounded: set[str] = set()
+            anywhere: set[str] = set()
+            for code in dict.fromkeys([lang, *self.params.common_languages, ALL_LANGUAGES]):
+                no_spaces = code != ALL_LANGUAGES and profile(code).unit == "char"
+                (anywhere if no_spaces else bounded).update(self.terms(code))
+            self._matchers[lang] = term_matcher(bounded, anywhere)
+        return self._matchers[lang]
+
+    def process(self, doc: Document) -> str | None:
+        host = url_host(doc.metadata.get(self.params.url_field))
+        domain = blocked_domain(host, self.domains)
+        rx = self.matcher(doc.metadata.get("language") or "")
+        words = Counter(rx.findall(doc.text.lower())) if rx is not None else Counter()
+        doc.metadata["safety_flags"] = {
+            "blocked_domain": domain,
+            "blocked_words": dict(sorted(words.items())),
+        }
+        if domain is not None:
+            return "blocked_domain"
+        if sum(words.values()) >= self.params.min_blocked_words:
+            return "blocked_words"
+        return None

@@ -1,0 +1,212 @@
+"""The `quality` stage: scoring, deciding with reasons, thresholds from config, language-aware
+bounds, and re-deciding already-scored documents without recomputing their signals."""
+
+import pickle
+
+import pytest
+from datatrove.data import Document
+from pydantic import ValidationError
+
+import stages.quality as quality_module
+from stages.quality import Quality, QualityParams
+from stages.quality_lang import default_bounds, profile
+from stages.quality_rules import RULES, blend, failed_rule, heuristic_score
+from stages.quality_signals import SIGNALS, compute_signals
+
+PROSE = (
+    "The river runs through the old town and past the mill. In the spring the water is high, "
+    "and the children watch it from the bridge. Farmers bring their grain to the mill, where "
+    "it is ground into flour for the bakers of the town. The miller keeps a careful record of "
+    "every sack, and he is proud of the work that his family has done for many years. When the "
+    "harvest is good, the whole town comes to the square to celebrate with music and bread."
+)
+NAV = "\n".join(["Home", "Products", "About us", "Contact", "Login", "Home", "Products"] * 8)
+SHORT = "The river and the road run past the old mill."  # fine, but 10 words
+ZH_PROSE = (
+    "北京是中华人民共和国的首都，也是全国的政治和文化中心。这座城市有三千多年的历史，"
+    "保存了许多古老的建筑和园林。每年都有大量的游客来这里参观故宫、长城和颐和园。"
+)
+
+
+def docs(*texts, **meta):
+    return [Document(text=t, id=f"d{i}", metadata=dict(meta)) for i, t in enumerate(texts)]
+
+
+def run(step, data):
+    return list(step.run(iter(data)))
+
+
+def stats(step):
+    return {k: v.total for k, v in step.stats.stats.items()}
+
+
+def test_scores_and_keeps_good_prose():
+    step = Quality()
+    (doc,) = run(step, docs(PROSE, language="en"))
+    assert set(doc.metadata["quality_signals"]) == set(SIGNALS)
+    assert 0.0 <= doc.metadata["quality_score"] <= 1.0
+    assert stats(step)["kept"] == 1
+
+
+def test_drops_with_the_first_failing_rule_as_reason(tmp_path):
+    from stages.base import StageContext
+
+    step = Quality(ctx=StageContext(rejected=tmp_path / "rejected"))
+    data = docs(PROSE, "Too short to be a page.", NAV, language="en")
+    kept = run(step, data)
+    assert [d.id for d in kept] == ["d0"]
+    s = stats(step)
+    assert s["dropped/gopher_word_count"] == 1
+    # the menu has 64 words, so another rule drops it
+    assert s["dropped"] == 2
+    reason = failed_rule(
+        data[2].metadata["quality_signals"], data[2].metadata["quality_score"], step.bounds("en")
+    )
+    assert s[f"dropped/{reason}"] >= 1
+    assert all("quality_score" in d.metadata for d in data)  # dropped documents are scored too
+
+
+def test_prose_scores_higher_than_navigation():
+    prose, nav = run(Quality(QualityParams(thresholds="off")), docs(PROSE, NAV, language="en"))
+    assert prose.metadata["quality_score"] > nav.metadata["quality_score"] + 0.1
+
+
+def test_thresholds_off_only_scores():
+    # `--set thresholds=off` arrives as YAML's false
+    step = Quality(QualityParams.model_validate({"thresholds": False}))
+    assert step.params.thresholds == "off"
+    out = run(step, docs(PROSE, "tiny", NAV, language="en"))
+    assert len(out) == 3 and all("quality_score" in d.metadata for d in out)
+    assert stats(step).get("dropped", 0) == 0
+
+
+def test_reapplying_thresholds_does_not_recompute_signals(monkeypatch):
+    scored = run(Quality(QualityParams(thresholds="off")), docs(PROSE, SHORT, language="en"))
+    before = [dict(d.metadata["quality_signals"]) for d in scored]
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("signals were recomputed")
+
+    monkeypatch.setattr(quality_module, "compute_signals", must_not_run)
+    strict = Quality(QualityParams(thresholds={"gopher_word_count": {"min": 60}}))
+    kept = run(strict, scored)
+    assert [d.id for d in kept] == ["d0"]  # PROSE has 80+ words, SHORT 10
+    assert stats(strict)["signals_reused"] == 2
+    assert stats(strict)["dropped/gopher_word_count"] == 1
+    loose = Quality(QualityParams(thresholds={"gopher_word_count": {"min": 1}}))
+    assert len(run(loose, scored)) == 2
+    assert [d.metadata["quality_signals"] for d in scored] == before
+
+
+def test_rescore_recomputes(monkeypatch):
+    scored = run(Quality(QualityParams(thresholds="off")), docs(PROSE, language="en"))
+    calls = []
+    real = quality_module.compute_signals
+
+    def counting(text, prof):
+        calls.append(text)
+        return real(text, prof)
+
+    monkeypatch.setattr(quality_module, "compute_signals", counting)
+    run(Quality(QualityParams(thresholds="off", rescore=True)), scored)
+    assert calls == [PROSE]
+
+
+def test_score_does_not_depend_on_configured_thresholds():
+    a = run(Quality(QualityParams(thresholds="off")), docs(PROSE, language="en"))[0]
+    b = Quality(QualityParams(thresholds={"gopher_word_count": {"min": 1}}))
+    b = run(b, docs(PROSE, language="en"))[0]
+    c = Quality(QualityParams(thresholds={"gopher_word_count": None}))
+    c = run(c, docs(PROSE, language="en"))[0]
+    assert a.metadata["quality_score"] == b.metadata["quality_score"]
+    assert b.metadata["quality_score"] == c.metadata["quality_score"]
+
+
+def test_quality_score_rule():
+    step = Quality(QualityParams(thresholds={"quality_score": {"min": 0.999}}))
+    run(step, docs(PROSE, language="en"))
+    assert stats(step) == {
+        "seen": 1,
+        "dropped": 1,
+        "dropped/quality_score": 1,
+        "signals_computed": 1,
+    }
+
+
+def test_cjk_document_is_not_dropped_for_having_no_spaces():
+    assert " " not in ZH_PROSE
+    step = Quality()
+    (doc,) = run(step, docs(ZH_PROSE, language="zh"))
+    assert doc.metadata["quality_signals"]["gopher_word_count"] > 50
+    # the same text without its language would be one "word" long, and dropped for it
+    unknown = Quality()
+    assert run(unknown, docs(ZH_PROSE)) == []
+    assert stats(unknown)["dropped/gopher_word_count"] == 1
+
+
+def test_bounds_order_defaults_config_language_data_language_config():
+    # shipped: min 50 words; shipped for ko: min 34
+    assert default_bounds()["gopher_word_count"] == (50, 100000)
+    assert profile("ko").bounds["gopher_word_count"] == (34, 100000)
+    step = Quality(
+        QualityParams(
+            thresholds={"gopher_word_count": {"min": 10}},
+            languages={"fi": {"gopher_word_count": {"min": 5}}},
+        )
+    )
+    assert step.bounds("en")["gopher_word_count"] == (10, None)  # config over the default
+    assert step.bounds("ko")["gopher_word_count"] == (34, 100000)  # shipped language wins
+    assert step.bounds("fi")["gopher_word_count"] == (5, None)  # config language wins all
+    assert step.bounds("zh")["gopher_mean_word_length"] is None  # char units: rule off
+
+
+def test_rule_can_be_switched_off():
+    step = Quality(QualityParams(thresholds={"gopher_word_count": None}))
+    assert step.bounds("en")["gopher_word_count"] is None
+    assert failed_rule({"gopher_word_count": 1}, 0.5, step.bounds("en")) is None
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"thresholds": {"gopher_words": {"min": 1}}}, "unknown rule 'gopher_words'"),
+        ({"languages": {"de": {"nope": None}}}, "languages.de: unknown rule 'nope'"),
+        ({"thresholds": {"gopher_word_count": {"minimum": 1}}}, "minimum"),
+        ({"model_weight": 1.5}, "model_weight"),
+        ({"model": "no/such/model.bin"}, "model file not found"),
+        ({"thresholds": "sometimes"}, "thresholds"),
+    ],
+)
+def test_bad_params_are_refused_with_the_key(params, message):
+    with pytest.raises(ValidationError) as e:
+        QualityParams.model_validate(params)
+    assert message in str(e.value)
+
+
+def test_every_rule_has_a_shipped_bound_entry():
+    assert set(default_bounds()) == set(RULES)
+
+
+def test_failed_rule_order_and_none_signals():
+    bounds = {"gopher_word_count": (50, None), "gopher_stop_words": (2, None)}
+    assert failed_rule({"gopher_word_count": 3, "gopher_stop_words": 0}, 1, bounds) == (
+        "gopher_word_count"
+    )
+    assert failed_rule({"gopher_word_count": 60, "gopher_stop_words": None}, 1, bounds) is None
+
+
+def test_heuristic_score_is_a_weighted_mean_in_unit_interval():
+    good = compute_signals(PROSE, profile("en"))
+    bad = compute_signals(NAV, profile("en"))
+    for s in (good, bad):
+        assert 0.0 <= heuristic_score(s, profile("en")) <= 1.0
+    assert heuristic_score({}, profile("en")) == 0.0
+    assert blend(0.4, None, 0.5) == 0.4
+    assert blend(0.4, 1.0, 0.5) == pytest.approx(0.7)
+
+
+def test_step_pickles_without_a_model():
+    step = Quality()
+    clone = pickle.loads(pickle.dumps(step))
+    assert clone._model is None
+    assert len(run(clone, docs(PROSE, language="en"))) == 1
