@@ -82,12 +82,16 @@ def edit_manifest(out, edit) -> None:
     path.write_bytes(orjson.dumps(manifest))
 
 
+EDITED = "manifest.json: its manifest_sha256 does not match (edited by hand?)"
+
+
 def test_edited_shard_token_count(out):
     shard = orjson.loads((out / "manifest.json").read_bytes())["shards"][1]
     edit_manifest(out, lambda m: m["shards"][1].update(tokens=m["shards"][1]["tokens"] + 1))
     problems, _ = verify_run(out)
     docs, tokens = shard["docs"], shard["tokens"]
     assert problems == [
+        EDITED,
         f"{WEB}: {docs} docs / {tokens} tokens on disk, manifest says {docs} / {tokens + 1}",
         "manifest.json: per-source totals do not add up to its shards",
     ]
@@ -97,7 +101,10 @@ def test_edited_total_token_count(out):
     edit_manifest(
         out, lambda m: m["totals"]["tokens"].update(real=m["totals"]["tokens"]["real"] + 1)
     )
-    assert verify_run(out)[0] == ["manifest.json: per-source totals do not add up to its shards"]
+    assert verify_run(out)[0] == [
+        EDITED,
+        "manifest.json: per-source totals do not add up to its shards",
+    ]
 
 
 def test_changed_rejected_file(out):
