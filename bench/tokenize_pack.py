@@ -3,8 +3,9 @@
 What it measures: tokens/s of `stages.tokenize.Tokenize` followed by `stages.pack.Pack` (shards
 written to a temporary folder, fsync included), driven through their `run()` generators on
 datatrove `Document`s with metadata `source`/`origin`, against bare `Tokenizer.encode_batch`
-(`add_special_tokens=False`, batches of the stage's batch size, `.ids` read out as the stage
-does) with the very tokenizer object the stage uses (`load_tokenizer("gpt2")`, via the stage).
+(`add_special_tokens=False`, batches of the stage's batch size, `.ids` read out) with the HF
+tokenizer the stage is identified by (`load_tokenizer("gpt2")`). The stage runs with its default
+backend (`auto`: tiktoken for GPT-2, the same ids).
 Tokens are counted without the EOS the stage appends, so both sides divide the same count.
 
 The Rust library reads RAYON_NUM_THREADS once, when it first runs, so every thread count is
@@ -20,8 +21,8 @@ ratio is given over the totals and as the median of the per-slice ratios (with t
 
 Bare `encode_batch_fast` (the call the stage makes: no offsets) is timed too, so the stage's own
 overhead shows apart from the offsets that plain `encode_batch` computes (`--no-fast` drops it).
-If `tiktoken` is importable (it is not a dependency), its `encode_ordinary_batch` on the same
-texts is an extra line, built offline from the same GPT-2 files. `--profile` adds a cProfile of
+Bare tiktoken `encode_ordinary_batch` (stages.tokenize.tiktoken_gpt2, what the stage calls for
+GPT-2) is an extra line: the stage's own overhead over its backend. `--profile` adds a cProfile of
 one stage pass over the first slice.
 
 Data: the first N documents (field `text`) of `corpus/docs_web.jsonl.zst` in ../shared/data, or
@@ -34,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import importlib.util
 import json
 import os
 import pstats
@@ -92,30 +92,6 @@ def load_docs(path: Path, n: int) -> list[tuple[str, str]]:
 # --- worker: one thread count, in its own process -------------------------------------------
 
 
-def tiktoken_gpt2(num_threads: int):
-    """tiktoken's GPT-2 encoding built from the local files the stage uses (never downloads);
-    returns a function texts -> list of id lists, or None when tiktoken is not importable."""
-    if importlib.util.find_spec("tiktoken") is None:
-        return None
-    import tiktoken
-    from tiktoken_ext.openai_public import r50k_pat_str
-
-    from stages.tokenize import GPT2_EOS, _gpt2_files
-
-    encoder_json, _ = _gpt2_files()
-    # GPT-2's vocabulary spells bytes as printable characters; undo that to get byte ranks.
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1)]
-    printable += range(ord("®"), ord("ÿ") + 1)
-    others = [b for b in range(256) if b not in printable]
-    to_byte = {chr(b): b for b in printable} | {chr(256 + i): b for i, b in enumerate(others)}
-    vocab = json.loads(encoder_json.read_text(encoding="utf-8"))
-    ranks = {bytes(to_byte[c] for c in tok): i for tok, i in vocab.items() if tok != GPT2_EOS}
-    enc = tiktoken.Encoding(
-        "gpt2-local", pat_str=r50k_pat_str, mergeable_ranks=ranks, special_tokens={}
-    )
-    return lambda texts: enc.encode_ordinary_batch(texts, num_threads=num_threads)
-
-
 def profile_rows(prof: cProfile.Profile, top: int) -> list[list]:
     stats = pstats.Stats(prof)
     rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
@@ -132,12 +108,12 @@ def worker(args: argparse.Namespace, path: Path) -> dict:
     from stages.base import StageContext
     from stages.pack import Pack, PackParams
     from stages.shards import ShardReader
-    from stages.tokenize import Tokenize, TokenizeParams
+    from stages.tokenize import Tokenize, TokenizeParams, load_tokenizer, tiktoken_gpt2
 
     docs = load_docs(path, args.docs)
     kw = {} if args.batch_size is None else {"batch_size": args.batch_size}
-    tokenize = Tokenize(TokenizeParams(tokenizer="gpt2", **kw))
-    tok, info = tokenize._load()  # the stage's own tokenizer object: the baseline uses it too
+    tokenize = Tokenize(TokenizeParams(tokenizer="gpt2", threads=args.threads, **kw))
+    tok, info = load_tokenizer("gpt2")  # the HF tokenizer: the baseline
     bs = tokenize.batch_size
     tmp = tempfile.TemporaryDirectory(prefix="gristmill-bench-")
     out = Path(tmp.name)
@@ -168,8 +144,7 @@ def worker(args: argparse.Namespace, path: Path) -> dict:
         return ids
 
     others = {BARE: bare} | ({FAST: fast} if args.fast else {})
-    if (tik := tiktoken_gpt2(args.threads)) is not None:
-        others[TIKTOKEN] = tik
+    others[TIKTOKEN] = tiktoken_gpt2(args.threads)
     variants = [STAGE, *others]
     slices = [docs[i : i + bs] for i in range(0, len(docs), bs)]
 
