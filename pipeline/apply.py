@@ -55,7 +55,9 @@ def apply_stage(name: str, inp: str, outp: str, settings, rejected: str | None) 
         if is_global(cls):
             stage = cls(params, ctx)
             deque(stage.map_step().run(ReadSources([source], ctx).run()), maxlen=0)
-            deque(stage.reduce_step().run(), maxlen=0)
+            for step, tasks in stage.reduce_steps():
+                for rank in range(tasks):
+                    deque(step.run(None, rank, tasks), maxlen=0)
             step = stage.filter_step()
         else:
             step = cls(params, ctx)

@@ -1,7 +1,8 @@
 """Compiling a run config into phases: lists of datatrove steps, each run over all tasks.
 
 Local stages chain inside one phase. A global stage (dedup) splits the chain: its map step ends
-the phase, followed by a work-file writer; its reduce runs as a phase of its own; its filter
+the phase, followed by a work-file writer; each of its reduce steps (`reduce_steps()`: one for
+most, two for minhash_dedup, whose clustering is one task) runs as a phase of its own; its filter
 starts the next phase, right after the work-file reader. Task `r` of every phase handles the
 same documents in the same order, which is what lets the filter find a document by its index.
 
@@ -112,9 +113,9 @@ def plan(cfg: LoadedConfig, work: Path, strict: bool) -> tuple[list[Phase], Toke
                 run.tasks,
             )
         )
-        phases.append(
-            Phase(f"{len(phases) + 1:02d}-{entry.name}-reduce", [stage.reduce_step()], run.tasks)
-        )
+        for step, tasks in stage.reduce_steps():  # phase named by the step: `-reduce`, ...
+            suffix = step.name.rsplit(".", 1)[-1]
+            phases.append(Phase(f"{len(phases) + 1:02d}-{entry.name}-{suffix}", [step], tasks))
         steps = [ReadWork(docs), stage.filter_step()]
     phases.append(Phase(f"{len(phases) + 1:02d}-tokenize-pack", steps, run.tasks))
     return phases, info

@@ -7,18 +7,22 @@ from stages.base import GlobalStage, Stage
 from stages.exact_dedup import ExactDedup
 from stages.extract import Extract
 from stages.langid import LangId
+from stages.minhash_dedup import MinHashDedup
 from stages.pack import Pack
 from stages.pii import Pii
 from stages.provenance import Provenance
 from stages.quality import Quality
 from stages.safety import Safety
 from stages.tokenize import Tokenize
+from stages.url_dedup import UrlDedup
 
 STAGES: dict[str, type[Stage] | type[GlobalStage]] = {
     "provenance": Provenance,
     "langid": LangId,
     "extract": Extract,
+    "url_dedup": UrlDedup,
     "exact_dedup": ExactDedup,
+    "minhash_dedup": MinHashDedup,
     "pii": Pii,
     "quality": Quality,
     "safety": Safety,

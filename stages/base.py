@@ -114,5 +114,11 @@ class GlobalStage:
     def reduce_step(self) -> PipelineStep:
         raise NotImplementedError
 
+    def reduce_steps(self) -> list[tuple[PipelineStep, int]]:
+        """The reduce phases in order, each with its number of tasks: by default the one
+        `reduce_step` over `ctx.tasks` buckets. A stage that needs more passes over its files
+        (MinHash: band buckets, then one clustering task) returns more."""
+        return [(self.reduce_step(), self.ctx.tasks)]
+
     def filter_step(self) -> Stage:
         raise NotImplementedError
