@@ -148,6 +148,35 @@ def plan(
         click.echo(line)
 
 
+@cli.command("emit-bench")
+@click.argument("out", type=click.Path(file_okay=False))
+@click.option("--params", type=float, required=True, help="Model parameters, e.g. 1.24e8.")
+@click.option("--gpu-flops", type=float, required=True, help="Peak FLOP/s of one GPU.")
+@click.option("--mfu", type=float, required=True, help="Expected model FLOPs utilisation.")
+@click.option("--batch", type=int, required=True, help="Sequences per batch (one rank).")
+@click.option("--seq", type=int, help="Tokens per sequence (default with --mix: the mix's).")
+@click.option("--mix", help="Emit from the materialised mix OUT/mixes/NAME.")
+@click.option("--seconds", type=float, default=3.0, show_default=True, help="Measuring time.")
+def emit_bench(out, params, gpu_flops, mfu, batch, seq, mix, seconds) -> None:
+    """Tokens/s a trainer needs (F x MFU / (6 x params)) against what the batch emitter
+    delivers from OUT on this machine; exit 1 if the headroom is below 1."""
+    from pipeline.emit_bench import emit_bench as bench
+
+    if bench(out, params, gpu_flops, mfu, batch, seq, mix, seconds, echo=click.echo) < 1:
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--resume", is_flag=True, help="Continue from the newest checkpoint.")
+@click.option("--stop-at", type=int, help="Stop after this step (checkpointed; --resume goes on).")
+def train(config: str, resume: bool, stop_at: int | None) -> None:
+    """Train the reference GPT (trainer/) on the emitter's batches of CONFIG's data."""
+    from pipeline.train import train as run_training
+
+    run_training(config, resume=resume, stop_at=stop_at, echo=click.echo)
+
+
 def error_line(e: BaseException) -> tuple[str, int]:
     """The one line (and exit code) an exception reaches the user as."""
     if isinstance(e, GristmillError):

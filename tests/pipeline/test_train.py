@@ -1,0 +1,69 @@
+"""`gristmill train`: the emitter feeds the trainer; a stopped and resumed run equals an
+uninterrupted one through the prefetch thread; config errors name the key."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from pipeline.config import ConfigError
+from pipeline.train import load_train_config, train
+from tests.pipeline.fake_run import write_run
+
+QUIET = {"echo": lambda s: None}
+
+
+def write_config(tmp_path, name="train.yaml", **changes) -> str:
+    write_run(
+        tmp_path / "run",
+        {"web": ("real", [[37] * 30, [23] * 12]), "syn": ("synthetic", [[19] * 20])},
+    )
+    cfg = {
+        "output": "out",
+        "data": {"folder": "run", "val_shards": ["tokens/web/00001"]},
+        "model": {"layers": 1, "heads": 2, "width": 16, "seq_len": 16},
+        "train": {
+            "steps": 8,
+            "batch": 2,
+            "threads": 1,
+            "eval_every": 4,
+            "eval_batches": 2,
+            "checkpoint_every": 4,
+            "print_every": 100,
+        },
+    }
+    for key, value in changes.items():
+        cfg[key] = {**cfg.get(key, {}), **value} if isinstance(value, dict) else value
+    (tmp_path / name).write_text(yaml.safe_dump(cfg))
+    return str(tmp_path / name)
+
+
+def step_losses(folder) -> list:
+    lines = (folder / "metrics.jsonl").read_text().splitlines()
+    return [(r["step"], r["loss"]) for r in map(json.loads, lines) if "event" not in r]
+
+
+def test_train_writes_metrics_plot_summary_and_resumes_exactly(tmp_path):
+    pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[torch]")
+    whole = train(write_config(tmp_path / "a"), **QUIET)
+    out = tmp_path / "a" / "out"
+    assert whole["steps"] == 8 and whole["val_loss"] is not None
+    assert (out / "loss.png").exists() and json.loads((out / "summary.json").read_text())[
+        "steps"
+    ] == 8
+    assert whole["emitter"]["batches"] == 8
+    config = write_config(tmp_path / "b")
+    train(config, stop_at=5, **QUIET)
+    train(config, resume=True, **QUIET)
+    assert step_losses(tmp_path / "b" / "out") == step_losses(out)
+
+
+def test_config_errors_name_the_key(tmp_path):
+    with pytest.raises(ConfigError, match=r"model\.depth: unknown key"):
+        load_train_config(write_config(tmp_path, model={"depth": 3}))
+    with pytest.raises(ConfigError, match="exactly one of `run`"):
+        load_train_config(write_config(tmp_path, data={"run": "x.yaml"}))
+    with pytest.raises(ConfigError, match="multiple of heads"):
+        load_train_config(write_config(tmp_path, model={"width": 15}))
