@@ -111,6 +111,9 @@ def inspect(out: str, doc_id: str | None, token: str | None) -> None:
         click.echo(line)
 
 
+cli.add_command(quality)
+
+
 @cli.command()
 @click.argument("out", type=click.Path(file_okay=False))
 def report(out: str) -> None:
@@ -189,9 +192,6 @@ def error_line(e: BaseException) -> tuple[str, int]:
             1,
         )
     return f"error: internal: {type(e).__name__}: {e} (rerun with --debug for details)", 1
-
-
-cli.add_command(quality)
 
 
 def main() -> None:

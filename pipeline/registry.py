@@ -23,9 +23,9 @@ STAGES: dict[str, type[Stage] | type[GlobalStage]] = {
     "url_dedup": UrlDedup,
     "exact_dedup": ExactDedup,
     "minhash_dedup": MinHashDedup,
-    "pii": Pii,
     "quality": Quality,
     "safety": Safety,
+    "pii": Pii,
     "tokenize": Tokenize,
     "pack": Pack,
 }
