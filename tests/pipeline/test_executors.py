@@ -13,6 +13,7 @@ import yaml
 
 from pipeline import manifest as mf
 from pipeline.config import ConfigError, load_config
+from pipeline.phases import plan
 from pipeline.runner import run
 from stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
@@ -64,6 +65,13 @@ def sbatch_directives(script: Path) -> dict[str, str]:
     return dict(re.findall(r"^#SBATCH --([\w-]+)=?(.*)$", script.read_text(), re.M))
 
 
+def phase_tasks(cfg: Path) -> dict[str, int]:
+    """The phases the config compiles to, with their task counts (the sample config's stage
+    list may grow)."""
+    phases, _ = plan(load_config(cfg), Path("unused"), strict=False)
+    return {p.name: p.tasks for p in phases}
+
+
 def test_slurm_dry_run_writes_one_array_per_phase_in_order(tmp_path):
     cfg = sample_config_at(tmp_path, executor="slurm", slurm=SLURM)
     lines: list[str] = []
@@ -73,7 +81,9 @@ def test_slurm_dry_run_writes_one_array_per_phase_in_order(tmp_path):
     assert not (out / mf.MANIFEST).exists()  # nothing ran
     folder = Path(result["slurm"]["folder"])
     jobs = slurm_jobs((folder / "submit.sh").read_text())
-    phases = ["01-exact_dedup-map", "02-exact_dedup-reduce", "03-tokenize-pack"]
+    tasks = phase_tasks(cfg)
+    phases = list(tasks)
+    assert len(phases) > 3 and phases[-1].endswith("-tokenize-pack")
     assert [Path(s).name for _, _, s in jobs] == [f"{p}.slurm" for p in phases] + ["finalize.slurm"]
     for i, (_, args, script) in enumerate(jobs):
         deps = [a.split("=", 1)[1] for a in args if a.startswith("--dependency=")]
@@ -82,7 +92,7 @@ def test_slurm_dry_run_writes_one_array_per_phase_in_order(tmp_path):
         d = sbatch_directives(Path(script))
         assert d["partition"] == "cpu" and d["time"] == "01:00:00"
         if i < len(phases):
-            assert d["array"] == "0-3%8"  # the phase's 4 tasks, at most 8 at once
+            assert d["array"] == f"0-{tasks[phases[i]] - 1}%8"  # its tasks, at most 8 at once
             assert d["job-name"] == f"gristmill-{phases[i]}"
             pickled = out / "_work" / folder.parent.name / phases[i] / "executor.pik"
             assert f"launch_pickled_pipeline {pickled}" in Path(script).read_text()
@@ -107,15 +117,14 @@ def test_slurm_submits_with_the_job_ids_sbatch_returns(tmp_path, monkeypatch):
     )
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    result = run_quietly(sample_config_at(tmp_path, executor="slurm", slurm=SLURM))
+    cfg = sample_config_at(tmp_path, executor="slurm", slurm=SLURM)
+    result = run_quietly(cfg)
+    n = len(phase_tasks(cfg)) + 1  # every phase, then the finalize job
     jobs = result["slurm"]["jobs"]
-    assert [j["job_id"] for j in jobs] == ["101", "102", "103", "104"]
+    assert [j["job_id"] for j in jobs] == [str(101 + i) for i in range(n)]
     calls = log.read_text().splitlines()
-    assert [re.findall(r"--dependency=(\S+)", c) for c in calls] == [
-        [],
-        ["afterok:101"],
-        ["afterok:102"],
-        ["afterok:103"],
+    assert [re.findall(r"--dependency=(\S+)", c) for c in calls] == [[]] + [
+        [f"afterok:{101 + i}"] for i in range(n - 1)
     ]
 
 
