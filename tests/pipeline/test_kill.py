@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from pipeline import manifest as mf
-from tests.pipeline.test_runner import REPO, sample_config, tree_bytes, without_timing
+from tests.pipeline.conftest import REPO, sample_config_at
+from tests.pipeline.test_runner import tree_bytes, without_timing
 
 TIMING_FREE = {"timing", "config", "config_hash", "run_key", mf.SELF_HASH}
 
@@ -55,13 +56,10 @@ KILL_POINTS += [
 ]
 
 
-@pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory):
-    from pipeline.runner import run
-
-    tmp = tmp_path_factory.mktemp("clean")
-    manifest = run(str(sample_config(tmp, workers=1)), echo=lambda s: None)
-    return tree_bytes(tmp / "out"), manifest
+@pytest.fixture
+def uninterrupted(sample_local_run):
+    out, manifest = sample_local_run
+    return tree_bytes(out), manifest
 
 
 def _same_as_clean(out: Path, clean) -> None:
@@ -75,7 +73,7 @@ def _same_as_clean(out: Path, clean) -> None:
 
 @pytest.mark.parametrize(("name", "ready"), KILL_POINTS, ids=[n for n, _ in KILL_POINTS])
 def test_kill_and_rerun_gives_identical_outputs(tmp_path, uninterrupted, name, ready):
-    cfg = sample_config(tmp_path, workers=1)
+    cfg = sample_config_at(tmp_path, workers=1)
     out = tmp_path / "out"
     if not _kill_when(_start(cfg), lambda: ready(out)):
         pytest.fail(f"the run finished before the kill point '{name}'")
@@ -94,7 +92,7 @@ def test_kill_and_rerun_gives_identical_outputs(tmp_path, uninterrupted, name, r
 def test_half_written_manifest_is_never_taken_for_a_finished_run(tmp_path, uninterrupted):
     from pipeline.runner import run
 
-    cfg = sample_config(tmp_path, workers=1)
+    cfg = sample_config_at(tmp_path, workers=1)
     out = tmp_path / "out"
     run(str(cfg), echo=lambda s: None)
     # what a kill inside manifest.write leaves: the temp file, no manifest

@@ -19,7 +19,8 @@ from pipeline.outdir import output_lock
 from pipeline.runner import run
 from pipeline.verify import verify_run
 from stages.errors import GristmillError
-from tests.pipeline.test_runner import REPO, sample_config, tree_bytes
+from tests.pipeline.conftest import REPO, sample_config_at
+from tests.pipeline.test_runner import tree_bytes
 
 QUIET = {"echo": lambda s: None}
 
@@ -36,7 +37,7 @@ def cli(*args, **kw) -> subprocess.CompletedProcess:
 
 
 def test_second_run_on_the_same_folder_is_refused(tmp_path):
-    cfg = sample_config(tmp_path)
+    cfg = sample_config_at(tmp_path)
     with output_lock(tmp_path / "out"):  # as if another run held it
         proc = cli("run", str(cfg))
         with pytest.raises(GristmillError, match="in use by another gristmill run"):
@@ -50,11 +51,9 @@ def test_second_run_on_the_same_folder_is_refused(tmp_path):
     run(str(cfg), **QUIET)  # and once it is free, the run goes ahead
 
 
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("done")
-    run(str(sample_config(tmp)), **QUIET)
-    return tmp / "out"
+@pytest.fixture
+def finished(sample_local_run):
+    return sample_local_run[0]
 
 
 def _copy(finished: Path, tmp_path: Path) -> Path:
@@ -115,7 +114,7 @@ def test_disk_full_fails_clearly_and_the_rerun_completes(finished, tmp_path):
     out.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=160k", "tmpfs", str(out)], check=True)
     try:
-        cfg = sample_config(tmp_path, workers=1)  # in-process: no worker pool to lose
+        cfg = sample_config_at(tmp_path, workers=1)  # in-process: no worker pool to lose
         proc = cli("run", str(cfg))
         assert proc.returncode == 1
         last = proc.stderr.strip().splitlines()[-1]
@@ -159,7 +158,7 @@ def test_nothing_tries_to_connect(tmp_path):
         "PYTHONPATH": f"{hook}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
         "GRISTMILL_NET_LOG": str(log),
     }
-    cfg = sample_config(tmp_path)
+    cfg = sample_config_at(tmp_path)
     proc = subprocess.run(
         ["unshare", "-n", sys.executable, "-m", "pipeline.cli", "run", str(cfg)],
         cwd=REPO,
@@ -172,7 +171,7 @@ def test_nothing_tries_to_connect(tmp_path):
 
 
 def test_output_linked_outside_is_refused(tmp_path):
-    cfg = sample_config(tmp_path)
+    cfg = sample_config_at(tmp_path)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (tmp_path / "out").mkdir()

@@ -12,26 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
 from pipeline import manifest as mf
 from pipeline.runner import run
 from pipeline.verify import verify_run
-
-REPO = Path(__file__).resolve().parents[2]
-SAMPLE = REPO / "configs" / "sample.yaml"
-
-
-def sample_config(tmp_path: Path, **overrides) -> Path:
-    """configs/sample.yaml with absolute input paths and its output under tmp_path."""
-    cfg = yaml.safe_load(SAMPLE.read_text())
-    for src in cfg["sources"]:
-        src["paths"] = [str((SAMPLE.parent / p).resolve()) for p in src["paths"]]
-    cfg["output"] = str(tmp_path / "out")
-    cfg.update(overrides)
-    path = tmp_path / "run.yaml"
-    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
-    return path
+from tests.pipeline.conftest import REPO, sample_config_at
 
 
 def tree_bytes(out: Path) -> dict[str, bytes]:
@@ -48,12 +33,10 @@ def without_timing(manifest: dict) -> dict:
     return {k: v for k, v in manifest.items() if k not in ("timing", mf.SELF_HASH)}
 
 
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory):
-    """One uninterrupted run of the sample config, shared by the tests of this module."""
-    tmp = tmp_path_factory.mktemp("reference")
-    manifest = run(str(sample_config(tmp)), echo=lambda s: None)
-    return tmp / "out", manifest
+@pytest.fixture
+def reference(sample_local_run):
+    """The session's one uninterrupted run of the sample config (tests/pipeline/conftest.py)."""
+    return sample_local_run
 
 
 # Golden figures of configs/sample.yaml on sample_data/ (update them, with a reason in the commit
@@ -200,7 +183,7 @@ def test_reference_run_verifies(reference):
 def test_rerun_of_finished_run_changes_nothing(reference, tmp_path):
     out, manifest = reference
     before = tree_bytes(out)
-    again = run(str(sample_config(out.parent)), echo=lambda s: None)
+    again = run(str(sample_config_at(out.parent)), echo=lambda s: None)
     assert without_timing(again) == without_timing(manifest)
     assert tree_bytes(out) == before
 
@@ -218,7 +201,7 @@ def _cli(cfg: Path, **kw) -> subprocess.Popen:
 
 def test_killed_run_resumes_to_identical_bytes(reference, tmp_path):
     ref_out, ref_manifest = reference
-    cfg = sample_config(tmp_path)
+    cfg = sample_config_at(tmp_path)
     ref_bytes = tree_bytes(ref_out)
     out = tmp_path / "out"
 
