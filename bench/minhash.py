@@ -33,21 +33,10 @@ import unicodedata
 from pathlib import Path
 
 import numpy as np
+from corpus import CORPUS, corpus_path, default_data_dir
 
-CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 WORD = re.compile(r"\w+")
 BATCH = 256
-
-
-def default_data_dir() -> Path:
-    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-
-def corpus_path(data: Path | None) -> Path | None:
-    path = data if data is not None else default_data_dir()
-    if path.is_dir():
-        path = path / CORPUS
-    return path if path.is_file() else None
 
 
 def load(path: Path, n: int) -> list[str]:

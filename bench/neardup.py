@@ -36,32 +36,10 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
+from corpus import CORPUS, corpus_path, default_data_dir
+from corpus import load_docs as load_texts
 
-CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 BANDS = ((0.8, 0.85), (0.85, 0.9), (0.9, 0.95), (0.95, 1.01))
-
-
-def default_data_dir() -> Path:
-    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-
-def corpus_path(data: Path | None) -> Path | None:
-    path = data if data is not None else default_data_dir()
-    if path.is_dir():
-        path = path / CORPUS
-    return path if path.is_file() else None
-
-
-def load_texts(path: Path, limit: int | None = None) -> list[tuple[str, str]]:
-    from stages.docio import read_records
-
-    out = []
-    for rec in read_records(path):
-        if isinstance(rec.get("text"), str) and rec["text"].strip():
-            out.append((str(rec["id"]), rec["text"]))
-            if limit and len(out) >= limit:
-                break
-    return out
 
 
 NO_SPACE = ((0x0E00, 0x0FFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x30FF),

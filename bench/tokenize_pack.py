@@ -46,10 +46,11 @@ import time
 from collections import deque
 from pathlib import Path
 
+from corpus import CORPUS, corpus_path, default_data_dir, load_docs
+
 REPO = Path(__file__).resolve().parents[1]
 
 GOAL = 0.8
-CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 BARE, STAGE, FAST, TIKTOKEN = "bare", "stage", "fast", "tiktoken"
 LABELS = {
     BARE: "bare HF encode_batch",
@@ -57,36 +58,6 @@ LABELS = {
     STAGE: "stage tokenize+pack",
     TIKTOKEN: "tiktoken encode_ordinary_batch",
 }
-
-
-def default_data_dir() -> Path:
-    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-
-def corpus_path(data: Path | None) -> Path | None:
-    """The corpus file from `--data` (a folder or the file) or the default place; None if absent."""
-    path = data if data is not None else default_data_dir()
-    if path.is_dir():
-        path = path / CORPUS
-    return path if path.is_file() else None
-
-
-def load_docs(path: Path, n: int) -> list[tuple[str, str]]:
-    """(id, text) of the first n records with a non-empty string `text`."""
-    import orjson
-
-    from stages.docio import open_binary
-
-    out = []
-    with open_binary(path) as fh:
-        for i, line in enumerate(fh):
-            rec = orjson.loads(line)
-            text = rec.get("text")
-            if isinstance(text, str) and text:
-                out.append((str(rec.get("id", i)), text))
-                if len(out) >= n:
-                    break
-    return out
 
 
 # --- worker: one thread count, in its own process -------------------------------------------
