@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -90,3 +91,15 @@ def test_strict_stops_at_the_first_bad_input_with_one_line(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("error: bad/")
     assert "[--strict]" in lines[0]
     assert not (tmp_path / "out" / "manifest.json").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")
+def test_unreadable_file_is_rejected_and_the_run_goes_on(tmp_path):
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "ok.jsonl").write_text('{"id": "a", "text": "hello there"}\n')
+    locked = tmp_path / "bad" / "locked.jsonl"
+    locked.write_text('{"id": "b", "text": "secret"}\n')
+    locked.chmod(0)
+    manifest = run(str(config(tmp_path, tasks=1)), echo=lambda s: None)
+    assert manifest["stages"]["input"]["dropped"] == {"unreadable_file": 1}
+    assert manifest["stages"]["pack"]["kept"] == 1
