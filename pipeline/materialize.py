@@ -34,6 +34,7 @@ from stages.shards import ShardWriter
 
 MIX_MANIFEST = "mix_manifest.json"
 SEGMENTS = ".segments.parquet"
+SEGMENT_COLUMNS = ("sample", "doc_id", "source", "origin", "token_start", "n_tokens", "doc_offset")
 
 
 def source_shards(out: Path, manifest: dict, source: str) -> list[Path]:
@@ -86,30 +87,17 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
     prefix = folder / "00000"
     origins = ["real" if r else "synthetic" for r in mix.is_real]
     vocab = run_manifest["tokenizer"]["vocab_size"]
-    seg_rows: dict[str, list] = {k: [] for k in ("sample", "doc_id", "source", "origin")}
-    seg_rows |= {"token_start": [], "n_tokens": [], "doc_offset": []}
+    segments_rows = []  # one per (sample, document) stretch: SEGMENT_COLUMNS
     with ShardWriter(prefix, vocab) as writer:
         for i, d in enumerate(schedule.tolist()):
             tokens, segments = streams[d].take(seq)
             start = writer.add(tokens, segments[0].doc_id, mix.sources[d], origins[d])
             for seg in segments:
-                for k, v in zip(
-                    seg_rows,
-                    (
-                        i,
-                        seg.doc_id,
-                        mix.sources[d],
-                        origins[d],
-                        start,
-                        seg.n_tokens,
-                        seg.doc_offset,
-                    ),
-                    strict=True,
-                ):
-                    seg_rows[k].append(v)
+                segments_rows.append(
+                    (i, seg.doc_id, mix.sources[d], origins[d], start, seg.n_tokens, seg.doc_offset)
+                )
                 start += seg.n_tokens
-        writer.close()
-    _write_parquet(Path(f"{prefix}{SEGMENTS}"), seg_rows)
+    _write_segments(Path(f"{prefix}{SEGMENTS}"), segments_rows)
 
     manifest = _mix_manifest(mix, schedule, streams, run_manifest, out, prefix)
     path = folder / MIX_MANIFEST
@@ -120,9 +108,10 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
     return manifest
 
 
-def _write_parquet(path: Path, rows: dict[str, list]) -> None:
+def _write_segments(path: Path, rows: list[tuple]) -> None:
+    table = pa.table(dict(zip(SEGMENT_COLUMNS, map(list, zip(*rows, strict=True)), strict=True)))
     tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(pa.table(rows), tmp, compression="zstd", store_schema=False)
+    pq.write_table(table, tmp, compression="zstd", store_schema=False)
     os.replace(tmp, path)
 
 
