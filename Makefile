@@ -21,7 +21,8 @@ run: $(BIN)/.installed
 test: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest
+	@# pytest exits 5 when it collected nothing: fail loudly, never pass silently
+	$(BIN)/python -m pytest || { rc=$$?; [ $$rc -ne 5 ] || echo "pytest collected no tests" >&2; exit $$rc; }
 
 format: $(BIN)/.installed
 	$(BIN)/ruff check --fix .
