@@ -180,6 +180,54 @@ def train(config: str, resume: bool, stop_at: int | None) -> None:
     run_training(config, resume=resume, stop_at=stop_at, echo=click.echo)
 
 
+@cli.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+def sweep(config: str) -> None:
+    """Mixing-ratio experiment: train the reference GPT on each mix of CONFIG (same seed and
+    budget) and tabulate held-out loss per mix; finished mixes are not trained again."""
+    from pipeline.sweep import sweep as run_sweep
+
+    run_sweep(config, echo=click.echo)
+
+
+@cli.command()
+@click.argument("checkpoint", type=click.Path())
+@click.option("--run", "run_config", type=click.Path(dir_okay=False), help="A run config.")
+@click.option("--folder", type=click.Path(file_okay=False), help="Or a finished run's output.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="jsonl.")
+@click.option("--source", "sources", multiple=True, help="Real source to prompt from (repeat).")
+@click.option("--exclude", multiple=True, help="Shard prefix never prompted from (repeat).")
+@click.option("--docs", type=int, help="Documents to write (default: one per prompt).")
+@click.option("--prompt-tokens", type=int, default=16, show_default=True)
+@click.option("--max-new-tokens", type=int, default=128, show_default=True)
+@click.option("--temperature", type=float, default=1.0, show_default=True)
+@click.option("--top-k", type=int, help="Sample among the k likeliest tokens (default: all).")
+@click.option("--include-prompt", is_flag=True, help="Start each document with its prompt.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--batch", type=int, default=64, show_default=True, help="Prompts at once.")
+def synth(checkpoint, run_config, folder, output, sources, exclude, docs, seed, **sampling):
+    """Sample synthetic documents from a reference-trainer CHECKPOINT (a step_N.pt file or a
+    `gristmill train` output folder), prompted with real documents' openings; writes a jsonl
+    source with full provenance for a run config with `origin: synthetic`."""
+    from pipeline.synth import sampling_config
+    from pipeline.synth import synth as run_synth
+
+    if (run_config is None) == (folder is None):
+        raise click.UsageError("give exactly one of --run CONFIG or --folder OUT")
+    cfg = sampling_config(**sampling)
+    run_synth(checkpoint, run_config, folder, output, sources, exclude, cfg, seed, docs, click.echo)
+
+
+@cli.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+def collapse(config: str) -> None:
+    """Model-collapse experiment: generation k trains on generation k-1's text mixed with a
+    share r of real text; held-out loss and a tail measure per r and generation."""
+    from pipeline.collapse import collapse as run_collapse
+
+    run_collapse(config, echo=click.echo)
+
+
 def error_line(e: BaseException) -> tuple[str, int]:
     """The one line (and exit code) an exception reaches the user as."""
     if isinstance(e, GristmillError):

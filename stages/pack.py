@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 from datatrove.data import Document, DocumentsPipeline
 from pydantic import Field
 
 from stages.base import Stage, StageParams
 from stages.errors import GristmillError
 from stages.shards import ShardWriter
+
+_SORTED = orjson.OPT_SORT_KEYS  # the same record always gives the same bytes
 
 
 class PackParams(StageParams):
@@ -46,7 +49,9 @@ class Pack(Stage):
         if tokens is None:
             raise GristmillError(f"pack: document {doc.id} has no tokens (run `tokenize` first)")
         source, origin = doc.metadata.get("source", "default"), doc.metadata.get("origin", "real")
-        self._writer(source).add(tokens, doc.id, source, origin)
+        record = doc.metadata.get("synthetic")  # provenance's record; the sidecar keeps it
+        synthetic = None if record is None else orjson.dumps(record, option=_SORTED).decode()
+        self._writer(source).add(tokens, doc.id, source, origin, synthetic)
         self.stat_update("tokens", value=len(tokens))
         return None
 

@@ -27,7 +27,12 @@ _RERUN = "was the write interrupted? rerun `gristmill run`"
 _SIDECAR_SCHEMA = pa.schema(
     [(name, pa.string()) for name in ("doc_id", "source", "origin")]
     + [(name, pa.int64()) for name in ("token_start", "n_tokens")]
+    # how a synthetic document was made (provenance's `synthetic` record as sorted-key JSON:
+    # generator, its revision, sampling settings, parent document); null for real text
+    + [("synthetic", pa.string())]
 )
+# shards written before the `synthetic` column: read as if every row had it null
+_LEGACY_SCHEMA = pa.schema(list(_SIDECAR_SCHEMA)[:5])
 
 
 class ShardError(ValueError):
@@ -62,8 +67,16 @@ class ShardWriter:
         self._done = False
         self._bin = open(self._temps[0], "wb")  # noqa: SIM115 - lives until close/abort
 
-    def add(self, tokens: np.ndarray | Sequence[int], doc_id: str, source: str, origin: str) -> int:
-        """Append one document and return its offset in tokens into the .bin."""
+    def add(
+        self,
+        tokens: np.ndarray | Sequence[int],
+        doc_id: str,
+        source: str,
+        origin: str,
+        synthetic: str | None = None,
+    ) -> int:
+        """Append one document and return its offset in tokens into the .bin. `synthetic`: the
+        JSON of its provenance record, for synthetic text."""
         if self._done:
             raise ValueError(f"{self.prefix}: writer is already closed or aborted")
         arr = np.asarray(tokens)
@@ -83,11 +96,14 @@ class ShardWriter:
         for name, value in (("doc_id", doc_id), ("source", source), ("origin", origin)):
             if not isinstance(value, str):
                 raise ValueError(f"{name} must be a str, got {type(value).__name__}")
+        if synthetic is not None and not isinstance(synthetic, str):
+            raise ValueError(f"synthetic must be JSON text or None, got {type(synthetic).__name__}")
         self._bin.write(np.ascontiguousarray(arr, dtype=self.dtype))
         start = self._n_tokens
         self._lengths.append(arr.size)
         self._n_tokens += arr.size
-        for name, value in zip(self._rows, (doc_id, source, origin, start, arr.size), strict=True):
+        row = (doc_id, source, origin, start, arr.size, synthetic)
+        for name, value in zip(self._rows, row, strict=True):
             self._rows[name].append(value)
         return start
 
@@ -260,6 +276,8 @@ class ShardReader:
             raise ShardError(f"{path}: missing sidecar; {_RERUN}") from None
         except pa.ArrowException as e:
             raise ShardError(f"{path}: unreadable sidecar ({e}); {_RERUN}") from None
+        if table.schema.equals(_LEGACY_SCHEMA):
+            table = table.append_column("synthetic", pa.nulls(table.num_rows, pa.string()))
         if not table.schema.equals(_SIDECAR_SCHEMA):
             raise ShardError(
                 f"{path}: sidecar schema is\n{table.schema}\nexpected\n{_SIDECAR_SCHEMA}"

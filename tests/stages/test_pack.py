@@ -45,6 +45,7 @@ def test_writes_one_shard_per_source_and_task(tmp_path):
         "origin": ["real", "real"],
         "token_start": [0, 3],
         "n_tokens": [3, 2],
+        "synthetic": [None, None],
     }
     books = ShardReader(tmp_path / "tokens" / "books" / "00001")
     assert books.sidecar().to_pydict()["origin"] == ["synthetic"]

@@ -76,6 +76,7 @@ def test_round_trip(tmp_path):
         "origin": ["o0", "o1", "o2", "o3"],
         "token_start": starts,
         "n_tokens": [len(d) for d in DOCS],
+        "synthetic": [None] * len(DOCS),
     }
 
 
