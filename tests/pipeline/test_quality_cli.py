@@ -11,38 +11,7 @@ import stages.quality as quality_module
 from pipeline.apply import apply_stage
 from pipeline.cli import cli
 from stages.errors import GristmillError
-
-PROSE = [
-    "the",
-    "river",
-    "flows",
-    "past",
-    "the",
-    "mill",
-    "and",
-    "the",
-    "farmers",
-    "bring",
-    "their",
-    "grain",
-    "to",
-    "the",
-    "town",
-]
-SPAM = [
-    "click",
-    "here",
-    "buy",
-    "cheap",
-    "pills",
-    "now",
-    "win",
-    "free",
-    "money",
-    "casino",
-    "bonus",
-    "offer",
-]
+from tests.stages.test_quality_model import PROSE, SPAM  # the two word pools
 
 
 def write(path, records):
