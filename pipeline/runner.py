@@ -10,6 +10,7 @@ outputs it lists are what a rerun checks.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import shlex
 import shutil
@@ -54,8 +55,24 @@ def _input_entry(path: Path) -> dict:
 
 
 def run_key(config_hash: str, inputs: list[dict]) -> str:
-    blob = orjson.dumps([config_hash, inputs], option=orjson.OPT_SORT_KEYS)
+    blob = orjson.dumps([config_hash, inputs, code_fingerprint()], option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(blob).hexdigest()[:16]
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """sha256 of the code and data that decide a run's output bytes: the stages (and their data
+    files) and the phase compiler. Another version of either is another run, never "up to date"
+    with shards the old code wrote."""
+    import stages
+
+    root = Path(stages.__file__).parent
+    files = sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    files.append(Path(__file__).with_name("phases.py"))
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.relative_to(f.parents[1]).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
 
 
 def _finished(out: Path, key: str) -> bool:

@@ -230,3 +230,12 @@ def test_killed_run_resumes_to_identical_bytes(reference, tmp_path):
     assert {k: v for k, v in mf.load(out).items() if k not in skip} == {
         k: v for k, v in ref_manifest.items() if k not in skip
     }
+
+
+def test_run_key_changes_with_the_code_that_writes_the_outputs(monkeypatch):
+    from pipeline import runner
+
+    key = runner.run_key("cfg", [])
+    assert key == runner.run_key("cfg", [])
+    monkeypatch.setattr(runner, "code_fingerprint", lambda: "another version of the stages")
+    assert runner.run_key("cfg", []) != key
