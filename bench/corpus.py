@@ -1,8 +1,12 @@
-"""The development corpus the benchmarks read: ../shared/data beside the repo, or `--data` (the
-data folder or the corpus file itself). Scripts in bench/ import it as a sibling module."""
+"""What the benchmarks share: the development corpus (../shared/data beside the repo, or `--data`:
+the data folder or the corpus file itself) and a profile of one stage pass. Scripts in bench/
+import it as a sibling module."""
 
 from __future__ import annotations
 
+import cProfile
+import pstats
+from collections import deque
 from pathlib import Path
 
 from stages.docio import read_records
@@ -33,3 +37,22 @@ def load_docs(path: Path, n: int | None = None) -> list[tuple[str, str]]:
             if n and len(out) >= n:
                 break
     return out
+
+
+def profile_stage(stage, texts: list[str], top: int) -> None:
+    """cProfile one pass of `stage` over `texts` and print the `top` functions by own time."""
+    from datatrove.data import Document
+
+    docs = [Document(text=t, id=str(i)) for i, t in enumerate(texts)]
+    prof = cProfile.Profile()
+    prof.enable()
+    deque(stage.run(iter(docs)), maxlen=0)
+    prof.disable()
+    stats = pstats.Stats(prof)
+    total = stats.total_tt
+    print(f"\nprofile of one stage pass ({total:.2f} s under cProfile), by own time:")
+    print(f"{'own s':>8} {'share':>7} {'calls':>9}  function")
+    rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
+    for (file, line, func), (_cc, calls, tt, _ct, _callers) in rows:
+        where = f"{Path(file).name}:{line}" if line else file
+        print(f"{tt:8.3f} {tt / total:7.1%} {calls:9d}  {func} ({where})")

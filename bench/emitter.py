@@ -32,18 +32,16 @@ import argparse
 import hashlib
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from pipeline.emitter import Emitter
+from pipeline.mixing import GuardConfig
 
-from pipeline.emitter import Emitter  # noqa: E402
-from pipeline.mixing import GuardConfig  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 GOAL_RATIO, GOAL_ABS = 0.5, 100e6

@@ -23,15 +23,13 @@ Data: the first N documents (field `text`) of `corpus/docs_web.jsonl.zst` in ../
 from __future__ import annotations
 
 import argparse
-import cProfile
-import pstats
 import statistics
 import sys
 import time
 from collections import deque
 from pathlib import Path
 
-from corpus import CORPUS, corpus_path, default_data_dir, load_docs
+from corpus import CORPUS, corpus_path, default_data_dir, load_docs, profile_stage
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -77,25 +75,6 @@ def mismatches(kept: list, bare_result: tuple) -> tuple[int, float]:
         ref = min(float(score[0]), 1.0) if len(score) else 0.0
         worst = max(worst, abs(doc.metadata["language_score"] - ref))
     return bad, worst
-
-
-def profile_stage(stage, docs: list[tuple[str, str]], top: int) -> None:
-    from datatrove.data import Document
-
-    batch = [Document(text=text, id=doc_id) for doc_id, text in docs]
-    stage.model  # noqa: B018 - load the model before profiling
-    prof = cProfile.Profile()
-    prof.enable()
-    deque(stage.run(iter(batch)), maxlen=0)
-    prof.disable()
-    stats = pstats.Stats(prof)
-    total = stats.total_tt
-    print(f"\nprofile of one stage pass ({total:.2f} s under cProfile), by own time:")
-    print(f"{'own s':>8} {'share':>7} {'calls':>9}  function")
-    rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
-    for (file, line, func), (_cc, calls, tt, _ct, _callers) in rows:
-        where = f"{Path(file).name}:{line}" if line else file
-        print(f"{tt:8.3f} {tt / total:7.1%} {calls:9d}  {func} ({where})")
 
 
 def fmt_row(name: str, times: list[float], n_docs: int, n_chars: int, base: list[float]) -> str:
@@ -169,7 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"label mismatches stage vs bare: {bad} / {n_docs}; largest score difference {worst:.2e}")
 
     if args.profile:
-        profile_stage(make_stage(args.batch_size), docs, args.top)
+        stage = make_stage(args.batch_size)
+        stage.model  # noqa: B018 - load the model before profiling
+        profile_stage(stage, [text for _, text in docs], args.top)
     return 0
 
 

@@ -24,48 +24,23 @@ Data: the first N documents (field `text`) of `corpus/docs_web.jsonl.zst` in ../
 
 from __future__ import annotations
 
+import argparse
+import re
+import statistics
 import sys
+import time
+from collections import deque
 from pathlib import Path
 
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [str(_HERE.parent)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-
-import argparse  # noqa: E402
-import cProfile  # noqa: E402
-import pstats  # noqa: E402
-import re  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
-from collections import deque  # noqa: E402
+from corpus import CORPUS, corpus_path, default_data_dir, load_docs, profile_stage
 
 GOAL = 4.0
-CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 NAIVE = {
     "email": re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}"),
     "ip": re.compile(r"\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b"),
     "phone": re.compile(r"(?:\+?\d{1,3}[\s.-]?)?\(?\d{2,4}\)?[\s.-]?\d{3,4}[\s.-]?\d{3,4}"),
 }
 PLACEHOLDERS = {"email": "<EMAIL>", "ip": "<IP>", "phone": "<PHONE>"}
-
-
-def default_data_dir() -> Path:
-    return _HERE.parent.parent / "shared" / "data"
-
-
-def load_texts(path: Path, n: int) -> list[str]:
-    import orjson
-
-    from stages.docio import open_binary
-
-    out = []
-    with open_binary(path) as fh:
-        for line in fh:
-            text = orjson.loads(line).get("text")
-            if isinstance(text, str) and text:
-                out.append(text)
-                if len(out) >= n:
-                    break
-    return out
 
 
 def naive_redact(text: str) -> str:
@@ -92,7 +67,7 @@ def run_stage(stage, texts: list[str]) -> float:
 
 def recall_table(data: Path) -> list[str]:
     """Recall (and precision) on the labelled set of the naive patterns and of the stage."""
-    from bench.pii_eval import evaluate, load_synth, stage_redactor
+    from pii_eval import evaluate, load_synth, stage_redactor
 
     synth = load_synth(data)
     if synth is None:
@@ -121,24 +96,6 @@ def recall_table(data: Path) -> list[str]:
     return lines
 
 
-def profile_stage(stage, texts: list[str], top: int) -> None:
-    from datatrove.data import Document
-
-    docs = [Document(text=t, id=str(i)) for i, t in enumerate(texts)]
-    prof = cProfile.Profile()
-    prof.enable()
-    deque(stage.run(iter(docs)), maxlen=0)
-    prof.disable()
-    stats = pstats.Stats(prof)
-    total = stats.total_tt
-    print(f"\nprofile of one stage pass ({total:.2f} s under cProfile), by own time:")
-    print(f"{'own s':>8} {'share':>7} {'calls':>9}  function")
-    rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
-    for (file, line, func), (_cc, calls, tt, _ct, _callers) in rows:
-        where = f"{Path(file).name}:{line}" if line else file
-        print(f"{tt:8.3f} {tt / total:7.1%} {calls:9d}  {func} ({where})")
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, help="data folder")
@@ -149,14 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     data = args.data if args.data is not None else default_data_dir()
-    path = data / CORPUS
-    if not path.is_file():
+    path = corpus_path(data)
+    if path is None:
         print(f"bench/pii: no corpus at {data} (expected {CORPUS}); nothing to measure.")
         return 0
 
     from stages.pii import Pii
 
-    texts = load_texts(path, args.docs)
+    texts = [text for _, text in load_docs(path, args.docs)]
     mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
     stage = Pii()
     run_stage(stage, texts[:200])  # warm-up, untimed

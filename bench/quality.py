@@ -26,17 +26,15 @@ Data: every --every-th page (field `text`) of `corpus/docs_web.jsonl.zst` in ../
 
 from __future__ import annotations
 
+import argparse
+import socket
+import statistics
 import sys
+import time
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
 REPO = _HERE.parent
-sys.path[:] = [str(REPO)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-
-import argparse  # noqa: E402
-import socket  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
 
 CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 GOAL = 10.0

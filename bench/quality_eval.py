@@ -22,16 +22,14 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
+import time
+from collections import Counter, defaultdict
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
 REPO = _HERE.parent
-sys.path[:] = [str(REPO)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-
-import argparse  # noqa: E402
-import time  # noqa: E402
-from collections import Counter, defaultdict  # noqa: E402
 
 CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 SMS = Path("quality") / "SMSSpamCollection"
