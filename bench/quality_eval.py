@@ -14,6 +14,15 @@
    were published in), the stage works with langid's label as in a run; grouping by langid's
    label instead would pile short pages that it gets wrong onto small languages. Languages
    above English's rate by more than --tolerance points are listed with their top reasons.
+4. Parity on parallel pages, the strict form of 3: the same page in English and in a
+   translation (GNOME help, Debian handbook and reference; the URL without its locale is the
+   key). A pair counts when langid agrees with the translation's locale (a page it calls English
+   is judged by the English rules, like its original) and the translation's length is within a
+   factor 1.5 of what the language's words-per-English-word ratio predicts (an outdated
+   translation, or an original with editor's notes its translations leave out, is a different
+   text). Per language: the measured ratio (the data file's `word_ratio`), pages dropped only
+   in the translation vs only in English, and the one-sided sign-test p-value of that excess;
+   the goal: no language with more translation-only drops than English-only ones at p < 0.05.
 
 `--model` blends a classifier trained by `gristmill quality train` into the scores.
 
@@ -144,7 +153,8 @@ def sms(path: Path, model: str | None) -> None:
     print(f"   ROC AUC of quality_score, ham (positive) vs spam: {roc_auc(scores, labels):.4f}")
 
 
-def drop_rates(recs: list[dict], langs: list[str], model: str | None, tolerance: float) -> None:
+def drop_rates(recs: list[dict], langs: list[str], model: str | None, tolerance: float) -> list:
+    """Section 3; returns the (document, reason) of each page for section 4."""
     meta = [{"language": lang} for lang in langs]
     out = run(quality_step(model, {}), [r["text"] for r in recs], meta)
     table: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(lambda: [0, 0, Counter()]))
@@ -181,6 +191,90 @@ def drop_rates(recs: list[dict], langs: list[str], model: str | None, tolerance:
             print(f"     {src} {lang}: {rate:.1%} of {n} vs en {en_rate:.1%}; {top}")
     else:
         print(f"   no language (n >= 20) above English of its source by more than {tolerance:.0%}")
+    return out
+
+
+def page_key(rec: dict) -> tuple[str, str]:
+    """(source, URL without the locale): the same page in every language."""
+    url, loc = rec["url"], str(rec.get("lang"))
+    url = url.replace(f"/{loc}/", "/*/")
+    for suffix in (f".{loc}.html", f".html.{loc}"):
+        if url.endswith(suffix):
+            url = url[: -len(suffix)] + "#"
+    return rec["source"], url
+
+
+def parity(recs: list[dict], langs: list[str], out: list, min_pairs: int = 20) -> None:
+    from statistics import median
+
+    english = {
+        page_key(r): (d, reason)
+        for r, (d, reason) in zip(recs, out, strict=True)
+        if page_language(r) == "en"
+    }
+    pairs: dict[tuple[str, str], list] = defaultdict(list)  # (source, lang) -> [(t, e), ...]
+    for r, lang, (d, reason) in zip(recs, langs, out, strict=True):
+        code = page_language(r)
+        e = english.get(page_key(r))
+        if code != "en" and e is not None and lang == code:
+            pairs[(r["source"], code)].append(((d, reason), e))
+    ratios = defaultdict(list)  # language -> words per English word, pages of >= 20 words
+    for (_, code), ps in pairs.items():
+        for (t, _), (e, _) in ps:
+            a, b = (x.metadata["quality_signals"]["gopher_word_count"] for x in (t, e))
+            if a >= 20 and b >= 20:
+                ratios[code].append(a / b)
+    ratio = {code: median(v) for code, v in ratios.items()}
+    print(
+        "\n4. parity on parallel pages (shipped thresholds; langid agrees with the locale, "
+        "length within 1.5x of the language's ratio)"
+    )
+    print(
+        f"   {'source':<16} {'lang':<5} {'pairs':>5} {'ratio':>6} {'drop':>6} {'en drop':>7} "
+        f"{'only':>5} {'en only':>7} {'p':>6}"
+    )
+    worse, excess_total, n_total = [], [0, 0], 0
+    for (src, code), ps in sorted(pairs.items()):
+        r = ratio.get(code, 1.0)
+        kept = []
+        for t, e in ps:
+            a, b = (x.metadata["quality_signals"]["gopher_word_count"] for x in (t[0], e[0]))
+            if b and 2 / 3 <= a / (b * r) <= 3 / 2:
+                kept.append((t[1] is not None, e[1] is not None))
+        if len(kept) < min_pairs:
+            continue
+        n_total += len(kept)
+        only = sum(t and not e for t, e in kept)
+        en_only = sum(e and not t for t, e in kept)
+        excess_total[0] += only
+        excess_total[1] += en_only
+        p = sign_test(only, en_only)
+        rate, en_rate = (sum(x[i] for x in kept) / len(kept) for i in (0, 1))
+        print(
+            f"   {src:<16} {code:<5} {len(kept):>5} {r:>6.2f} {rate:>6.1%} {en_rate:>7.1%} "
+            f"{only:>5} {en_only:>7} {p:>6.3f}"
+        )
+        if only > en_only:
+            worse.append((src, code, only, en_only, p))
+    print(
+        f"   all: {n_total} pairs; dropped only in the translation {excess_total[0]}, "
+        f"only in English {excess_total[1]}"
+    )
+    significant = [w for w in worse if w[4] < 0.05]
+    listed = ", ".join(f"{s} {c} {a} vs {b}" for s, c, a, b, _ in worse) or "none"
+    print(f"   more translation-only than English-only drops: {listed}")
+    verdict = (
+        "NOT met: " + ", ".join(f"{s} {c}" for s, c, *_ in significant) if significant else "met"
+    )
+    print(f"   goal: no language with a significant excess (p < 0.05): {verdict}")
+
+
+def sign_test(only: int, en_only: int) -> float:
+    """One-sided exact sign test: P(X >= only) for X ~ Binomial(only + en_only, 1/2)."""
+    from math import comb
+
+    n = only + en_only
+    return sum(comb(n, k) for k in range(only, n + 1)) / 2**n if n else 1.0
 
 
 def page_language(rec: dict) -> str:
@@ -215,7 +309,8 @@ def main(argv: list[str] | None = None) -> int:
         sms(data / SMS, args.model)
     else:
         print(f"\n2. SMS spam collection: not found at {data / SMS}; skipped")
-    drop_rates(recs, langs, args.model, args.tolerance)
+    out = drop_rates(recs, langs, args.model, args.tolerance)
+    parity(recs, langs, out)
     print(f"\n({time.perf_counter() - t0:.0f} s)")
     return 0
 

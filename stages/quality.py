@@ -12,8 +12,10 @@ and the blend, are applied to the stored signals. `rescore: true` recomputes the
 
 Rule bounds, from weakest to strongest: the shipped defaults (`stages/data/
 quality_languages.yaml`), the config's `thresholds`, the shipped per-language overrides, the
-config's `languages.<code>`. So a global change keeps the language-aware adjustments unless a
-language is named. `thresholds: off` decides nothing: every document is kept, scored.
+config's `languages.<code>`. The first two are written in English words: a language's
+`word_ratio` converts them (word counts and per-word rates). So a global change keeps the
+language-aware adjustments unless a language is named. `thresholds: off` decides nothing:
+every document is kept, scored.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from datatrove.data import Document
 from pydantic import Field, field_validator
 
 from stages.base import Stage, StageParams
-from stages.quality_lang import default_bounds, language_overrides, profile
+from stages.quality_lang import default_bounds, in_language, language_overrides, profile, word_ratio
 from stages.quality_model import load_model, positive_probs
 from stages.quality_rules import RULES, Bound, blend, failed_rule, heuristic_score
 from stages.quality_signals import SIGNALS, compute_signals
@@ -106,7 +108,8 @@ class Quality(Stage):
             p = self.params
             config = {} if p.thresholds == "off" else _as_bounds(p.thresholds)
             own = _as_bounds(p.languages.get(lang, {}))
-            self._bounds[lang] = default_bounds() | config | language_overrides(lang) | own
+            english = in_language(default_bounds() | config, word_ratio(lang))
+            self._bounds[lang] = english | language_overrides(lang) | own
         return self._bounds[lang]
 
     def process_batch(self, docs: list[Document]) -> list[str | None]:

@@ -43,6 +43,7 @@ class LangProfile:
     unit: str  # "word" or "char"
     short_line_chars: int
     ngram_scale: int  # units per word for the n-gram signals (2 for CJK characters)
+    word_ratio: float  # units of the language per English word on the same content
     stop_words: frozenset[str]
     # rule name -> (min, max) or None (rule off), after the language's overrides
     bounds: dict
@@ -78,6 +79,47 @@ def default_bounds() -> dict:
     return {k: _bounds(v) for k, v in _settings()["default"]["thresholds"].items()}
 
 
+def in_language(bounds: dict, ratio: float) -> dict:
+    """Bounds written in English words, converted for a language with `ratio` words per English
+    word: counts scale by it, rates per word by its inverse, and the alphabetic-word share keeps
+    its bound on non-alphabetic units per word (1/a - 1) per English word. Other rules, and rules
+    that are off, are unchanged."""
+    if ratio == 1:
+        return bounds
+    out = dict(bounds)
+    for rule, b in bounds.items():
+        if b is None:
+            continue
+        if rule in COUNTS:
+            out[rule] = _map(b, lambda x: x * ratio)
+        elif rule in PER_WORD:
+            out[rule] = _map(b, lambda x: x / ratio)
+        elif rule == "gopher_alpha_words":
+            out[rule] = _map(b, lambda a: 1 / (1 + (1 / a - 1) / ratio) if a > 0 else a)
+    return out
+
+
+COUNTS = ("gopher_word_count",)
+# per word: characters (the mean word length: the same text in fewer words has longer ones),
+# symbols, lines
+PER_WORD = (
+    "gopher_mean_word_length",
+    "gopher_hash_ratio",
+    "gopher_ellipsis_ratio",
+    "fineweb_list_ratio",
+)
+
+
+def _map(b: tuple, f) -> tuple:
+    return tuple(None if x is None else f(x) for x in b)
+
+
+def word_ratio(code: str) -> float:
+    """Words of the language per English word (1 when the data file gives none)."""
+    entry = _settings()["languages"].get(code) or {}
+    return float(entry.get("word_ratio", 1))
+
+
 def language_overrides(code: str) -> dict:
     """rule -> (min, max) or None: what the data file changes for this language."""
     entry = _settings()["languages"].get(code) or {}
@@ -92,12 +134,14 @@ def profile(code: str | None) -> LangProfile:
     entry = settings["languages"].get(code or "", {}) or {}
     stop_file = DATA / "stopwords" / f"{code}.txt"
     stop = frozenset(read_word_list(stop_file)) if code and stop_file.is_file() else frozenset()
-    bounds = default_bounds() | language_overrides(code or "")
+    ratio = word_ratio(code or "")
+    bounds = in_language(default_bounds(), ratio) | language_overrides(code or "")
     return LangProfile(
         code=code or "",
         unit=entry.get("unit", base["unit"]),
         short_line_chars=int(entry.get("short_line_chars", base["short_line_chars"])),
         ngram_scale=int(entry.get("ngram_scale", base.get("ngram_scale", 1))),
+        word_ratio=ratio,
         stop_words=stop,
         bounds=bounds,
         boilerplate_phrases=tuple(base["boilerplate_phrases"]),

@@ -26,7 +26,7 @@ import re
 
 import numpy as np
 
-from stages.quality_lang import LangProfile
+from stages.quality_lang import CHAR_UNITS, LangProfile, profile
 
 TERMINAL_PUNCT = (".", "!", "?", '"', "'", "”", "»", "。", "！", "？", "．", "؟", "।", "॥", "۔")
 ELLIPSES = ("...", "…")
@@ -43,6 +43,8 @@ UPPER_WORD = re.compile(r"\b[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ]{3,}\b")
 CASE_JOIN = re.compile(r"[a-zß-öø-ÿα-ωа-яё][A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ]")
 JAVASCRIPT = "javascript"
 LOREM = "lorem ipsum"
+# English passages turn up in pages of every language; see stop_words_present
+ENGLISH_STOP_WORDS = profile("en").stop_words
 TOP_NGRAMS = (2, 3, 4)
 DUP_NGRAMS = (5, 6, 7, 8, 9, 10)
 _MULT = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: the n-gram polynomial's base
@@ -142,7 +144,11 @@ def ngram_signals(units: list[str], scale: int = 1) -> dict[str, float]:
 
 
 def _has_3_words(line: str) -> bool:
-    return len(line.split(None, 3)) >= 3
+    """C4's three words; a Chinese or Japanese sentence quoted in a page of another language has
+    no spaces, so its characters count one each."""
+    if len(line.split(None, 3)) >= 3:
+        return True
+    return not line.isascii() and len(CHAR_UNITS.findall(line)) >= 3
 
 
 def line_signals(lines: list[str], profile: LangProfile, n_words: int) -> dict[str, float]:
@@ -233,11 +239,14 @@ def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | 
 
 
 def stop_words_present(lower: str, units: list[str], profile: LangProfile) -> int | None:
-    """How many distinct stop words of the language occur (None: no list for the language)."""
+    """How many distinct stop words of the language occur (None: no list for the language), or
+    of English if more: pages of every language carry English passages (untranslated strings,
+    quotes), and those are prose too."""
     stop = profile.stop_words
     if not stop:
         return None
-    if profile.unit == "char":
-        return sum(1 for w in stop if w in lower)  # entries may be one character or several
     words = {w.strip(".,;:!?\"'()[]{}«»“”„‘’¿¡-–—…") for w in set(lower.split())}
-    return len(stop & words)
+    english = len(ENGLISH_STOP_WORDS & words) if profile.code != "en" else 0
+    if profile.unit == "char":  # entries may be one character or several
+        return max(english, sum(1 for w in stop if w in lower))
+    return max(english, len(stop & words))

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 import stages.quality as quality_module
 from stages.quality import Quality, QualityParams
-from stages.quality_lang import default_bounds, profile
+from stages.quality_lang import default_bounds, in_language, profile, word_ratio
 from stages.quality_rules import RULES, blend, failed_rule, heuristic_score
 from stages.quality_signals import SIGNALS, compute_signals
 
@@ -145,19 +145,48 @@ def test_cjk_document_is_not_dropped_for_having_no_spaces():
 
 
 def test_bounds_order_defaults_config_language_data_language_config():
-    # shipped: min 50 words; shipped for ko: min 34
+    # shipped: min 50 words; Korean takes 0.68 words per English word, and sets its own
+    # mean word length
     assert default_bounds()["gopher_word_count"] == (50, 100000)
-    assert profile("ko").bounds["gopher_word_count"] == (34, 100000)
+    assert word_ratio("ko") == 0.68
+    assert profile("ko").bounds["gopher_word_count"] == pytest.approx((34, 68000))
+    assert profile("ko").bounds["gopher_mean_word_length"] == (2, 10)
     step = Quality(
         QualityParams(
-            thresholds={"gopher_word_count": {"min": 10}},
+            thresholds={
+                "gopher_word_count": {"min": 10},
+                "gopher_mean_word_length": {"min": 1, "max": 20},
+            },
             languages={"fi": {"gopher_word_count": {"min": 5}}},
         )
     )
     assert step.bounds("en")["gopher_word_count"] == (10, None)  # config over the default
-    assert step.bounds("ko")["gopher_word_count"] == (34, 100000)  # shipped language wins
+    # the config's global bounds are in English words: converted for Korean ...
+    assert step.bounds("ko")["gopher_word_count"] == pytest.approx((6.8, None))
+    # ... but a shipped language override wins over them
+    assert step.bounds("ko")["gopher_mean_word_length"] == (2, 10)
     assert step.bounds("fi")["gopher_word_count"] == (5, None)  # config language wins all
     assert step.bounds("zh")["gopher_mean_word_length"] is None  # char units: rule off
+
+
+def test_english_bounds_converted_by_word_ratio():
+    english = {
+        "gopher_word_count": (50, 100000),
+        "gopher_mean_word_length": (3, 10),
+        "fineweb_list_ratio": (None, 0.3),
+        "gopher_alpha_words": (0.8, None),
+        "gopher_stop_words": (2, None),  # distinct words present: not converted
+        "gopher_hash_ratio": None,  # off stays off
+    }
+    assert in_language(english, 1.0) is english
+    half = in_language(english, 0.5)  # half as many words for the same text
+    assert half["gopher_word_count"] == (25, 50000)
+    assert half["gopher_mean_word_length"] == (6, 20)  # twice as long
+    assert half["fineweb_list_ratio"] == (None, 0.6)  # twice the lines per word
+    # 0.8 alphabetic = 0.25 non-alphabetic units per word; per English word: 0.5 per word
+    assert half["gopher_alpha_words"][0] == pytest.approx(1 / 1.5)
+    assert half["gopher_stop_words"] == (2, None)
+    assert half["gopher_hash_ratio"] is None
 
 
 def test_rule_can_be_switched_off():

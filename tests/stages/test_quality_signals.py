@@ -48,6 +48,16 @@ def test_stop_words_ignore_punctuation_and_case():
     assert sig("Zebra quagga okapi", profile("xx"))["gopher_stop_words"] is None
 
 
+def test_english_passages_count_for_stop_words_in_other_languages():
+    fi = profile("fi")
+    # one Finnish stop word ("ja"); an untranslated English sentence brings three of English's
+    assert sig("Avaa asetukset ja valitse näyttö", fi)["gopher_stop_words"] == 1
+    mixed = "Avaa asetukset ja valitse näyttö\nYou can change the screen"
+    assert sig(mixed, fi)["gopher_stop_words"] == 3  # you, can, the: the larger count
+    zh = "打开设置。\nYou can change the screen"
+    assert sig(zh, ZH)["gopher_stop_words"] == 3  # no zh stop word; you, can, the
+
+
 def test_duplicate_lines_and_paragraphs():
     s = sig("alpha beta\nalpha beta\ngamma\n\nalpha beta\n\ndelta")
     # lines: alpha beta (x3), gamma, delta: 2 later copies of 5 lines, 20 of 40 characters
@@ -106,6 +116,13 @@ def test_c4_signals():
     kept = sum(map(len, lines[:3]))
     assert s["c4_kept_chars"] == pytest.approx(kept / sum(map(len, lines)))
     assert s["fineweb_line_punct"] == pytest.approx(4 / 5)  # "Ok." counts here
+
+
+def test_c4_counts_characters_of_cjk_sentences_in_other_pages():
+    # a Chinese sentence has no spaces: in an English-labelled page it still has >= 3 units
+    s = sig("打开系统设置。\n好。\nOpen it.")
+    # 打开系统设置。 has 6 characters: kept; 好。 has one; "Open it." has 2 words
+    assert s["c4_punct_lines"] == pytest.approx(1 / 3)
 
 
 def test_c4_ellipsis_is_not_terminal():
