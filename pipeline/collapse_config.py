@@ -15,14 +15,13 @@ sampling: {prompt_tokens: 16, max_new_tokens: 96, temperature: 1.0}
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from pydantic import Field, field_validator, model_validator
 
-from pipeline.config import Model
+from pipeline.config import Model, load_yaml_model
 from pipeline.experiment import HeldOutConfig
 from pipeline.sampling import SamplingConfig
-from pipeline.sweep_config import inline_trainer, load_yaml_model
+from pipeline.sweep_config import inline_trainer
 
 
 class CollapseFile(Model):
@@ -67,4 +66,4 @@ class CollapseFile(Model):
 
 
 def load_collapse_config(path: str | os.PathLike) -> CollapseFile:
-    return load_yaml_model(Path(path), CollapseFile)
+    return load_yaml_model(path, CollapseFile)

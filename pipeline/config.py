@@ -135,14 +135,28 @@ class LoadedConfig:
         return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
-def load_config(path: str | os.PathLike) -> LoadedConfig:
-    path = Path(path)
+def read_yaml(path: Path):
+    """A YAML file's data (safe_load), or a one-line ConfigError naming the file."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
     except (yaml.YAMLError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
+
+
+def load_yaml_model(path: str | os.PathLike, cls):
+    """A YAML file validated as the pydantic model `cls`; errors name the file and the key."""
+    path = Path(path)
+    try:
+        return cls.model_validate(read_yaml(path))
+    except ValidationError as e:
+        raise ConfigError(f"{path}: {format_error(e, cls)}") from None
+
+
+def load_config(path: str | os.PathLike) -> LoadedConfig:
+    path = Path(path)
+    data = read_yaml(path)
     if not isinstance(data, dict):
         raise ConfigError(
             f"{path}: the config must be a mapping of keys, got {type(data).__name__}"

@@ -17,12 +17,10 @@ from __future__ import annotations
 import math
 import os
 import re
-from pathlib import Path
 
-import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from pipeline.config import SOURCE_NAME, ConfigError, Model, format_error
+from pipeline.config import SOURCE_NAME, Model, format_error, load_yaml_model
 from pipeline.experiment import HeldOutConfig
 from pipeline.mixing import GuardConfig
 from trainer.config import TrainerConfig
@@ -120,17 +118,4 @@ def _check_weights(weights: dict[str, float], where: str = "") -> None:
 
 
 def load_sweep_config(path: str | os.PathLike) -> SweepFile:
-    return load_yaml_model(Path(path), SweepFile)
-
-
-def load_yaml_model(path: Path, cls):
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: config file not found") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
-    try:
-        return cls.model_validate(data)
-    except ValidationError as e:
-        raise ConfigError(f"{path}: {format_error(e, cls)}") from None
+    return load_yaml_model(path, SweepFile)

@@ -20,11 +20,10 @@ import os
 from pathlib import Path
 
 import orjson
-import yaml
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from pipeline import manifest as mf
-from pipeline.config import ConfigError, Model, format_error, load_config
+from pipeline.config import ConfigError, Model, load_config, load_yaml_model
 from pipeline.emitter import Emitter
 from stages.errors import GristmillError
 from trainer.config import GuardConfig, ModelConfig, OptimConfig, TrainConfig, TrainerConfig
@@ -63,17 +62,7 @@ class TrainFile(Model):
 
 
 def load_train_config(path: str | os.PathLike) -> TrainFile:
-    path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: config file not found") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
-    try:
-        return TrainFile.model_validate(data)
-    except ValidationError as e:
-        raise ConfigError(f"{path}: {format_error(e, TrainFile)}") from None
+    return load_yaml_model(path, TrainFile)
 
 
 def train(
