@@ -207,24 +207,22 @@ def page_key(rec: dict) -> tuple[str, str]:
 def parity(recs: list[dict], langs: list[str], out: list, min_pairs: int = 20) -> None:
     from statistics import median
 
+    def side(d, reason) -> tuple[int, bool]:  # (words, dropped)
+        return d.metadata["quality_signals"]["gopher_word_count"], reason is not None
+
     english = {
-        page_key(r): (d, reason)
-        for r, (d, reason) in zip(recs, out, strict=True)
-        if page_language(r) == "en"
+        page_key(r): side(*dr) for r, dr in zip(recs, out, strict=True) if page_language(r) == "en"
     }
     pairs: dict[tuple[str, str], list] = defaultdict(list)  # (source, lang) -> [(t, e), ...]
-    for r, lang, (d, reason) in zip(recs, langs, out, strict=True):
+    for r, lang, dr in zip(recs, langs, out, strict=True):
         code = page_language(r)
         e = english.get(page_key(r))
         if code != "en" and e is not None and lang == code:
-            pairs[(r["source"], code)].append(((d, reason), e))
+            pairs[(r["source"], code)].append((side(*dr), e))
     ratios = defaultdict(list)  # language -> words per English word, pages of >= 20 words
     for (_, code), ps in pairs.items():
-        for (t, _), (e, _) in ps:
-            a, b = (x.metadata["quality_signals"]["gopher_word_count"] for x in (t, e))
-            if a >= 20 and b >= 20:
-                ratios[code].append(a / b)
-    ratio = {code: median(v) for code, v in ratios.items()}
+        ratios[code] += [t[0] / e[0] for t, e in ps if t[0] >= 20 and e[0] >= 20]
+    ratio = {code: median(v) for code, v in ratios.items() if v}
     print(
         "\n4. parity on parallel pages (shipped thresholds; langid agrees with the locale, "
         "length within 1.5x of the language's ratio)"
@@ -236,11 +234,7 @@ def parity(recs: list[dict], langs: list[str], out: list, min_pairs: int = 20) -
     worse, excess_total, n_total = [], [0, 0], 0
     for (src, code), ps in sorted(pairs.items()):
         r = ratio.get(code, 1.0)
-        kept = []
-        for t, e in ps:
-            a, b = (x.metadata["quality_signals"]["gopher_word_count"] for x in (t[0], e[0]))
-            if b and 2 / 3 <= a / (b * r) <= 3 / 2:
-                kept.append((t[1] is not None, e[1] is not None))
+        kept = [(t[1], e[1]) for t, e in ps if e[0] and 2 / 3 <= t[0] / (e[0] * r) <= 3 / 2]
         if len(kept) < min_pairs:
             continue
         n_total += len(kept)
