@@ -67,3 +67,12 @@ def test_config_errors_name_the_key(tmp_path):
         load_train_config(write_config(tmp_path, data={"run": "x.yaml"}))
     with pytest.raises(ConfigError, match="multiple of heads"):
         load_train_config(write_config(tmp_path, model={"width": 15}))
+
+
+def test_unreadable_config_files_name_the_file(tmp_path):
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes(b"output: caf\xe9\n")
+    with pytest.raises(ConfigError, match=r"latin1\.yaml: not valid YAML"):
+        load_train_config(bad)
+    with pytest.raises(ConfigError, match=r"nope\.yaml: config file not found"):
+        load_train_config(tmp_path / "nope.yaml")
