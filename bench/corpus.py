@@ -9,7 +9,7 @@ import pstats
 from collections import deque
 from pathlib import Path
 
-from stages.docio import read_records
+from gristmill.stages.formats.docio import read_records
 
 DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 CORPUS = Path("corpus") / "docs_web.jsonl.zst"

@@ -38,8 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.emitter import Emitter
-from pipeline.mixing import GuardConfig
+from gristmill.pipeline.emit.emitter import Emitter
+from gristmill.pipeline.mix.weights import GuardConfig
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -48,7 +48,7 @@ GOAL_RATIO, GOAL_ABS = 0.5, 100e6
 
 
 def cached_run(corpus: Path, n_docs: int) -> tuple[Path, Path]:
-    from stages.tokenize import load_tokenizer
+    from gristmill.stages.tokenize import load_tokenizer
 
     digest = hashlib.sha256(corpus.read_bytes())
     digest.update(f"{n_docs}:{load_tokenizer('gpt2')[1].sha256}".encode())
@@ -69,8 +69,8 @@ def build_run(corpus: Path, n_docs: int, folder: Path) -> None:
     import orjson
     import zstandard
 
-    from stages.shards import ShardWriter
-    from stages.tokenize import load_tokenizer
+    from gristmill.stages.formats.shards import ShardWriter
+    from gristmill.stages.tokenize import load_tokenizer
 
     texts = []
     with zstandard.open(corpus, "rt", encoding="utf-8") as fh:

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench/extract: no extraction data under {where}; nothing to measure.")
         return 0
 
-    from stages.extract import Extract, ExtractParams, trafilatura_kwargs
+    from gristmill.stages.extract import Extract, ExtractParams, trafilatura_kwargs
 
     logging.getLogger("trafilatura").setLevel(logging.ERROR)  # per-page warnings: noise here
     pages = load_pages(root, gold_only=False)

@@ -42,7 +42,7 @@ def squash(s: str) -> str:
 def extract_stage(pages: list[Page], params: dict) -> list[str]:
     from datatrove.data import Document
 
-    from stages.extract import Extract, ExtractParams
+    from gristmill.stages.extract import Extract, ExtractParams
 
     stage = Extract(ExtractParams(**params))
     docs = [Document(text=p.html, id=p.file, metadata={"url": p.url}) for p in pages]
@@ -53,7 +53,7 @@ def extract_stage(pages: list[Page], params: dict) -> list[str]:
 def extract_bytes(pages: list[Page]) -> list[str]:
     from trafilatura import extract
 
-    from stages.extract import ExtractParams, trafilatura_kwargs
+    from gristmill.stages.extract import ExtractParams, trafilatura_kwargs
 
     kw = trafilatura_kwargs(ExtractParams())
     return [extract(p.raw, url=p.url, **kw) or "" for p in pages]

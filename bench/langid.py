@@ -55,7 +55,7 @@ def run_bare(model, docs: list[tuple[str, str]]) -> tuple[float, tuple]:
 
 
 def make_stage(batch_size: int | None):
-    from stages.langid import LangId, LangIdParams
+    from gristmill.stages.langid import LangId, LangIdParams
 
     kw = {} if batch_size is None else {"batch_size": batch_size}
     return LangId(LangIdParams(allowed_languages="all", min_score=0.0, **kw))
@@ -63,7 +63,7 @@ def make_stage(batch_size: int | None):
 
 def mismatches(kept: list, bare_result: tuple) -> tuple[int, float]:
     """Label mismatches between the stage and bare fastText, and the largest score difference."""
-    from stages.langid import LABEL_PREFIX
+    from gristmill.stages.langid import LABEL_PREFIX
 
     labels, scores = bare_result
     if len(kept) != len(labels):  # the stage dropped documents: count them all as mismatches
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench/langid: no corpus at {where} (expected {CORPUS}); nothing to measure.")
         return 0
 
-    from stages.langid import default_model_path, load_fasttext
+    from gristmill.stages.langid import default_model_path, load_fasttext
 
     docs = load_docs(path, args.docs)
     n_docs, n_chars = len(docs), sum(len(text) for _, text in docs)

@@ -42,7 +42,7 @@ BATCH = 256
 def load(path: Path, n: int) -> list[str]:
     """n texts spread evenly over the corpus (its sources come in blocks: kernel pages are
     long, GNOME help pages short; every kind in its share)."""
-    from stages.docio import read_records
+    from gristmill.stages.formats.docio import read_records
 
     texts = [r["text"] for r in read_records(path) if isinstance(r.get("text"), str)]
     texts = [t for t in texts if t.strip()]
@@ -51,8 +51,8 @@ def load(path: Path, n: int) -> list[str]:
 
 
 def ours(texts: list[str], perms) -> np.ndarray:
-    from stages import minhash_core as mh
-    from stages.minhash_shingles import shingle_batch
+    from gristmill.stages.dedup.minhash import core as mh
+    from gristmill.stages.dedup.minhash.shingles import shingle_batch
 
     out = []
     for i in range(0, len(texts), BATCH):
@@ -120,8 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from datasketch import MinHash, MinHashLSH
 
-    from stages import minhash_core as mh
-    from stages.minhash_shingles import shingle_hashes
+    from gristmill.stages.dedup.minhash import core as mh
+    from gristmill.stages.dedup.minhash.shingles import shingle_hashes
 
     texts = load(path, args.docs)
     n = len(texts)

@@ -102,7 +102,7 @@ class ReadPeak(PipelineStep):
 
 
 def write_inputs(folder: Path, texts: list[tuple[str, str]], copies: int, seed: int) -> int:
-    from stages.docio import AtomicWriter, dumps
+    from gristmill.stages.formats.docio import AtomicWriter, dumps
 
     rng = np.random.RandomState(seed)
     n = 0
@@ -126,10 +126,10 @@ def write_inputs(folder: Path, texts: list[tuple[str, str]], copies: int, seed: 
 
 
 def run_once(inp: Path, root: Path, tasks: int, workers: int) -> dict:
-    from pipeline.config import load_config
-    from pipeline.executors import quiet_parent_logs, run_local
-    from pipeline.phases import plan
-    from stages.minhash_dedup import MinHashFilter
+    from gristmill.pipeline.run.config import load_config
+    from gristmill.pipeline.run.executors import quiet_parent_logs, run_local
+    from gristmill.pipeline.run.phases import plan
+    from gristmill.stages.dedup.minhash.stage import MinHashFilter
 
     cfg_path = root / f"run_w{workers}.yaml"
     out = root / f"out_w{workers}"

@@ -220,8 +220,8 @@ def build(texts: list[tuple[str, str]], n_bases: int, seed: int):
 
 def run_stage(docs: list[dict], folder: Path, settings: tuple[str, ...] = ()) -> dict[str, str]:
     """{id: representative} after `gristmill apply minhash_dedup`."""
-    from pipeline.apply import apply_stage
-    from stages.docio import AtomicWriter, dumps, read_records
+    from gristmill.pipeline.run.apply import apply_stage
+    from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
 
     inp, out, rej = folder / "devset.jsonl", folder / "kept.jsonl", folder / "rejected.jsonl"
     w = AtomicWriter(inp)
@@ -302,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         if args.keep:
-            from stages.docio import AtomicWriter, dumps
+            from gristmill.stages.formats.docio import AtomicWriter, dumps
 
             w = AtomicWriter(folder / "pairs.jsonl")
             for a, b, j, kind in pairs:

@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench/pii: no corpus at {data} (expected {CORPUS}); nothing to measure.")
         return 0
 
-    from stages.pii import Pii
+    from gristmill.stages.pii.stage import Pii
 
     texts = [text for _, text in load_docs(path, args.docs)]
     mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6

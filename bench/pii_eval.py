@@ -125,7 +125,7 @@ def table(title: str, counts: dict, goals: dict | None = None) -> list[str]:
 
 
 def stage_redactor():
-    from stages.pii import PLACEHOLDERS, Detector, PiiParams, redact
+    from gristmill.stages.pii.stage import PLACEHOLDERS, Detector, PiiParams, redact
 
     params = PiiParams()
     detector = Detector(params)

@@ -1,7 +1,7 @@
 """Throughput of our heuristic quality signals against datatrove's quality filters, on the same
 documents, in the same run.
 
-Ours: the `quality` stage's `process_batch` (every signal of `stages.quality_signals`, the
+Ours: the `quality` stage's `process_batch` (every signal of `gristmill.stages.quality.signals`, the
 score and the shipped rules) with each document's language from `langid` (run beforehand,
 untimed), and `compute_signals` alone. Theirs: datatrove's GopherRepetitionFilter,
 GopherQualityFilter, C4QualityFilter and FineWebQualityFilter with their default settings
@@ -60,7 +60,7 @@ def default_data_dir() -> Path:
 def load_texts(path: Path, every: int) -> list[str]:
     import orjson
 
-    from stages.docio import open_binary
+    from gristmill.stages.formats.docio import open_binary
 
     out = []
     with open_binary(path) as fh:
@@ -114,8 +114,8 @@ def time_stage(stage, texts, langs) -> float:
 
 
 def time_signals(texts, langs) -> float:
-    from stages.quality_lang import profile
-    from stages.quality_signals import compute_signals
+    from gristmill.stages.quality.languages import profile
+    from gristmill.stages.quality.signals import compute_signals
 
     profs = [profile(lang) for lang in langs]
     t0 = time.process_time()
@@ -140,8 +140,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from datatrove.data import Document
 
-    from stages.langid import LangId
-    from stages.quality import Quality, QualityParams
+    from gristmill.stages.langid import LangId
+    from gristmill.stages.quality.stage import Quality, QualityParams
 
     texts = load_texts(path, args.every)
     mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6

@@ -52,7 +52,7 @@ def default_data_dir() -> Path:
 def load_corpus(path: Path, limit: int | None) -> list[dict]:
     import orjson
 
-    from stages.docio import open_binary
+    from gristmill.stages.formats.docio import open_binary
 
     out = []
     with open_binary(path) as fh:
@@ -90,7 +90,7 @@ def run(stage, texts: list[str], meta: list[dict]) -> list:
 
 
 def languages(texts: list[str]) -> list[str]:
-    from stages.langid import LangId, LangIdParams
+    from gristmill.stages.langid import LangId, LangIdParams
 
     step = LangId(LangIdParams())
     out = []
@@ -100,14 +100,14 @@ def languages(texts: list[str]) -> list[str]:
 
 
 def quality_step(model: str | None, thresholds):
-    from stages.quality import Quality, QualityParams
+    from gristmill.stages.quality.stage import Quality, QualityParams
 
     kw = {"model": model} if model else {}
     return Quality(QualityParams(thresholds=thresholds, **kw))
 
 
 def text_vs_full(recs: list[dict], langs: list[str], model: str | None) -> None:
-    from stages.quality_model import roc_auc
+    from gristmill.stages.quality.model import roc_auc
 
     pairs = [
         (r, lang)
@@ -140,7 +140,7 @@ def text_vs_full(recs: list[dict], langs: list[str], model: str | None) -> None:
 
 
 def sms(path: Path, model: str | None) -> None:
-    from stages.quality_model import roc_auc
+    from gristmill.stages.quality.model import roc_auc
 
     rows = load_sms(path)
     texts = [t for _, t in rows]

@@ -17,10 +17,10 @@ from pathlib import Path
 import orjson
 import yaml
 
-from pipeline.config import load_config
-from pipeline.materialize import materialize
-from pipeline.runner import run
-from stages.docio import AtomicWriter, dumps, read_records
+from gristmill.pipeline.mix.materialize import materialize
+from gristmill.pipeline.run.config import load_config
+from gristmill.pipeline.run.runner import run
+from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
 
 REPO = Path(__file__).resolve().parents[1]
 

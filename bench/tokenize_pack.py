@@ -76,10 +76,10 @@ def profile_rows(prof: cProfile.Profile, top: int) -> list[list]:
 def worker(args: argparse.Namespace, path: Path) -> dict:
     from datatrove.data import Document
 
-    from stages.base import StageContext
-    from stages.pack import Pack, PackParams
-    from stages.shards import ShardReader
-    from stages.tokenize import Tokenize, TokenizeParams, load_tokenizer, tiktoken_gpt2
+    from gristmill.stages.base import StageContext
+    from gristmill.stages.formats.shards import ShardReader
+    from gristmill.stages.pack import Pack, PackParams
+    from gristmill.stages.tokenize import Tokenize, TokenizeParams, load_tokenizer, tiktoken_gpt2
 
     docs = load_docs(path, args.docs)
     kw = {} if args.batch_size is None else {"batch_size": args.batch_size}

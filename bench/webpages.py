@@ -6,7 +6,7 @@ snippets of main text that extraction must keep, and of boilerplate it must drop
 half is read: the other half (the archive's own tests/evaldata.json) is left for a final test.
 
 Pages are read into memory straight from the archive (nothing is unpacked to disk) and decoded
-the way the WARC reader decodes a response with no HTTP charset: `stages.charset.decode_html`.
+the way the WARC reader decodes a response with no HTTP charset: `stages.read.charset.decode_html`.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def load_pages(root: Path, gold_only: bool) -> list[Page]:
     """Pages sorted by file name; with `gold_only`, just the 482 that have gold snippets."""
     import zstandard
 
-    from stages.charset import decode_html
+    from gristmill.stages.read.charset import decode_html
 
     gold = {v["file"]: (url, v) for url, v in json.loads((root / GOLD).read_bytes()).items()}
     raw: dict[str, bytes] = {}

@@ -24,7 +24,7 @@ from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 from pydantic import BaseModel, ConfigDict
 
-from stages.docio import LazyWriter, doc_to_record
+from gristmill.stages.formats.docio import LazyWriter, doc_to_record
 
 
 class StageParams(BaseModel):

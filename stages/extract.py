@@ -1,7 +1,7 @@
 """`extract`: the main text of an HTML page, with trafilatura (as datatrove's extractor does).
 
 A document's `text` is the page's HTML, already decoded: the WARC reader decodes it with the
-charset of the HTTP header or the page (`stages.charset`) and records `charset` and
+charset of the HTTP header or the page (`gristmill.stages.read.charset`) and records `charset` and
 `decode_errors`; this stage sums `decode_errors` into its stats so a run shows how much text was
 damaged. Documents whose `content_type` says they are not HTML (WET records are the crawler's
 own plain text) pass through unchanged and are counted as `passthrough`.
@@ -17,7 +17,7 @@ from typing import Literal
 
 from datatrove.data import Document
 
-from stages.base import Stage, StageParams
+from gristmill.stages.base import Stage, StageParams
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 LIST_XPATHS = ("//ul", "//ol", "//dl")

@@ -16,8 +16,8 @@ from typing import Literal
 from datatrove.data import Document
 from pydantic import Field
 
-from stages.base import Stage, StageParams
-from stages.errors import GristmillError
+from gristmill.stages.base import Stage, StageParams
+from gristmill.stages.errors import GristmillError
 
 LABEL_PREFIX = "__label__"
 

@@ -1,5 +1,5 @@
 """`pack`: tokenized documents -> one Megatron `.bin`/`.idx` + `.docs.parquet` shard per source
-and task, at `tokens/<source>/<task>`. The shard format lives in `stages/shards.py`."""
+and task, at `tokens/<source>/<task>`. The shard format lives in `stages/formats/shards.py`."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import orjson
 from datatrove.data import Document, DocumentsPipeline
 from pydantic import Field
 
-from stages.base import Stage, StageParams
-from stages.errors import GristmillError
-from stages.shards import ShardWriter
+from gristmill.stages.base import Stage, StageParams
+from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.shards import ShardWriter
 
 _SORTED = orjson.OPT_SORT_KEYS  # the same record always gives the same bytes
 

@@ -12,7 +12,7 @@ from typing import Literal
 
 from datatrove.data import Document
 
-from stages.base import Stage, StageParams
+from gristmill.stages.base import Stage, StageParams
 
 ORIGINS = ("real", "synthetic")
 

@@ -23,8 +23,8 @@ from urllib.parse import urlsplit
 from datatrove.data import Document
 from pydantic import Field, field_validator
 
-from stages.base import Stage, StageParams
-from stages.quality_lang import DATA, profile, read_word_list
+from gristmill.stages.base import Stage, StageParams
+from gristmill.stages.quality.languages import DATA, profile, read_word_list
 
 ALL_LANGUAGES = "*"
 

@@ -20,8 +20,8 @@ import orjson
 from datatrove.data import Document
 from pydantic import Field
 
-from stages.base import Stage, StageParams
-from stages.errors import GristmillError
+from gristmill.stages.base import Stage, StageParams
+from gristmill.stages.errors import GristmillError
 
 GPT2_EOS = "<|endoftext|>"
 

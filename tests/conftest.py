@@ -15,7 +15,7 @@ import zstandard
 from datatrove.data import Document
 from loguru import logger
 
-from stages.docio import read_records
+from gristmill.stages.formats.docio import read_records
 
 
 def jsonl_bytes(records) -> bytes:
@@ -138,7 +138,7 @@ def restored_logging():
 
 def run_quietly(config: Path, **kw) -> dict:
     """`gristmill run` without its progress lines."""
-    from pipeline.runner import run
+    from gristmill.pipeline.run.runner import run
 
     with restored_logging():
         return run(str(config), echo=lambda s: None, **kw)

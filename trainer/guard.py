@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections import deque
 
-from trainer.config import GuardConfig
+from gristmill.trainer.config import GuardConfig
 
 OK, SKIP, ROLLBACK = "ok", "skip", "rollback"
 

@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from trainer import checkpoint
-from trainer.config import TrainerConfig
-from trainer.guard import OK, ROLLBACK, SpikeGuard
-from trainer.metrics import MetricsLog, plot_loss
-from trainer.model import GPT
-from trainer.optim import build_optimizer, build_scheduler
+from gristmill.trainer import checkpoint
+from gristmill.trainer.config import TrainerConfig
+from gristmill.trainer.guard import OK, ROLLBACK, SpikeGuard
+from gristmill.trainer.metrics import MetricsLog, plot_loss
+from gristmill.trainer.model import GPT
+from gristmill.trainer.optim import build_optimizer, build_scheduler
 
 
 class TrainingError(RuntimeError):

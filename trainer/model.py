@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from trainer.config import ModelConfig
+from gristmill.trainer.config import ModelConfig
 
 IGNORE = -100  # labels to skip (cross_entropy's ignore_index)
 

@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from trainer.config import OptimConfig
+from gristmill.trainer.config import OptimConfig
 
 
 def build_optimizer(model: torch.nn.Module, cfg: OptimConfig, device: str) -> torch.optim.AdamW:

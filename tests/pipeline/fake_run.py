@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from stages.shards import ShardWriter
+from gristmill.stages.formats.shards import ShardWriter
 
 VOCAB = 1000
 EOS = VOCAB - 1

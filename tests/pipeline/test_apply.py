@@ -1,10 +1,10 @@
 import pytest
 from click.testing import CliRunner
 
-from pipeline.apply import apply_stage, parse_settings
-from pipeline.cli import cli
-from pipeline.config import ConfigError
-from stages.docio import read_records
+from gristmill.pipeline.cli.main import cli
+from gristmill.pipeline.run.apply import apply_stage, parse_settings
+from gristmill.pipeline.run.config import ConfigError
+from gristmill.stages.formats.docio import read_records
 from tests.conftest import write_jsonl
 
 TEXTS = [

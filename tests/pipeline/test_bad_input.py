@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline.runner import run
-from stages.docio import read_records
+from gristmill.pipeline.run.runner import run
+from gristmill.stages.formats.docio import read_records
 from tests.pipeline.badinput import write_bad_corpus
 
 
@@ -82,7 +82,7 @@ def test_strict_stops_at_the_first_bad_input_with_one_line(tmp_path):
     write_bad_corpus(tmp_path / "bad")
     path = config(tmp_path, tasks=1)
     proc = subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", "run", str(path), "--strict"],
+        [sys.executable, "-m", "gristmill.pipeline.cli.main", "run", str(path), "--strict"],
         capture_output=True,
         text=True,
     )

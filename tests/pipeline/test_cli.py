@@ -4,7 +4,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from pipeline.cli import cli
+from gristmill.pipeline.cli.main import cli
 from tests.conftest import restored_logging, write_jsonl
 
 COMMANDS = ["run", "apply", "verify", "inspect"]
@@ -29,7 +29,7 @@ def test_short_help_flag():
 
 def gristmill(*args, cwd):
     """The real entry point, as a user meets it (errors are shaped by `main()`)."""
-    cmd = [sys.executable, "-m", "pipeline.cli", *map(str, args)]
+    cmd = [sys.executable, "-m", "gristmill.pipeline.cli.main", *map(str, args)]
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 

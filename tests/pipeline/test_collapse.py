@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from pipeline.collapse import collapse
+from gristmill.pipeline.experiments.collapse.runner import collapse
 from tests.conftest import restored_logging
 from tests.pipeline.experiment_data import HELD_OUT, TINY_TOKENS, TINY_TRAINER, make_base
 
@@ -82,8 +82,8 @@ def test_generations_learn_from_the_previous_ones_text(tmp_path, monkeypatch):
         assert not set(parents) & held, sidecar
 
     # a rerun trains and samples nothing
-    monkeypatch.setattr("pipeline.collapse.train_job", _refuse)
-    monkeypatch.setattr("pipeline.synth.generate", _refuse)
+    monkeypatch.setattr("gristmill.pipeline.experiments.collapse.runner.train_job", _refuse)
+    monkeypatch.setattr("gristmill.pipeline.experiments.synth.generate", _refuse)
     again = run_collapse(write_collapse(tmp_path))
     assert [r["held_out_loss"] for r in again] == [r["held_out_loss"] for r in rows]
 

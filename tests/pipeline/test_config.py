@@ -2,8 +2,8 @@ import os
 
 import pytest
 
-from pipeline.config import ConfigError, load_config
-from pipeline.registry import STAGES
+from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.stages.registry import STAGES
 from tests.conftest import minimal_config
 
 ALL_KEYS = (

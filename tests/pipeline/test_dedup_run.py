@@ -7,10 +7,10 @@ import textwrap
 
 import numpy as np
 
-from pipeline.config import load_config
-from pipeline.phases import plan
-from pipeline.runner import run
-from stages.docio import read_records
+from gristmill.pipeline.run.config import load_config
+from gristmill.pipeline.run.phases import plan
+from gristmill.pipeline.run.runner import run
+from gristmill.stages.formats.docio import read_records
 from tests.conftest import restored_logging, write_jsonl
 
 CONFIG = """\

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from pipeline.cli import cli
-from pipeline.emit_bench import needed_tokens_per_s
-from stages.errors import GristmillError
+from gristmill.pipeline.cli.main import cli
+from gristmill.pipeline.emit.headroom import needed_tokens_per_s
+from gristmill.stages.errors import GristmillError
 from tests.pipeline.fake_run import write_run
 
 

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from pipeline.emitter import IGNORE, Emitter
-from pipeline.materialize import materialize
-from pipeline.mixing import GuardConfig, MixConfig, resolve
-from pipeline.schedule import real_needed, window_shares
-from stages.errors import GristmillError
+from gristmill.pipeline.emit.emitter import IGNORE, Emitter
+from gristmill.pipeline.mix.materialize import materialize
+from gristmill.pipeline.mix.schedule import real_needed, window_shares
+from gristmill.pipeline.mix.weights import GuardConfig, MixConfig, resolve
+from gristmill.stages.errors import GristmillError
 from tests.pipeline.fake_run import EOS, source_stream, write_run
 
 QUIET = {"echo": lambda s: None}

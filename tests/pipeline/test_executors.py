@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline import manifest as mf
-from pipeline.config import ConfigError, load_config
-from pipeline.phases import plan
-from pipeline.runner import run
-from stages.errors import GristmillError
+from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.phases import plan
+from gristmill.pipeline.run.runner import run
+from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
 from tests.pipeline.conftest import sample_config_at
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import manifest as mf
+from gristmill.pipeline.run import manifest as mf
 from tests.pipeline.conftest import REPO, sample_config_at
 from tests.pipeline.test_runner import tree_bytes, without_timing
 
@@ -22,7 +22,7 @@ TIMING_FREE = {"timing", "config", "config_hash", "run_key", mf.SELF_HASH}
 
 def _start(cfg: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "pipeline.cli", "run", str(cfg)],
+        [sys.executable, "-m", "gristmill.pipeline.cli.main", "run", str(cfg)],
         cwd=REPO,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -79,7 +79,7 @@ def test_kill_and_rerun_gives_identical_outputs(tmp_path, uninterrupted, name, r
         pytest.fail(f"the run finished before the kill point '{name}'")
     assert not (out / mf.MANIFEST).exists()
     proc = subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", "run", str(cfg)],
+        [sys.executable, "-m", "gristmill.pipeline.cli.main", "run", str(cfg)],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -90,7 +90,7 @@ def test_kill_and_rerun_gives_identical_outputs(tmp_path, uninterrupted, name, r
 
 
 def test_half_written_manifest_is_never_taken_for_a_finished_run(tmp_path, uninterrupted):
-    from pipeline.runner import run
+    from gristmill.pipeline.run.runner import run
 
     cfg = sample_config_at(tmp_path, workers=1)
     out = tmp_path / "out"

@@ -10,12 +10,12 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from pipeline.config import load_config
-from pipeline.inspect import describe_token
-from pipeline.materialize import SEGMENTS, materialize
-from pipeline.runner import run
-from pipeline.verify import verify_run
-from stages.shards import ShardReader
+from gristmill.pipeline.mix.materialize import SEGMENTS, materialize
+from gristmill.pipeline.run.config import load_config
+from gristmill.pipeline.run.inspect import describe_token
+from gristmill.pipeline.run.runner import run
+from gristmill.pipeline.run.verify import verify_run
+from gristmill.stages.formats.shards import ShardReader
 
 REPO = Path(__file__).resolve().parents[2]
 MIX = REPO / "configs" / "mix.yaml"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from pipeline.config import ConfigError, load_config
+from gristmill.pipeline.run.config import ConfigError, load_config
 
 
 def config(tmp_path, mix) -> str:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pipeline.cli import cli
-from pipeline.plan import KeepRate, plan, refit_tokens
-from stages.errors import GristmillError
+from gristmill.pipeline.cli.main import cli
+from gristmill.pipeline.experiments.planning import KeepRate, plan, refit_tokens
+from gristmill.stages.errors import GristmillError
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

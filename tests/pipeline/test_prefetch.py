@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipeline.emitter import Emitter
-from pipeline.prefetch import torch_dataset
+from gristmill.pipeline.emit.emitter import Emitter
+from gristmill.pipeline.emit.prefetch import torch_dataset
 from tests.pipeline.fake_run import write_run
 
 

@@ -7,7 +7,7 @@ import io
 
 import orjson
 
-from pipeline.progress import (
+from gristmill.pipeline.run.progress import (
     CountProgress,
     PhaseMonitor,
     completed_tasks,

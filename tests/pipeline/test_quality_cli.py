@@ -7,10 +7,10 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-import stages.quality as quality_module
-from pipeline.apply import apply_stage
-from pipeline.cli import cli
-from stages.errors import GristmillError
+import gristmill.stages.quality.stage as quality_module
+from gristmill.pipeline.cli.main import cli
+from gristmill.pipeline.run.apply import apply_stage
+from gristmill.stages.errors import GristmillError
 from tests.stages.test_quality_model import PROSE, SPAM  # the two word pools
 
 

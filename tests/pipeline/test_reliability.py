@@ -13,12 +13,12 @@ import orjson
 import pytest
 import yaml
 
-from pipeline import manifest as mf
-from pipeline.config import ConfigError, load_config
-from pipeline.outdir import output_lock
-from pipeline.runner import run
-from pipeline.verify import verify_run
-from stages.errors import GristmillError
+from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.outdir import output_lock
+from gristmill.pipeline.run.runner import run
+from gristmill.pipeline.run.verify import verify_run
+from gristmill.stages.errors import GristmillError
 from tests.pipeline.conftest import REPO, sample_config_at
 from tests.pipeline.test_runner import tree_bytes
 
@@ -27,7 +27,7 @@ QUIET = {"echo": lambda s: None}
 
 def cli(*args, **kw) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", *args],
+        [sys.executable, "-m", "gristmill.pipeline.cli.main", *args],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -160,7 +160,7 @@ def test_nothing_tries_to_connect(tmp_path):
     }
     cfg = sample_config_at(tmp_path)
     proc = subprocess.run(
-        ["unshare", "-n", sys.executable, "-m", "pipeline.cli", "run", str(cfg)],
+        ["unshare", "-n", sys.executable, "-m", "gristmill.pipeline.cli.main", "run", str(cfg)],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -15,9 +15,10 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from pipeline import plots, tally
-from pipeline.cli import cli
-from pipeline.report import REPORT, gather, render
+from gristmill.pipeline.cli.main import cli
+from gristmill.pipeline.report import plots
+from gristmill.pipeline.report.html import REPORT, gather, render
+from gristmill.pipeline.run import tally
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SAMPLE_PLOTS = [

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline import manifest as mf
-from pipeline.runner import run
-from pipeline.verify import verify_run
+from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.run.runner import run
+from gristmill.pipeline.run.verify import verify_run
 from tests.pipeline.conftest import REPO, sample_config_at
 
 
@@ -190,7 +190,7 @@ def test_rerun_of_finished_run_changes_nothing(reference, tmp_path):
 
 def _cli(cfg: Path, **kw) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "pipeline.cli", "run", str(cfg)],
+        [sys.executable, "-m", "gristmill.pipeline.cli.main", "run", str(cfg)],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -216,7 +216,7 @@ def test_killed_run_resumes_to_identical_bytes(reference, tmp_path):
     assert not (out / mf.MANIFEST).exists(), "killed too late: the run had finished"
 
     resumed = subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", "run", str(cfg)],
+        [sys.executable, "-m", "gristmill.pipeline.cli.main", "run", str(cfg)],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -233,7 +233,7 @@ def test_killed_run_resumes_to_identical_bytes(reference, tmp_path):
 
 
 def test_run_key_changes_with_the_code_that_writes_the_outputs(monkeypatch):
-    from pipeline import runner
+    from gristmill.pipeline.run import runner
 
     key = runner.run_key("cfg", [])
     assert key == runner.run_key("cfg", [])

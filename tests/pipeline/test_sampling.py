@@ -9,9 +9,9 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[torch]")
 
-from pipeline.sampling import SamplingConfig, _draw, generate  # noqa: E402
-from trainer.config import ModelConfig  # noqa: E402
-from trainer.model import GPT  # noqa: E402
+from gristmill.pipeline.experiments.sampling import SamplingConfig, _draw, generate  # noqa: E402
+from gristmill.trainer.config import ModelConfig  # noqa: E402
+from gristmill.trainer.model import GPT  # noqa: E402
 
 
 def test_draw_follows_the_distribution():

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.schedule import blend, real_needed, window_shares
+from gristmill.pipeline.mix.schedule import blend, real_needed, window_shares
 
 
 @st.composite

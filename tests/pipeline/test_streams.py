@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.streams import SourceStream
+from gristmill.pipeline.mix.streams import SourceStream
 from tests.pipeline.fake_run import write_run
 
 

@@ -11,10 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from pipeline import experiment
-from pipeline.config import ConfigError
-from pipeline.sweep import sweep
-from stages.errors import GristmillError
+from gristmill.pipeline.experiments import common as experiment
+from gristmill.pipeline.experiments.sweep.runner import sweep
+from gristmill.pipeline.run.config import ConfigError
+from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging
 from tests.pipeline.experiment_data import HELD_OUT, TINY_TOKENS, TINY_TRAINER, make_base
 
@@ -59,7 +59,7 @@ class Counting:
             self.emitters.append((data, tcfg.train.steps))
             return real(job, tcfg, data, *args, **kw)
 
-        monkeypatch.setattr("pipeline.sweep.train_job", train_job)
+        monkeypatch.setattr("gristmill.pipeline.experiments.sweep.runner.train_job", train_job)
 
 
 def read_csv(path):
@@ -99,7 +99,7 @@ def test_resume_skips_finished_mixes_and_a_changed_trainer_config_reruns(
 
 
 def test_a_stopped_mix_resumes_from_its_checkpoint(tmp_path, base, monkeypatch):
-    from trainer.loop import Trainer
+    from gristmill.trainer.loop import Trainer
 
     path = write_sweep(tmp_path, base)
     real_step, calls = Trainer._one_step, []

@@ -13,10 +13,10 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from pipeline.sampling import SamplingConfig, load_checkpoint
-from pipeline.synth import synth
-from pipeline.train import train
-from stages.errors import GristmillError
+from gristmill.pipeline.experiments.sampling import SamplingConfig, load_checkpoint
+from gristmill.pipeline.experiments.synth import synth
+from gristmill.pipeline.experiments.train import train
+from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
 from tests.pipeline.experiment_data import HELD_OUT, TINY_TRAINER, make_base
 
@@ -122,7 +122,7 @@ def test_prompts_come_only_from_real_text(trained, tmp_path):
 
 def test_the_command_writes_a_source_and_names_a_bad_option(trained, tmp_path):
     def gristmill(*args):
-        cmd = [sys.executable, "-m", "pipeline.cli", "synth", *map(str, args)]
+        cmd = [sys.executable, "-m", "gristmill.pipeline.cli.main", "synth", *map(str, args)]
         return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
     common = [trained / "model", "--folder", trained / "out", "-o", tmp_path / "s.jsonl"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 from datatrove.data import Document
 
-from pipeline import tally
+from gristmill.pipeline.run import tally
 from tests.conftest import run_step
 
 

@@ -8,8 +8,8 @@ import json
 import pytest
 import yaml
 
-from pipeline.config import ConfigError
-from pipeline.train import load_train_config, train
+from gristmill.pipeline.experiments.train import load_train_config, train
+from gristmill.pipeline.run.config import ConfigError
 from tests.pipeline.fake_run import write_run
 
 QUIET = {"echo": lambda s: None}

@@ -6,8 +6,8 @@ import orjson
 import pytest
 import yaml
 
-from pipeline.config import load_config
-from pipeline.registry import STAGES
+from gristmill.pipeline.run.config import load_config
+from gristmill.stages.registry import STAGES
 from tests.conftest import run_quietly
 
 REPO = Path(__file__).resolve().parents[2]

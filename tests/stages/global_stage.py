@@ -7,7 +7,7 @@ from pathlib import Path
 
 from datatrove.data import Document
 
-from stages.base import GlobalStage, StageContext
+from gristmill.stages.base import GlobalStage, StageContext
 from tests.conftest import run_step
 
 

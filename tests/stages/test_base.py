@@ -1,7 +1,7 @@
 import pytest
 from datatrove.data import Document
 
-from stages.base import Stage, StageContext
+from gristmill.stages.base import Stage, StageContext
 from tests.conftest import docs, rejected_records, run_step, stats
 
 

@@ -2,7 +2,7 @@ import codecs
 
 import pytest
 
-from stages.charset import decode_html, header_charset, meta_charset, normalize_label
+from gristmill.stages.read.charset import decode_html, header_charset, meta_charset, normalize_label
 
 PAGE = "<p>Grüße aus Köln – ça va?</p>"
 

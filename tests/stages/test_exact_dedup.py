@@ -1,8 +1,8 @@
 import pytest
 from datatrove.data import Document
 
-from stages.base import StageContext
-from stages.exact_dedup import ExactDedup, normalize, text_hash
+from gristmill.stages.base import StageContext
+from gristmill.stages.dedup.exact import ExactDedup, normalize, text_hash
 from tests.conftest import rejected_records, run_step, stats
 
 ORDER = {"web": 0, "books": 1}

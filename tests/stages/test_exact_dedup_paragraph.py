@@ -3,9 +3,9 @@
 import pytest
 from datatrove.data import Document
 
-from stages.base import StageContext
-from stages.exact_dedup import ExactDedup, ExactDedupParams
-from stages.paragraph_dedup import remove_units, split_units
+from gristmill.stages.base import StageContext
+from gristmill.stages.dedup.exact import ExactDedup, ExactDedupParams
+from gristmill.stages.dedup.paragraph import remove_units, split_units
 from tests.conftest import rejected_records, run_step, stats
 from tests.stages.global_stage import run_global
 

@@ -3,10 +3,10 @@ import trafilatura
 from click.testing import CliRunner
 from datatrove.data import Document
 
-from pipeline.cli import cli
-from stages.base import StageContext
-from stages.docio import read_records
-from stages.extract import Extract, ExtractParams, trafilatura_kwargs
+from gristmill.pipeline.cli.main import cli
+from gristmill.stages.base import StageContext
+from gristmill.stages.extract import Extract, ExtractParams, trafilatura_kwargs
+from gristmill.stages.formats.docio import read_records
 from tests.conftest import rejected_records, run_step, stats, write_jsonl
 
 BODY = "This is the first paragraph of a fairly long article about rivers, with enough words"

@@ -5,7 +5,7 @@ import shutil
 import fasttext
 import pytest
 
-from stages.langid import LangId, LangIdParams, default_model_path, load_fasttext
+from gristmill.stages.langid import LangId, LangIdParams, default_model_path, load_fasttext
 from tests.conftest import docs, run_step, stats
 
 SENTENCES = {

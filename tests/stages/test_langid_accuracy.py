@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from datatrove.data import Document
 
-from stages.langid import LangId, LangIdParams, load_fasttext, prepare
+from gristmill.stages.langid import LangId, LangIdParams, load_fasttext, prepare
 
 DATA = (
     Path(__file__).resolve().parents[3]

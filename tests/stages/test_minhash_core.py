@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from datasketch import MinHash
 
-from stages import minhash_core as mh
-from stages.minhash_shingles import shingle_hashes
+from gristmill.stages.dedup.minhash import core as mh
+from gristmill.stages.dedup.minhash.shingles import shingle_hashes
 
 RNG = np.random.RandomState(7)
 VOCAB = [f"w{i}" for i in range(5000)]

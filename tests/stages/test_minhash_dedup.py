@@ -3,12 +3,12 @@ import orjson
 import pytest
 from datatrove.data import Document
 
-from stages import minhash_core as mh
-from stages.base import StageContext
-from stages.minhash_cluster import SourceLossError
-from stages.minhash_dedup import MinHashDedup, MinHashParams
-from stages.minhash_shingles import shingle_hashes
-from stages.minhash_store import Files
+from gristmill.stages.base import StageContext
+from gristmill.stages.dedup.minhash import core as mh
+from gristmill.stages.dedup.minhash.cluster import SourceLossError
+from gristmill.stages.dedup.minhash.shingles import shingle_hashes
+from gristmill.stages.dedup.minhash.stage import MinHashDedup, MinHashParams
+from gristmill.stages.dedup.minhash.store import Files
 from tests.conftest import rejected_records, run_step, stats
 from tests.stages.global_stage import run_global
 

@@ -2,11 +2,11 @@ import numpy as np
 import pytest
 from datatrove.data import Document
 
-from stages.base import StageContext
-from stages.errors import GristmillError
-from stages.pack import Pack, PackParams
-from stages.shards import ShardReader
-from stages.tokenize import Tokenize
+from gristmill.stages.base import StageContext
+from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.shards import ShardReader
+from gristmill.stages.pack import Pack, PackParams
+from gristmill.stages.tokenize import Tokenize
 
 EOS = 50256
 

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from stages import pii_checks as ck
-from stages.pii import PLACEHOLDERS, Detector, Pii, PiiParams, redact
+from gristmill.stages.pii import checks as ck
+from gristmill.stages.pii.stage import PLACEHOLDERS, Detector, Pii, PiiParams, redact
 from tests.conftest import run_step, stats
 from tests.stages.pii_cases import HARD, HELD_OUT, HELD_OUT_LOOKALIKES, LOOKALIKES, parse
 

@@ -1,6 +1,6 @@
 from datatrove.data import Document
 
-from stages.provenance import Provenance, ProvenanceParams
+from gristmill.stages.provenance import Provenance, ProvenanceParams
 from tests.conftest import run_step, stats
 
 

@@ -7,11 +7,11 @@ import pytest
 from datatrove.data import Document
 from pydantic import ValidationError
 
-import stages.quality as quality_module
-from stages.quality import Quality, QualityParams
-from stages.quality_lang import default_bounds, in_language, profile, word_ratio
-from stages.quality_rules import RULES, blend, failed_rule, heuristic_score
-from stages.quality_signals import SIGNALS, compute_signals
+import gristmill.stages.quality.stage as quality_module
+from gristmill.stages.quality.languages import default_bounds, in_language, profile, word_ratio
+from gristmill.stages.quality.rules import RULES, blend, failed_rule, heuristic_score
+from gristmill.stages.quality.signals import SIGNALS, compute_signals
+from gristmill.stages.quality.stage import Quality, QualityParams
 
 PROSE = (
     "The river runs through the old town and past the mill. In the spring the water is high, "
@@ -49,7 +49,7 @@ def test_scores_and_keeps_good_prose():
 
 
 def test_drops_with_the_first_failing_rule_as_reason(tmp_path):
-    from stages.base import StageContext
+    from gristmill.stages.base import StageContext
 
     step = Quality(ctx=StageContext(rejected=tmp_path / "rejected"))
     data = docs(PROSE, "Too short to be a page.", NAV, language="en")

@@ -6,10 +6,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from stages.docio import open_binary
-from stages.quality_lang import profile
-from stages.quality_rules import failed_rule, heuristic_score
-from stages.quality_signals import compute_signals
+from gristmill.stages.formats.docio import open_binary
+from gristmill.stages.quality.languages import profile
+from gristmill.stages.quality.rules import failed_rule, heuristic_score
+from gristmill.stages.quality.signals import compute_signals
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpus" / "docs_web.jsonl.zst"
 

@@ -8,11 +8,10 @@ import orjson
 import pytest
 from datatrove.data import Document
 
-from stages.errors import GristmillError
-from stages.langid import default_model_path
-from stages.quality import MODEL_PROB, Quality, QualityParams
-from stages.quality_lang import profile
-from stages.quality_model import (
+from gristmill.stages.errors import GristmillError
+from gristmill.stages.langid import default_model_path
+from gristmill.stages.quality.languages import profile
+from gristmill.stages.quality.model import (
     TrainSettings,
     load_model,
     positive_probs,
@@ -21,7 +20,8 @@ from stages.quality_model import (
     roc_auc,
     train,
 )
-from stages.quality_rules import heuristic_score
+from gristmill.stages.quality.rules import heuristic_score
+from gristmill.stages.quality.stage import MODEL_PROB, Quality, QualityParams
 
 PROSE = [
     "the",
@@ -93,7 +93,7 @@ def test_stage_blends_the_probability_into_the_score(model_file):
 
 
 def test_stage_reuses_a_stored_probability(model_file, monkeypatch):
-    import stages.quality as quality_module
+    import gristmill.stages.quality.stage as quality_module
 
     doc = Document(text="click here buy cheap pills now", id="a", metadata={"language": "en"})
     step = Quality(QualityParams(model=str(model_file), thresholds="off"))

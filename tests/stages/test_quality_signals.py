@@ -1,10 +1,10 @@
-"""Every signal of `stages.quality_signals` on hand-made texts whose values are counted by hand
+"""Every signal of `stages.quality.signals` on hand-made texts whose values are counted by hand
 in the comments."""
 
 import pytest
 
-from stages.quality_lang import CHAR_UNITS, profile
-from stages.quality_signals import SIGNALS, compute_signals, duplicates, ngram_signals
+from gristmill.stages.quality.languages import CHAR_UNITS, profile
+from gristmill.stages.quality.signals import SIGNALS, compute_signals, duplicates, ngram_signals
 
 EN = profile("en")
 ZH = profile("zh")

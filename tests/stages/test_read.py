@@ -6,9 +6,9 @@ import pyarrow.parquet as pq
 import pytest
 import zstandard
 
-from stages.base import StageContext
-from stages.errors import InputError
-from stages.read import InputFile, ReadSources
+from gristmill.stages.base import StageContext
+from gristmill.stages.errors import InputError
+from gristmill.stages.read.sources import InputFile, ReadSources
 from tests.conftest import jsonl_bytes, rejected_records, run_step, stats, write_jsonl
 
 GOOD = [{"id": "a", "text": "first document"}, {"id": "b", "text": "second document"}]

@@ -9,9 +9,9 @@ import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from stages.base import StageContext
-from stages.errors import InputError
-from stages.read import InputFile, ReadSources
+from gristmill.stages.base import StageContext
+from gristmill.stages.errors import InputError
+from gristmill.stages.read.sources import InputFile, ReadSources
 from tests.conftest import rejected_records, run_step, stats
 
 FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "data" / "fixtures"

@@ -5,7 +5,7 @@ import pytest
 from datatrove.data import Document
 from pydantic import ValidationError
 
-from stages.safety import (
+from gristmill.stages.safety import (
     Safety,
     SafetyParams,
     blocked_domain,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stages.shards import (
+from gristmill.stages.formats.shards import (
     MAGIC,
     VERSION,
     ShardError,

@@ -6,11 +6,11 @@ import pyarrow.parquet as pq
 import pytest
 from datatrove.data import Document
 
-from stages.base import StageContext
-from stages.pack import Pack, PackParams
-from stages.provenance import Provenance
-from stages.shards import ShardReader, ShardWriter
-from stages.tokenize import Tokenize
+from gristmill.stages.base import StageContext
+from gristmill.stages.formats.shards import ShardReader, ShardWriter
+from gristmill.stages.pack import Pack, PackParams
+from gristmill.stages.provenance import Provenance
+from gristmill.stages.tokenize import Tokenize
 
 
 def test_pack_keeps_the_synthetic_record(tmp_path):

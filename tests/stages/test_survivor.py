@@ -1,7 +1,7 @@
 from datatrove.data import Document
 
-from stages.base import StageContext
-from stages.survivor import survivor_key
+from gristmill.stages.base import StageContext
+from gristmill.stages.dedup.survivor import survivor_key
 
 CTX = StageContext(source_order={"web": 0, "books": 1})
 

@@ -3,8 +3,8 @@ import pickle
 import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers
 
-from stages.errors import GristmillError
-from stages.tokenize import Tokenize, TokenizeParams, load_tokenizer
+from gristmill.stages.errors import GristmillError
+from gristmill.stages.tokenize import Tokenize, TokenizeParams, load_tokenizer
 from tests.conftest import docs, run_step, stats
 
 EOS = 50256
@@ -99,8 +99,8 @@ def test_step_pickles_without_its_tokenizer():
 def test_tiktoken_and_tokenizers_backends_give_the_same_ids():
     from pathlib import Path
 
-    from stages.docio import read_records
-    from stages.tokenize import TokenizeParams, load_encoder
+    from gristmill.stages.formats.docio import read_records
+    from gristmill.stages.tokenize import TokenizeParams, load_encoder
 
     sample = Path(__file__).resolve().parents[2] / "sample_data"
     texts = [
@@ -114,8 +114,8 @@ def test_tiktoken_and_tokenizers_backends_give_the_same_ids():
 
 
 def test_tiktoken_backend_is_for_gpt2_only(word_tokenizer):
-    from stages.errors import GristmillError
-    from stages.tokenize import load_encoder
+    from gristmill.stages.errors import GristmillError
+    from gristmill.stages.tokenize import load_encoder
 
     params = TokenizeParams(tokenizer=word_tokenizer, eos="<eos>", backend="tiktoken")
     with pytest.raises(GristmillError, match="backend tiktoken is for tokenizer gpt2 only"):

@@ -1,4 +1,4 @@
-from stages.unionfind import UnionFind
+from gristmill.stages.dedup.unionfind import UnionFind
 
 
 def test_union_find_knows_each_sets_best_member():

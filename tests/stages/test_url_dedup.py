@@ -1,8 +1,8 @@
 import pytest
 from datatrove.data import Document
 
-from stages.base import StageContext
-from stages.url_dedup import BadURL, UrlDedup, UrlDedupParams, normalize_url
+from gristmill.stages.base import StageContext
+from gristmill.stages.dedup.url import BadURL, UrlDedup, UrlDedupParams, normalize_url
 from tests.conftest import rejected_records, run_step, stats
 from tests.stages.global_stage import run_global
 

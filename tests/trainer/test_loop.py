@@ -10,9 +10,9 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[torch]")
 
+from gristmill.trainer import Trainer, TrainerConfig  # noqa: E402
+from gristmill.trainer import checkpoint as ckpt  # noqa: E402
 from tests.trainer.batches import Batches  # noqa: E402
-from trainer import Trainer, TrainerConfig  # noqa: E402
-from trainer import checkpoint as ckpt  # noqa: E402
 
 QUIET = {"echo": lambda s: None}
 

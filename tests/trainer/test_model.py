@@ -12,12 +12,12 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[torch]")
 
-from pipeline.emitter import Emitter  # noqa: E402
+from gristmill.pipeline.emit.emitter import Emitter  # noqa: E402
+from gristmill.trainer.config import GuardConfig, ModelConfig, OptimConfig  # noqa: E402
+from gristmill.trainer.guard import OK, ROLLBACK, SKIP, SpikeGuard  # noqa: E402
+from gristmill.trainer.model import GPT, document_mask  # noqa: E402
+from gristmill.trainer.optim import lr_factor  # noqa: E402
 from tests.pipeline.fake_run import EOS, write_run  # noqa: E402
-from trainer.config import GuardConfig, ModelConfig, OptimConfig  # noqa: E402
-from trainer.guard import OK, ROLLBACK, SKIP, SpikeGuard  # noqa: E402
-from trainer.model import GPT, document_mask  # noqa: E402
-from trainer.optim import lr_factor  # noqa: E402
 
 TRAINER = Path(__file__).resolve().parents[2] / "trainer"
 

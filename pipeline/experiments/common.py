@@ -1,0 +1,269 @@
+"""What `gristmill sweep` and `gristmill collapse` share: the finished run they read, the trainer
+settings of an experiment (one budget and seed for every job), the held-out set and its checks
+by document id, and a training job keyed on a hash of everything that goes into it.
+
+A job's folder holds `key.json` (the hash and what it covers) and, once finished,
+`result.json`. A job is done only when `result.json` carries the current key: a folder that
+exists proves nothing. A folder whose key differs is cleared and the job starts afresh; one with
+the same key and no result resumes from its newest checkpoint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import orjson
+from pydantic import Field
+
+from gristmill.pipeline import __version__
+from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.run.config import ConfigError, LoadedConfig, Model, load_config
+from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.shards import ShardReader
+
+KEY, RESULT = "key.json", "result.json"
+
+
+class HeldOutConfig(Model):
+    shards: list[str] = Field(min_length=1)  # shard prefixes of real text, e.g. tokens/web/00003
+    # synthetic training text generated from a held-out document (its parent_id): warn or error
+    parents: Literal["warn", "error"] = "warn"
+    tokens: int | None = Field(None, ge=1)  # held-out tokens evaluated; default: all
+
+
+@dataclass
+class RunData:
+    """A finished run's output: its manifest, shards and tokenizer."""
+
+    out: Path
+    manifest: dict
+    config: LoadedConfig | None = None
+    _ids: dict = field(default_factory=dict)
+
+    @property
+    def vocab_size(self) -> int:
+        return int(self.manifest["tokenizer"]["vocab_size"])
+
+    def shards(self) -> dict[str, dict]:
+        return {s["prefix"]: s for s in self.manifest["shards"]}
+
+    def origins(self) -> dict[str, str]:
+        return {s["source"]: s["origin"] for s in self.manifest["shards"]}
+
+    def prefixes(self, sources) -> list[str]:
+        return [s["prefix"] for s in self.manifest["shards"] if s["source"] in set(sources)]
+
+    def reader(self, prefix: str) -> ShardReader:
+        return ShardReader(self.out / prefix)
+
+    def doc_ids(self, prefix: str) -> list[str]:
+        if prefix not in self._ids:
+            self._ids[prefix] = self.reader(prefix).sidecar().column("doc_id").to_pylist()
+        return self._ids[prefix]
+
+    def fingerprint(self, prefixes) -> dict[str, str]:
+        """prefix -> sha256 over its three files (the manifest's, else computed)."""
+        shards, out = self.shards(), {}
+        for p in sorted(prefixes):
+            files = shards[p].get("files") or {
+                ext: mf.file_entry(self.out / f"{p}{ext}") for ext in mf.SHARD_FILES
+            }
+            blob = "".join(files[ext]["sha256"] for ext in mf.SHARD_FILES)
+            out[p] = hashlib.sha256(blob.encode()).hexdigest()
+        return out
+
+    def tokenize_params(self) -> dict:
+        """The run's tokenize stage settings, with the tokenizer file's path made absolute."""
+        stages = self.manifest.get("config", {}).get("stages", [])
+        params = next((dict(s["tokenize"]) for s in stages if "tokenize" in s), None)
+        if params is None:
+            raise GristmillError(f"{self.out}: the manifest records no tokenize stage")
+        spec = params.get("tokenizer", "gpt2")
+        if spec != "gpt2" and not Path(spec).is_absolute():
+            root = self.config.root if self.config is not None else Path.cwd()
+            params["tokenizer"] = str(Path(spec).resolve() if Path(spec).is_file() else root / spec)
+        return params
+
+    def tokenizer(self):
+        """The run's tokenizer (HF `tokenizers`), checked against the manifest's hash."""
+        from gristmill.stages.tokenize import load_tokenizer
+
+        params = self.tokenize_params()
+        tok, info = load_tokenizer(params.get("tokenizer", "gpt2"), params.get("eos"))
+        if info.sha256 != self.manifest["tokenizer"]["sha256"]:
+            raise GristmillError(f"{self.out}: tokenizer {info.name} is not the one the run used")
+        return tok, info
+
+
+def open_run(root: Path, run: str | None, folder: str | None, echo=print) -> RunData:
+    """`run`: a run config, brought up to date first (a finished run is only checked);
+    `folder`: a finished run's output folder."""
+    cfg = None
+    if run is not None:
+        from gristmill.pipeline.run.runner import run as run_pipeline
+
+        cfg = load_config(root / run)
+        run_pipeline(str(root / run), echo=echo)
+        out = cfg.output
+    else:
+        out = (root / folder).resolve()
+    try:
+        manifest = mf.load(out)
+    except FileNotFoundError:
+        raise GristmillError(f"{out}: no finished run (manifest.json)") from None
+    return RunData(out, manifest, cfg)
+
+
+def require_torch(verb: str) -> None:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise GristmillError(
+            f"gristmill {verb} needs torch, an optional extra: pip install -e '.[torch]'"
+        ) from None
+
+
+def check_output(out: Path, run: RunData) -> None:
+    """An experiment never writes into its base run's folder (its jobs clear their folders:
+    one named like a materialised mix would go), nor around it."""
+    if out == run.out or out.is_relative_to(run.out) or run.out.is_relative_to(out):
+        raise ConfigError(f"output: {out} overlaps the base run's output {run.out}; use another")
+
+
+def trainer_settings(spec, root: Path):
+    """`trainer:` of an experiment: a train config file (its model, optim, train and guard; its
+    data and output are not used) or those keys inline."""
+    from gristmill.pipeline.experiments.train import load_train_config
+    from gristmill.trainer.config import TrainerConfig
+
+    if isinstance(spec, TrainerConfig):
+        return spec
+    f = load_train_config(root / spec)
+    return TrainerConfig(model=f.model, optim=f.optim, train=f.train, guard=f.guard)
+
+
+def budgeted(cfg, vocab: int, tokens: int, seed: int):
+    """The same budget and seed for every job: steps = ceil(tokens / (batch x seq_len)) (the LR
+    schedule's length), train.seed = seed, model.vocab_size = the data's unless set larger."""
+    m, t = cfg.model, cfg.train
+    if m.vocab_size is not None and m.vocab_size < vocab:
+        raise ConfigError(f"trainer: model.vocab_size {m.vocab_size} < the data's {vocab}")
+    steps = math.ceil(tokens / (t.batch * m.seq_len))
+    return cfg.model_copy(
+        update={
+            "model": m.model_copy(update={"vocab_size": m.vocab_size or vocab}),
+            "train": t.model_copy(update={"steps": steps, "seed": seed}),
+        }
+    )
+
+
+def trained_tokens(cfg) -> int:
+    return cfg.train.steps * cfg.train.batch * cfg.model.seq_len
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    prefixes: tuple[str, ...]
+    doc_ids: frozenset[str]
+    docs: int
+    tokens: int
+
+
+def held_out(run: RunData, prefixes) -> HeldOut:
+    shards = run.shards()
+    for p in prefixes:
+        if p not in shards:
+            raise ConfigError(f"held_out.shards: {p!r} is not in the run; shards: {list(shards)}")
+        if shards[p]["origin"] != "real":
+            raise ConfigError(f"held_out.shards: {p} holds {shards[p]['origin']} text, not real")
+    ids = [i for p in prefixes for i in run.doc_ids(p)]
+    tokens = sum(shards[p]["tokens"] for p in prefixes)
+    return HeldOut(tuple(prefixes), frozenset(ids), len(ids), tokens)
+
+
+def check_held_out(run: RunData, held: HeldOut, train: list[str], what: str) -> tuple[int, int]:
+    """Refuse training shards that hold a held-out document (by document id). Returns how many
+    synthetic training documents were generated from a held-out document (their parent_id),
+    and how many synthetic ones have no provenance record to tell (a sidecar written before
+    its `synthetic` column)."""
+    parents = unknown = 0
+    for p in train:
+        if p in held.prefixes:
+            raise GristmillError(f"{what}: held-out shard {p} would be trained on")
+        for doc_id in run.doc_ids(p):
+            if doc_id in held.doc_ids:
+                raise GristmillError(
+                    f"{what}: held-out document {doc_id!r} is also in training shard {p}"
+                )
+        side = run.reader(p).sidecar()
+        origins = side.column("origin").to_pylist()
+        for origin, record in zip(origins, side.column("synthetic").to_pylist(), strict=True):
+            if record is not None:
+                parents += orjson.loads(record).get("parent_id") in held.doc_ids
+            elif origin == "synthetic":
+                unknown += 1
+    return parents, unknown
+
+
+def digest(data) -> str:
+    return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+class Job:
+    """A folder of work keyed on a hash of its inputs and settings (`inputs`, a JSON-able dict)."""
+
+    def __init__(self, folder: Path, inputs: dict):
+        self.folder = folder
+        self.inputs = {"gristmill_version": __version__, **inputs}
+        self.key = digest(self.inputs)
+
+    def result(self) -> dict | None:
+        """The finished result of this very key, or None."""
+        try:
+            result = orjson.loads((self.folder / RESULT).read_bytes())
+        except (FileNotFoundError, orjson.JSONDecodeError):
+            return None
+        return result if result.get("key") == self.key else None
+
+    def begin(self) -> bool:
+        """Prepare the folder; True if an unfinished job of this key is there to resume."""
+        try:
+            same = orjson.loads((self.folder / KEY).read_bytes()).get("key") == self.key
+        except (FileNotFoundError, orjson.JSONDecodeError):
+            same = False
+        if same:
+            return True
+        if self.folder.exists():
+            shutil.rmtree(self.folder)  # another key's work: never resumed into this one
+        self.folder.mkdir(parents=True)
+        write_json(self.folder / KEY, {"key": self.key, "inputs": self.inputs})
+        return False
+
+    def finish(self, result: dict) -> dict:
+        result = {"key": self.key, **result}
+        write_json(self.folder / RESULT, result)
+        return result
+
+
+def write_json(path: Path, data) -> None:
+    """Written whole or not at all (a temporary file, renamed)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    os.replace(tmp, path)
+
+
+def train_job(job: Job, tcfg, data, val_batches, prefetch: int, echo=print):
+    """Train (or resume) the job's model on the emitter `data`; returns (summary, model)."""
+    from gristmill.trainer import Trainer
+
+    resume = job.begin()
+    with data.prefetch(prefetch) as batches:
+        trainer = Trainer(tcfg, batches, job.folder, val_batches=val_batches, echo=echo)
+        summary = trainer.run(resume=resume)
+    return summary, trainer.model

@@ -1,0 +1,189 @@
+"""`gristmill mix CONFIG`: a mix made from a finished run's `tokens/<source>/` shards, without
+re-tokenising, at `mixes/<name>/`:
+
+    00000.bin/.idx/.docs.parquet   seq_len-token samples (Megatron MMIDIDX, one sequence each),
+                                   in the blend schedule's order; the sidecar row of a sample
+                                   names the source, origin and the document it starts in
+    00000.segments.parquet         every (sample, document) stretch: the token -> document map
+    mix_manifest.json              target vs achieved shares overall and per window, the guard's
+                                   result for every window, repeats per source, file hashes
+
+Samples are consecutive seq_len-token cuts of each source's stream (pipeline/mix/streams.py:
+documents shuffled per epoch by the mix's seed, EOS between documents); the schedule
+(pipeline/mix/schedule.py) decides which source each next sample comes from.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from gristmill.pipeline.mix.schedule import blend, real_needed, window_shares
+from gristmill.pipeline.mix.streams import SourceStream
+from gristmill.pipeline.mix.weights import ResolvedMix
+from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.run.config import LoadedConfig
+from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.shards import ShardWriter
+
+MIX_MANIFEST = "mix_manifest.json"
+SEGMENTS = ".segments.parquet"
+SEGMENT_COLUMNS = ("sample", "doc_id", "source", "origin", "token_start", "n_tokens", "doc_offset")
+
+
+def source_shards(out: Path, manifest: dict, source: str) -> list[Path]:
+    prefixes = [out / s["prefix"] for s in manifest["shards"] if s["source"] == source]
+    if not prefixes:
+        raise GristmillError(f"mix: source {source!r} has no token shards in {out / 'tokens'}")
+    return prefixes
+
+
+def n_samples(mix: ResolvedMix, streams: list[SourceStream]) -> int:
+    """The mix's size: `tokens` if given, else as many samples as fit before any source's
+    `max_epochs` (default one epoch) would be exceeded."""
+    seq = mix.config.seq_len
+    if mix.config.tokens is not None:
+        return math.ceil(mix.config.tokens / seq)
+    fits = []
+    for src, w, stream in zip(mix.sources, mix.weights, streams, strict=True):
+        if w > 0:
+            epochs = mix.config.max_epochs.get(src, 1.0)
+            fits.append(math.floor(stream.n_tokens * epochs / seq / w))
+    return max(min(fits), 0)
+
+
+def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
+    if name not in cfg.mixes:
+        known = ", ".join(cfg.mixes) or "none in this config"
+        raise GristmillError(f"mix {name!r} is not in {cfg.path}; mixes: {known}")
+    mix, out = cfg.mixes[name], cfg.output
+    try:
+        run_manifest = mf.load(out)
+    except FileNotFoundError:
+        raise GristmillError(
+            f"{out}: no finished run (manifest.json); `gristmill run` first"
+        ) from None
+    if mix.capped:
+        echo(f"mix {name}: guard capped synthetic shares {mix.capped} (configured -> used)")
+    seq, seed = mix.config.seq_len, mix.config.seed
+    streams = [
+        SourceStream(source_shards(out, run_manifest, s), seed, i)
+        for i, s in enumerate(mix.sources)
+    ]
+    n = n_samples(mix, streams)
+    if n == 0:
+        raise GristmillError(f"mix {name}: not one sample of {seq} tokens fits the sources")
+    floor = mix.config.guard.min_real_fraction
+    schedule = blend(mix.weights, mix.is_real, n, mix.window_samples, floor)
+
+    folder = out / "mixes" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    prefix = folder / "00000"
+    origins = ["real" if r else "synthetic" for r in mix.is_real]
+    vocab = run_manifest["tokenizer"]["vocab_size"]
+    segments_rows = []  # one per (sample, document) stretch: SEGMENT_COLUMNS
+    with ShardWriter(prefix, vocab) as writer:
+        for i, d in enumerate(schedule.tolist()):
+            tokens, segments = streams[d].take(seq)
+            start = writer.add(tokens, segments[0].doc_id, mix.sources[d], origins[d])
+            for seg in segments:
+                segments_rows.append(
+                    (i, seg.doc_id, mix.sources[d], origins[d], start, seg.n_tokens, seg.doc_offset)
+                )
+                start += seg.n_tokens
+    _write_segments(Path(f"{prefix}{SEGMENTS}"), segments_rows)
+
+    manifest = _mix_manifest(mix, schedule, streams, run_manifest, out, prefix)
+    path = folder / MIX_MANIFEST
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
+    os.replace(tmp, path)
+    _summary(name, manifest, path, echo)
+    return manifest
+
+
+def _write_segments(path: Path, rows: list[tuple]) -> None:
+    table = pa.table(dict(zip(SEGMENT_COLUMNS, map(list, zip(*rows, strict=True)), strict=True)))
+    tmp = path.with_name(path.name + ".tmp")
+    pq.write_table(table, tmp, compression="zstd", store_schema=False)
+    os.replace(tmp, path)
+
+
+def _mix_manifest(mix, schedule, streams, run_manifest, out: Path, prefix: Path) -> dict:
+    k, seq = len(mix.sources), mix.config.seq_len
+    win = window_shares(schedule, k, mix.window_samples)
+    floor = mix.config.guard.min_real_fraction
+    real_cols = [d for d in range(k) if mix.is_real[d]]
+    per_window = []
+    for row in win.tolist():
+        length = sum(row)
+        real = sum(row[d] for d in real_cols)
+        per_window.append(
+            {
+                "samples": length,
+                "counts": row,
+                "real_fraction": round(real / length, 6),
+                "guard_ok": real >= real_needed(length, floor),
+            }
+        )
+    counts = np.bincount(schedule, minlength=k).tolist()
+    max_dev = float(np.abs(win - np.outer(win.sum(1), mix.weights)).max()) if len(win) else 0.0
+    sources = {}
+    for d, (src, stream) in enumerate(zip(mix.sources, streams, strict=True)):
+        limit = mix.config.max_epochs.get(src)
+        sources[src] = {
+            "origin": "real" if mix.is_real[d] else "synthetic",
+            "samples": counts[d],
+            "tokens": counts[d] * seq,
+            "source_tokens": stream.n_tokens,
+            "epochs": round(stream.epochs, 6),
+            "max_epochs": limit,
+            "over_max_epochs": limit is not None and stream.epochs > limit,
+        }
+    files = {ext: mf.file_entry(Path(f"{prefix}{ext}")) for ext in (*mf.SHARD_FILES, SEGMENTS)}
+    return {
+        "mix": mix.name,
+        "run_key": run_manifest.get("run_key"),
+        "config": mix.config.model_dump(mode="json"),
+        "seq_len": seq,
+        "samples": len(schedule),
+        "tokens": len(schedule) * seq,
+        "target_shares": dict(zip(mix.sources, [round(w, 6) for w in mix.weights], strict=True)),
+        "achieved_shares": {
+            s: round(c / len(schedule), 6) for s, c in zip(mix.sources, counts, strict=True)
+        },
+        "capped": mix.capped,
+        "guard": {
+            "min_real_fraction": floor,
+            "window_samples": mix.window_samples,
+            "windows": len(per_window),
+            "all_ok": all(w["guard_ok"] for w in per_window),
+            "min_real_fraction_seen": min(w["real_fraction"] for w in per_window),
+        },
+        "max_window_deviation_samples": round(max_dev, 6),
+        "windows": per_window,
+        "sources": sources,
+        "shard": {"prefix": prefix.relative_to(out).as_posix(), "files": files},
+    }
+
+
+def _summary(name: str, m: dict, path: Path, echo) -> None:
+    shares = ", ".join(
+        f"{s} {m['achieved_shares'][s]:.4f} (target {t:.4f})" for s, t in m["target_shares"].items()
+    )
+    echo(f"mix {name}: {m['samples']:,} samples x {m['seq_len']} tokens; {shares}")
+    g = m["guard"]
+    echo(
+        f"guard: {g['windows']} windows, real fraction >= {g['min_real_fraction_seen']:.4f} "
+        f"(floor {g['min_real_fraction']}): {'ok' if g['all_ok'] else 'VIOLATED'}"
+    )
+    for src, s in m["sources"].items():
+        if s["over_max_epochs"]:
+            echo(f"warning: {src} repeated {s['epochs']:.2f} times (max_epochs {s['max_epochs']})")
+    echo(f"mix manifest: {path}")

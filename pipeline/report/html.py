@@ -1,0 +1,320 @@
+"""`report.html`: one self-contained static page about a finished run (plots embedded as PNG,
+no script, no link to fetch), written by every run and rebuilt by `gristmill report OUT`.
+
+What it reads, all under OUT: `manifest.json` (stage counts, sources, timing), the kept
+documents' tally (`_work/<run key>/tally/`, pipeline/run/tally.py), the phases' progress counters
+(`_work/<run key>/<phase>/progress/`), the rejected documents (`rejected/<stage>/`: bytes per
+stage, and the duplicate clusters from `duplicate_of`) and the mix manifests
+(`mixes/<name>/mix_manifest.json`). A section whose data is absent says so and why.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+from collections import Counter
+from pathlib import Path
+
+import orjson
+
+from gristmill.pipeline.report import plots
+from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.run import tally
+from gristmill.pipeline.run.progress import read_progress
+from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.docio import read_records
+
+REPORT = "report.html"
+TOP = 25  # rows of the longer tables (languages, clusters)
+
+
+def write_report(out: str | os.PathLike) -> Path:
+    out = Path(out)
+    page = render(gather(out))
+    path = out / REPORT
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(page, encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def gather(out: Path) -> dict:
+    try:
+        manifest = mf.load(out)
+    except FileNotFoundError:
+        raise GristmillError(
+            f"{out}: no finished run (manifest.json); `gristmill run` first"
+        ) from None
+    work = out / "_work" / str(manifest.get("run_key"))
+    return {
+        "out": out,
+        "manifest": manifest,
+        "tally": tally.load(work) if work.is_dir() else None,
+        "rejected": scan_rejected(out),
+        "mixes": [
+            orjson.loads(p.read_bytes()) for p in sorted(out.glob("mixes/*/mix_manifest.json"))
+        ],
+        "phases": phase_rows(manifest, work),
+    }
+
+
+def scan_rejected(out: Path) -> dict[str, dict]:
+    """Per stage: text bytes dropped, and survivor id -> copies dropped (dedup stages)."""
+    stages: dict[str, dict] = {}
+    for f in sorted(out.glob("rejected/*/*.jsonl.zst")):
+        acc = stages.setdefault(f.parent.name, {"bytes": 0, "copies": Counter()})
+        for rec in read_records(f):
+            text = rec.get("text", rec.get("raw", ""))
+            acc["bytes"] += len(str(text).encode("utf-8", "surrogatepass"))
+            if survivor := (rec.get("metadata") or {}).get("duplicate_of"):
+                acc["copies"][str(survivor)] += 1
+    return stages
+
+
+def phase_rows(manifest: dict, work: Path) -> list[tuple[str, float, int, int]]:
+    """(phase, seconds, documents, bytes) per phase of the run."""
+    seconds = manifest.get("timing", {}).get("phases_seconds", {})
+    return [(name, s, *read_progress(work / name)) for name, s in seconds.items()]
+
+
+def token_estimates(data: dict) -> list[tuple[str, float]] | None:
+    """Tokens entering each stage: the kept tokens plus the dropped text of this and every
+    later stage at the run's measured tokens per byte. None without the tally or the rejects."""
+    t, stages, rejected = data["tally"], data["manifest"]["stages"], data["rejected"]
+    if not t or not t["bytes"]:
+        return None
+    rows = [(n, s) for n, s in stages.items() if "seen" in s]
+    if any(s["seen"] > s["kept"] and n not in rejected for n, s in rows):
+        return None  # keep_rejected was off: the dropped text is not there to measure
+    per_byte = t["tokens"] / t["bytes"]
+    out, later = [], 0.0
+    for name, _ in reversed(rows):
+        later += rejected.get(name, {}).get("bytes", 0) * per_byte
+        out.append((name, t["tokens"] + later))
+    return out[::-1]
+
+
+# HTML ------------------------------------------------------------------------------------------
+
+CSS = """
+body { font: 14px/1.45 sans-serif; color: #222; background: #fff; margin: 0; }
+main { max-width: 940px; margin: 0 auto; padding: 16px 20px 60px; }
+h1 { font-size: 22px; margin: 8px 0 4px; } h2 { font-size: 17px; margin: 28px 0 8px; }
+table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
+td, th { border-bottom: 1px solid #ddd; padding: 2px 10px 2px 0; text-align: left; }
+td.n, th.n { text-align: right; } .note { color: #666; font-style: italic; }
+figure { margin: 8px 0; } img { display: block; max-width: 100%; }
+code { background: #f3f3f3; padding: 0 3px; }
+"""
+
+
+def _e(x) -> str:
+    return html.escape(str(x))
+
+
+def _img(png: bytes, alt: str) -> str:
+    b64 = base64.b64encode(png).decode("ascii")
+    return f'<figure><img alt="{_e(alt)}" src="data:image/png;base64,{b64}"></figure>'
+
+
+def _table(head: list[str], rows: list[list], numeric: set[int] = frozenset()) -> str:
+    def cell(i: int, v, tag: str) -> str:
+        cls = ' class="n"' if i in numeric else ""
+        v = f"{v:,}" if isinstance(v, int) else (f"{v:,.2f}" if isinstance(v, float) else v)
+        return f"<{tag}{cls}>{_e(v)}</{tag}>"
+
+    h = "".join(cell(i, v, "th") for i, v in enumerate(head))
+    body = "".join(
+        "<tr>" + "".join(cell(i, v, "td") for i, v in enumerate(r)) + "</tr>" for r in rows
+    )
+    return f"<table><tr>{h}</tr>{body}</table>"
+
+
+def _note(text: str) -> str:
+    return f'<p class="note">{_e(text)}</p>'
+
+
+def render(data: dict) -> str:
+    m = data["manifest"]
+    parts = [f"<h1>gristmill run report</h1><p>{_e(data['out'])}</p>", _overview(m)]
+    for title, section in (
+        ("Funnel: documents and tokens per stage", _funnel),
+        ("Drop reasons", _drops),
+        ("Languages", _languages),
+        ("Quality scores per language", _quality),
+        ("Duplicate clusters", _clusters),
+        ("PII found, per type", _pii),
+        ("Tokens per source, real vs synthetic", _sources),
+        ("Mixes: achieved vs target shares per window", _mixes),
+        ("Throughput per phase", _throughput),
+    ):
+        parts.append(f"<h2>{_e(title)}</h2>{section(data)}")
+    for name, rep in m.get("reports", {}).items():  # stages' own summaries, if any
+        lines = "".join(
+            f"<li>{_e(x)}</li>" for x in rep.get("summary", []) + rep.get("warnings", [])
+        )
+        parts.append(f"<h2>{_e(name)}</h2><ul>{lines}</ul>")
+    body = "\n".join(parts)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>gristmill report</title><style>{CSS}</style></head>"
+        f"<body><main>\n{body}\n</main></body></html>\n"
+    )
+
+
+def _overview(m: dict) -> str:
+    t = m["totals"]
+    in_bytes = sum(i.get("bytes", 0) for i in m["inputs"])
+    rows = [
+        ["gristmill version", m.get("gristmill_version", "?")],
+        ["run key / config hash", f"{m.get('run_key', '?')} / {m['config_hash'][:16]}"],
+        ["input files", f"{len(m['inputs']):,} ({in_bytes:,} bytes)"],
+        ["documents kept", f"{t['docs']['real']:,} real, {t['docs']['synthetic']:,} synthetic"],
+        ["tokens kept", f"{t['tokens']['real']:,} real, {t['tokens']['synthetic']:,} synthetic"],
+        ["token shards", f"{len(m['shards']):,} under tokens/"],
+        ["tokenizer", f"{m['tokenizer'].get('name', '?')} ({m['tokenizer']['vocab_size']:,} ids)"],
+    ]
+    return _table(["", ""], rows)
+
+
+def _funnel(data: dict) -> str:
+    stages = [(n, s) for n, s in data["manifest"]["stages"].items() if "seen" in s]
+    tokens = token_estimates(data)
+    png = plots.funnel([(n, s["seen"], s["kept"]) for n, s in stages], tokens)
+    est = dict(tokens or [])
+    rows = [
+        [
+            n,
+            s["seen"],
+            s["kept"],
+            s["seen"] - s["kept"],
+            round(est[n]) if n in est else "",
+            ", ".join(f"{r} {c:,}" for r, c in s["dropped"].items()),
+        ]
+        for n, s in stages
+    ]
+    note = "" if tokens else _note("tokens before tokenize: unknown (no tally or no rejects kept)")
+    head = ["stage", "seen", "kept", "dropped", "≈ tokens in", "drop reasons"]
+    return _img(png, "funnel") + _table(head, rows, {1, 2, 3, 4}) + note
+
+
+def _drops(data: dict) -> str:
+    items = [
+        (f"{n}: {r}", c)
+        for n, s in data["manifest"]["stages"].items()
+        for r, c in s.get("dropped", {}).items()
+        if c
+    ]
+    if not items:
+        return _note("no document was dropped")
+    items.sort(key=lambda x: -x[1])
+    png = plots.hbar([i[0] for i in items], [i[1] for i in items], "documents", plots.DROPPED)
+    return _img(png, "drop reasons")
+
+
+def _languages(data: dict) -> str:
+    t = data["tally"]
+    if not t or not t["languages"]:
+        return _note("no tally of kept documents (rerun with this version to get one)")
+    rows = sorted(((k, d, n) for k, (d, n) in t["languages"].items()), key=lambda r: -r[1])
+    shown = rows[:TOP]
+    table = _table(["language", "documents", "tokens"], [list(r) for r in shown], {1, 2})
+    more = _note(f"{len(rows) - TOP} more languages not shown") if len(rows) > TOP else ""
+    return _img(plots.languages(shown), "languages") + table + more
+
+
+def _quality(data: dict) -> str:
+    t = data["tally"]
+    if not t or not t["quality"]:
+        return _note("no quality_score on the kept documents (no quality stage in this run)")
+    return _img(plots.quality(t["quality"]), "quality histograms")
+
+
+def _clusters(data: dict) -> str:
+    parts = []
+    for stage, acc in data["rejected"].items():
+        if not acc["copies"]:
+            continue
+        sizes = Counter(c + 1 for c in acc["copies"].values())  # the survivor plus its copies
+        parts.append(_img(plots.cluster_sizes(dict(sizes), stage), f"{stage} cluster sizes"))
+        top = sorted(acc["copies"].items(), key=lambda kv: (-kv[1], kv[0]))[:10]
+        rows = [[doc, c + 1] for doc, c in top]
+        parts.append(_table(["largest clusters: kept document", "size"], rows, {1}))
+    t = data["tally"]
+    if t and t["cluster_sizes"]:
+        sizes = {int(k): v for k, v in t["cluster_sizes"].items()}
+        parts.append(_img(plots.cluster_sizes(sizes, "near duplicates"), "near-dup clusters"))
+        rows = [[d, s] for s, d in t["largest"][:10]]
+        parts.append(_table(["largest near-dup clusters: kept document", "size"], rows, {1}))
+    if not parts:
+        return _note("no duplicate found, or no dedup stage (or rejects not kept)")
+    return "".join(parts)
+
+
+def _pii(data: dict) -> str:
+    t = data["tally"]
+    if not t or not t["pii"]:
+        return _note("no pii_counts on the kept documents (no pii stage, or nothing found)")
+    items = sorted(t["pii"].items(), key=lambda kv: -kv[1])
+    png = plots.hbar([k for k, _ in items], [v for _, v in items], "replacements")
+    return _img(png, "pii") + _table(["type", "count"], [list(i) for i in items], {1})
+
+
+def _sources(data: dict) -> str:
+    shards = data["manifest"]["shards"]
+    per: dict[str, list[int]] = {}
+    for s in shards:
+        row = per.setdefault(s["source"], [0, 0, 0])
+        origin = s["origin"] if isinstance(s["origin"], str) else "mixed"
+        row[0 if origin == "real" else 1] += s["tokens"]
+        row[2] += s["docs"]
+    if not per:
+        return _note("no token shards")
+    rows = [(k, r, sy) for k, (r, sy, _) in per.items()]
+    table = _table(
+        ["source", "real tokens", "synthetic tokens", "documents"],
+        [[k, r, sy, per[k][2]] for k, r, sy in rows],
+        {1, 2, 3},
+    )
+    return _img(plots.sources(rows), "sources") + table
+
+
+def _mixes(data: dict) -> str:
+    if not data["mixes"]:
+        return _note("no mix materialised yet (`gristmill mix CONFIG`, then `gristmill report`)")
+    parts = []
+    for mix in data["mixes"]:
+        srcs = list(mix["target_shares"])
+        shares = {s: [] for s in srcs}
+        for w in mix["windows"]:
+            for s, c in zip(srcs, w["counts"], strict=True):
+                shares[s].append(c / max(w["samples"], 1))
+        parts.append(_img(plots.mix_windows(mix["mix"], shares, mix["target_shares"]), "mix"))
+        rows = [[s, mix["target_shares"][s], mix["achieved_shares"][s]] for s in srcs]
+        parts.append(_table(["source", "target share", "achieved share"], rows))
+        g = mix["guard"]
+        parts.append(
+            _note(
+                f"{mix['samples']:,} samples of {mix['seq_len']} tokens; {g['windows']} windows; "
+                f"real fraction >= {g['min_real_fraction_seen']} (floor {g['min_real_fraction']})"
+            )
+        )
+    return "".join(parts)
+
+
+def _throughput(data: dict) -> str:
+    rows = data["phases"]
+    if not rows:
+        return _note("no timing in the manifest")
+    plot_rows = [(n, s, d / max(s, 1e-9), b / 1e6 / max(s, 1e-9)) for n, s, d, b in rows]
+    table = _table(
+        ["phase", "seconds", "documents", "MB", "docs/s", "MB/s"],
+        [
+            [n, s, d, b / 1e6, r1, r2]
+            for (n, s, d, b), (*_, r1, r2) in zip(rows, plot_rows, strict=True)
+        ],
+        {1, 2, 3, 4, 5},
+    )
+    note = _note("a resumed run times only the part it ran; a reduce phase moves no documents")
+    return _img(plots.throughput(plot_rows), "throughput") + table + note

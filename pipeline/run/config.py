@@ -1,0 +1,299 @@
+"""The run config: YAML -> typed, frozen objects, checked before any work starts.
+
+Every refusal is one line: `<file>: <key path>: <what is wrong>`, with the allowed values or
+keys where there is a choice. Relative paths are relative to the config file's folder, so a
+config means the same thing from any working directory.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import re
+import types
+import typing
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from gristmill.pipeline.mix.weights import MixConfig, ResolvedMix, resolve
+from gristmill.stages.errors import GristmillError
+from gristmill.stages.read.sources import SUPPORTED_SUFFIXES
+from gristmill.stages.registry import UnknownStage, get_stage
+
+SOURCE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # it names a folder under tokens/
+IMPLICIT_FIRST = "provenance"  # always runs first, from sources[].origin
+REQUIRED_LAST = ("tokenize", "pack")
+
+
+class ConfigError(GristmillError):
+    pass
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SourceConfig(Model):
+    name: str = Field(pattern=SOURCE_NAME)
+    paths: list[str] = Field(min_length=1)  # files, folders or glob patterns
+    origin: Literal["real", "synthetic"] = "real"
+    fields: dict[Literal["text", "id"], str] = {}  # our field -> the field's name in the files
+
+
+class StageConfig(Model):
+    name: str
+    params: dict[str, Any] = {}
+
+
+class RayConfig(Model):
+    """`executor: ray` (pipeline/run/executors.py)."""
+
+    address: str | None = None  # an existing cluster (`auto`, `ray://head:10001`); none: local
+    num_cpus: int | None = Field(None, ge=1)  # CPUs of a local Ray (default: `workers`)
+    cpus_per_task: int = Field(1, ge=1)
+    mem_per_cpu_gb: float = Field(2.0, gt=0)
+
+
+class SlurmConfig(Model):
+    """`executor: slurm`: one sbatch job array per phase (pipeline/run/executors.py)."""
+
+    partition: str
+    time: str = "24:00:00"  # per array task
+    cpus_per_task: int = Field(1, ge=1)
+    mem_per_cpu_gb: int = Field(2, ge=1)
+    qos: str | None = None
+    max_concurrent: int | None = Field(None, ge=1)  # array throttle `%N`; none: no limit
+    env_command: str | None = None  # e.g. `module load python`; default: this venv's activate
+    sbatch_args: dict[str, str | int] = {}  # more `#SBATCH --key=value` lines
+    max_array_size: int = Field(1001, ge=1)  # the cluster's MaxArraySize
+    job_name: str = Field("gristmill", pattern=SOURCE_NAME)
+
+
+EXECUTOR_KEYS = ("executor", "ray", "slurm")  # where tasks run, never what they write
+
+
+class RunConfig(Model):
+    output: str
+    executor: Literal["local", "ray", "slurm"] = "local"
+    tasks: int = Field(1, ge=1)
+    workers: int = Field(1, ge=1)
+    keep_rejected: bool = True
+    strict: bool = False
+    max_doc_chars: int = Field(10_000_000, ge=1)
+    sources: list[SourceConfig] = Field(min_length=1)
+    stages: list[StageConfig] = Field(min_length=1)
+    mix: dict[str, Any] | None = None  # one mix or named mixes: pipeline/mix/weights.py
+    ray: RayConfig = RayConfig()
+    slurm: SlurmConfig | None = None  # required by `executor: slurm`
+
+    @field_validator("stages", mode="before")
+    @classmethod
+    def _stage_entries(cls, v):
+        """`- langid` or `- langid: {min_score: 0.5}` -> StageConfig(name, params)."""
+        if not isinstance(v, list):
+            return v
+        out = []
+        for entry in v:
+            if isinstance(entry, str):
+                out.append({"name": entry})
+            elif isinstance(entry, dict) and len(entry) == 1:
+                ((name, params),) = entry.items()
+                out.append({"name": name, "params": params or {}})
+            else:
+                out.append(entry)  # fails validation with its own message
+        return out
+
+
+class LoadedConfig:
+    """A validated config plus what was derived from it: absolute paths, matched input files,
+    stage params objects, and the hash that keys the run's caches."""
+
+    def __init__(self, run: RunConfig, path: Path):
+        self.run, self.path, self.root = run, path, path.parent
+        self.output = (self.root / run.output).resolve()
+        self.stage_params = [_stage_params(i, s) for i, s in enumerate(run.stages)]
+        self.inputs = [_expand(self.root, i, s) for i, s in enumerate(run.sources)]
+        self.mixes = _mixes(run)
+
+    def resolved(self) -> dict:
+        """The config with every default filled in, as recorded in the manifest. Without the
+        mixes: they are made from the finished shards, so changing one never re-runs a stage."""
+        data = self.run.model_dump(mode="json", exclude={"mix"})
+        data["stages"] = [{s.name: p.model_dump(mode="json")} for s, p in self.stage_params]
+        return data
+
+    @property
+    def hash(self) -> str:
+        """Keys the run's caches. Without the executor settings: every executor writes the same
+        bytes, so a run started on Slurm can be finished (or resumed) by another executor."""
+        data = {k: v for k, v in self.resolved().items() if k not in EXECUTOR_KEYS}
+        return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def read_yaml(path: Path):
+    """A YAML file's data (safe_load), or a one-line ConfigError naming the file."""
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
+
+
+def load_yaml_model(path: str | os.PathLike, cls):
+    """A YAML file validated as the pydantic model `cls`; errors name the file and the key."""
+    path = Path(path)
+    try:
+        return cls.model_validate(read_yaml(path))
+    except ValidationError as e:
+        raise ConfigError(f"{path}: {format_error(e, cls)}") from None
+
+
+def load_config(path: str | os.PathLike) -> LoadedConfig:
+    path = Path(path)
+    data = read_yaml(path)
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{path}: the config must be a mapping of keys, got {type(data).__name__}"
+        )
+    try:
+        run = RunConfig.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(f"{path}: {format_error(e, RunConfig)}") from None
+    try:
+        cfg = LoadedConfig(run, path)
+        check_rules(run)
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from None
+    return cfg
+
+
+def check_rules(run: RunConfig) -> None:
+    names = [s.name for s in run.sources]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise ConfigError(f"sources[{i}].name: duplicate source name {name!r}")
+    stages = [s.name for s in run.stages]
+    for i, name in enumerate(stages):
+        if name in stages[:i]:
+            raise ConfigError(f"stages[{i}]: stage {name!r} is listed twice")
+    if IMPLICIT_FIRST in stages[1:]:
+        raise ConfigError(
+            f"stages: {IMPLICIT_FIRST!r} always runs first; list it first or not at all"
+        )
+    if tuple(stages[-2:]) != REQUIRED_LAST:
+        raise ConfigError(f"stages: must end with {' then '.join(REQUIRED_LAST)}, got {stages}")
+    check_executor(run)
+
+
+def check_executor(run: RunConfig) -> None:
+    if run.executor == "slurm" and run.slurm is None:
+        raise ConfigError("slurm: required by `executor: slurm` (at least `partition`)")
+
+
+def _stage_params(i: int, entry: StageConfig):
+    try:
+        cls = get_stage(entry.name)
+    except UnknownStage as e:
+        raise ConfigError(f"stages[{i}]: {e}") from None
+    params = dict(entry.params)
+    if entry.name == "pack" and "vocab_size" in params:
+        raise ConfigError(f"stages[{i}].pack.vocab_size: set by the tokenizer, not by hand")
+    try:
+        return entry, cls.Params.model_validate(params)
+    except ValidationError as e:
+        raise ConfigError(f"stages[{i}].{entry.name}.{format_error(e, cls.Params)}") from None
+
+
+def _mixes(run: RunConfig) -> dict[str, ResolvedMix]:
+    """`mix:` holds one mix (it has `weights`) or a mapping of named mixes."""
+    if run.mix is None:
+        return {}
+    single = "weights" in run.mix
+    named = {"default": run.mix} if single else run.mix
+    origins = {s.name: s.origin for s in run.sources}
+    out = {}
+    for name, spec in named.items():
+        where = "mix" if single else f"mix.{name}"
+        if not re.match(SOURCE_NAME, str(name)):  # it names a folder under mixes/
+            raise ConfigError(f"{where}: a mix name is letters, digits and _ . - (got {name!r})")
+        if not isinstance(spec, dict):
+            raise ConfigError(f"{where}: a mix is a mapping (seq_len, weights, guard, ...)")
+        try:
+            mix = MixConfig.model_validate(spec)
+        except ValidationError as e:
+            raise ConfigError(f"{where}.{format_error(e, MixConfig)}") from None
+        try:
+            out[name] = resolve(where, name, mix, origins)
+        except GristmillError as e:
+            raise ConfigError(str(e)) from None
+    return out
+
+
+def _expand(root: Path, i: int, src: SourceConfig) -> list[tuple[str, str]]:
+    """(display path, absolute path) of every file of a source, sorted, each path checked."""
+    files: list[tuple[str, str]] = []
+    for j, pattern in enumerate(src.paths):
+        where = f"sources[{i}].paths[{j}]"
+        matched = sorted(glob.glob(str(root / pattern), recursive=True))
+        if not matched:
+            raise ConfigError(f"{where}: no file matches {pattern!r}")
+        for m in matched:
+            # a folder is read file by file; a folder named like a data file (`x.jsonl/`) is
+            # passed on as one, and the reader rejects it with its reason, as bad input
+            folder = Path(m).is_dir() and not m.endswith(SUPPORTED_SUFFIXES)
+            found = sorted(str(p) for p in Path(m).rglob("*") if p.is_file()) if folder else [m]
+            for f in found:
+                if not f.endswith(SUPPORTED_SUFFIXES):
+                    if folder:
+                        continue  # files of other kinds in a source folder are not input
+                    allowed = ", ".join(SUPPORTED_SUFFIXES)
+                    raise ConfigError(f"{where}: unsupported file type {f!r}; supported: {allowed}")
+                files.append((os.path.relpath(f, root), os.path.abspath(f)))
+    if not files:
+        raise ConfigError(f"sources[{i}].paths: no input file of a supported type")
+    return files
+
+
+def format_error(e: ValidationError, model: type[BaseModel]) -> str:
+    """pydantic's first error as `key.path: message`, naming allowed keys for unknown ones."""
+    err = e.errors()[0]
+    loc = _loc(err["loc"])
+    if err["type"] == "extra_forbidden":
+        parent = _model_at(model, err["loc"][:-1])
+        allowed = ", ".join(parent.model_fields) if parent else "?"
+        return f"{loc}: unknown key; allowed keys: {allowed}"
+    if err["type"] == "missing":
+        return f"{loc}: required key is missing"
+    got = err.get("input")
+    shown = "" if isinstance(got, dict | list) else f" (got {got!r})"
+    return f"{loc}: {err['msg']}{shown}"
+
+
+def _loc(parts) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top level)"
+
+
+def _model_at(model, loc) -> type[BaseModel] | None:
+    for part in loc:
+        if isinstance(part, int) or model is None:
+            continue
+        field = model.model_fields.get(part) if isinstance(model, type) else None
+        model = _unwrap(field.annotation) if field else None
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
+def _unwrap(tp):
+    """list[X], X | None, dict[str, X] -> X (the model a nested key belongs to)."""
+    while typing.get_origin(tp) in (list, dict, typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        tp = args[-1] if args else None
+    return tp

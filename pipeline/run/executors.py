@@ -1,0 +1,268 @@
+"""Running a run's phases on datatrove's executors: local, Ray, Slurm.
+
+Every executor runs the same phases (pipeline/run/phases.py) with the same task numbering, and every
+task writes the same bytes, so which one ran a task never shows in the outputs; the run key
+leaves the executor settings out for that reason, and a run may be resumed by another executor.
+
+datatrove's task logger writes INFO lines for every task to stderr; a gristmill run shows its
+own progress instead, so task logs go only to `<phase>/logs/` (patched at import, which also
+happens in forkserver/spawn workers and Ray actors because they unpickle executors and steps
+from this package).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import datatrove.executor.base as dt_base
+import datatrove.executor.ray as dt_ray
+import datatrove.executor.slurm as dt_slurm
+from datatrove.executor.local import LocalPipelineExecutor
+from datatrove.executor.ray import RayPipelineExecutor
+from datatrove.executor.slurm import SlurmPipelineExecutor
+from datatrove.pipeline.base import PipelineStep
+from loguru import logger
+
+from gristmill.pipeline.run.config import RayConfig, RunConfig, SlurmConfig
+from gristmill.pipeline.run.phases import Phase
+from gristmill.stages.errors import GristmillError
+
+
+def _file_only_task_logger(logging_dir, rank: int, local_rank: int = 0, node_rank: int = -1):
+    logger.remove()
+    logfile = logging_dir.open(f"logs/task_{rank:05d}.log", "w")
+    fmt = "{time:YYYY-MM-DD HH:mm:ss.SSS} | {level: <8} | {name}:{function}:{line} - {message}"
+    logger.add(logfile, colorize=False, level="DEBUG", format=fmt)
+    return logfile
+
+
+def _close_task_logger(logfile) -> None:
+    # datatrove re-adds an INFO stderr sink here; keep only warnings
+    logger.complete()
+    logger.remove()
+    logger.add(sys.stderr, level="WARNING", colorize=False, format="{level}: {message}")
+    logfile.close()
+
+
+dt_base.add_task_logger = _file_only_task_logger
+dt_base.close_task_logger = _close_task_logger
+
+
+def quiet_parent_logs(logfile: Path) -> None:
+    """The parent's datatrove logging goes to the run's log file, warnings also to stderr."""
+    logger.remove()
+    logfile.parent.mkdir(parents=True, exist_ok=True)
+    logger.add(str(logfile), level="DEBUG", colorize=False)
+    logger.add(sys.stderr, level="WARNING", colorize=False, format="{level}: {message}")
+
+
+class LocalExecutor(LocalPipelineExecutor):
+    """datatrove's local executor; being defined here, unpickling it in a worker applies the
+    logging patch above there too."""
+
+
+def run_local(steps: list[PipelineStep], tasks: int, workers: int, logging_dir: Path) -> None:
+    LocalExecutor(
+        pipeline=steps,
+        tasks=tasks,
+        workers=min(workers, tasks),
+        logging_dir=str(logging_dir),
+        skip_completed=True,
+        start_method="forkserver",
+    ).run()
+
+
+# Ray and Slurm -------------------------------------------------------------------------------
+
+dt_ray.add_task_logger = _file_only_task_logger
+dt_ray.close_task_logger = _close_task_logger
+
+
+class RayExecutor(RayPipelineExecutor):
+    """datatrove's Ray executor; defined here so that a Ray worker unpickling it applies the
+    logging patch above too."""
+
+
+class SlurmExecutor(SlurmPipelineExecutor):
+    def launch_merge_stats(self) -> None:
+        """No extra job to merge stats: the manifest sums the per-task stats files itself."""
+
+
+class PhaseRunner:
+    """Runs a run's phases one after the other: a phase starts only once every task of the
+    previous one is complete (its map writes the files its reduce reads)."""
+
+    def run_phase(self, phase: Phase, logging_dir: Path) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class LocalRunner(PhaseRunner):
+    def __init__(self, workers: int):
+        self.workers = workers
+
+    def run_phase(self, phase: Phase, logging_dir: Path) -> None:
+        run_local(phase.steps, phase.tasks, self.workers, logging_dir)
+
+
+class RayRunner(PhaseRunner):
+    """`executor: ray`: each phase through datatrove's RayPipelineExecutor, on the cluster at
+    `ray.address`, or on a local Ray started here with `ray.num_cpus` CPUs (default: `workers`)
+    and usage stats off. On a cluster, the output folder must be on a filesystem every node
+    shares: tasks write their shards, markers and stats there."""
+
+    def __init__(self, cfg: RayConfig, workers: int):
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no report home, ever
+        try:
+            import ray
+        except ImportError:
+            raise GristmillError(
+                "executor: ray needs the `ray` package (pip install 'gristmill[dev]' or ray)"
+            ) from None
+        self.ray, self.cfg, self.workers = ray, cfg, workers
+        self.started = not ray.is_initialized()
+        if not self.started:
+            return  # the caller's own Ray session
+        kw = dict(log_to_driver=False, logging_level="WARNING", include_dashboard=False)
+        if cfg.address:
+            ray.init(address=cfg.address, **kw)
+        else:
+            ray.init(num_cpus=cfg.num_cpus or workers, **kw)
+
+    def run_phase(self, phase: Phase, logging_dir: Path) -> None:
+        logger.disable("datatrove.executor.ray")  # its "local filesystem" warning, said below
+        try:
+            executor = RayExecutor(
+                pipeline=phase.steps,
+                tasks=phase.tasks,
+                workers=min(self.workers, phase.tasks),
+                logging_dir=str(logging_dir),
+                skip_completed=True,
+                cpus_per_task=self.cfg.cpus_per_task,
+                mem_per_cpu_gb=self.cfg.mem_per_cpu_gb,
+            )
+        finally:
+            logger.enable("datatrove.executor.ray")
+        executor.run()
+        if missing := executor.get_incomplete_ranks():
+            raise GristmillError(
+                f"{phase.name}: tasks {missing} did not finish on Ray; their logs are in "
+                f"{logging_dir / 'logs'} (rerun to resume)"
+            )
+
+    def close(self) -> None:
+        if self.started:
+            self.ray.shutdown()
+
+
+def make_runner(run: RunConfig) -> PhaseRunner:
+    if run.executor == "ray":
+        return RayRunner(run.ray, run.workers)
+    return LocalRunner(run.workers)
+
+
+def submit_slurm(
+    phases: list[Phase], cfg: SlurmConfig, work: Path, finalize: str, dry_run: bool
+) -> tuple[Path, list[dict]]:
+    """`executor: slurm`: one sbatch job array per phase (task `r` of the phase = array index
+    `r`), each depending on the previous one (`afterok`), then a finalize job that runs
+    `finalize` (gristmill itself, with the local executor: every task is marked complete by
+    then, so it only writes the manifest and the report). Scripts go to `<work>/slurm/`.
+
+    With `dry_run` nothing is submitted: the job ids are shell variables, and `submit.sh` there
+    submits the same scripts with the same dependencies when run. Returns the folder and the
+    jobs in submission order: {name, script, args, job_id}."""
+    folder = work / "slurm"
+    folder.mkdir(parents=True, exist_ok=True)
+    env = cfg.env_command or f"source {shlex.quote(sys.prefix)}/bin/activate"
+    jobs: list[dict] = []
+    current = [""]
+
+    def launch(contents: str, retriever, *args: str) -> str:  # datatrove's launch_slurm_job
+        n = len(jobs) + 1
+        again = sum(job["name"] == current[0] for job in jobs)  # arrays over max_array_size
+        script = folder / f"{current[0]}{f'.{again}' if again else ''}.slurm"
+        script.write_text(contents)
+        job = {"name": current[0], "script": script, "args": list(args), "job_id": f"${{JOB_{n}}}"}
+        if not dry_run:
+            try:
+                said = subprocess.check_output(["sbatch", *args, str(script)], text=True)
+                job["job_id"] = retriever(said)
+            except (OSError, subprocess.CalledProcessError) as e:
+                raise GristmillError(f"sbatch {script}: {e}") from None
+        jobs.append(job)
+        return job["job_id"]
+
+    original, dt_slurm.launch_slurm_job = dt_slurm.launch_slurm_job, launch
+    try:
+        prev = None
+        for phase in phases:
+            current[0] = phase.name
+            executor = SlurmExecutor(
+                pipeline=phase.steps,
+                tasks=phase.tasks,
+                time=cfg.time,
+                partition=cfg.partition,
+                cpus_per_task=cfg.cpus_per_task,
+                mem_per_cpu_gb=cfg.mem_per_cpu_gb,
+                workers=cfg.max_concurrent or -1,
+                job_name=f"{cfg.job_name}-{phase.name}",
+                qos=cfg.qos,
+                env_command=env,
+                sbatch_args=dict(cfg.sbatch_args),
+                max_array_size=cfg.max_array_size,
+                depends=prev,
+                logging_dir=str(work / phase.name),
+                skip_completed=True,
+            )
+            executor.launch_job()  # -> executor.pik, ranks_to_run.json, then launch() above
+            prev = executor
+        current[0] = "finalize"
+        after = prev.job_id if prev is not None and prev.job_id not in (None, -1) else None
+        dep = [f"--dependency=afterok:{after}"] if after else []
+        launch(_finalize_script(cfg, env, folder, finalize), prev.job_id_retriever, *dep)
+    finally:
+        dt_slurm.launch_slurm_job = original
+    if dry_run:
+        _write_submit_sh(folder, jobs)
+    return folder, jobs
+
+
+def _finalize_script(cfg: SlurmConfig, env: str, folder: Path, command: str) -> str:
+    directives = {
+        "job-name": f"{cfg.job_name}-finalize",
+        "partition": cfg.partition,
+        "time": cfg.time,
+        "cpus-per-task": 1,
+        "mem-per-cpu": f"{cfg.mem_per_cpu_gb}G",
+        "output": str(folder / "finalize_%j.out"),
+        "error": str(folder / "finalize_%j.out"),
+        **({"qos": cfg.qos} if cfg.qos else {}),
+        **cfg.sbatch_args,
+    }
+    lines = [f"#SBATCH --{k}={v}" for k, v in directives.items()]
+    return "\n".join(["#!/bin/bash", *lines, env, "set -xe", command, ""])
+
+
+def _write_submit_sh(folder: Path, jobs: list[dict]) -> None:
+    lines = [
+        "#!/bin/bash",
+        "# Written by `gristmill run --dry-run`: submits the run's job arrays in order, each",
+        "# after the previous one succeeded, then the finalize job (manifest and report).",
+        "set -euo pipefail",
+    ]
+    for n, job in enumerate(jobs, start=1):
+        args = " ".join(f'"{a}"' for a in job["args"])
+        lines.append(
+            f"JOB_{n}=$(sbatch --parsable {args} {shlex.quote(str(job['script']))} | cut -d';' -f1)"
+        )
+        lines.append(f'echo "{job["name"]}: job $JOB_{n}"')
+    path = folder / "submit.sh"
+    path.write_text("\n".join(lines) + "\n")
+    path.chmod(0o755)

@@ -1,0 +1,164 @@
+"""`manifest.json`: what a run read, did and wrote, enough to reproduce and to verify it.
+
+Everything in it is a pure function of the inputs and the config except the `timing` section,
+so a killed-and-resumed run writes the same manifest as an uninterrupted one, timing aside.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import defaultdict
+from pathlib import Path
+
+import orjson
+
+from gristmill.pipeline import __version__
+from gristmill.stages.formats.shards import ShardReader
+
+MANIFEST = "manifest.json"
+SIDECAR = ".docs.parquet"
+SHARD_FILES = (".bin", ".idx", SIDECAR)
+
+
+def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def file_entry(path: Path) -> dict:
+    return {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
+
+
+def stage_counts(phase_dirs: list[Path]) -> dict[str, dict]:
+    """Sum the per-task datatrove stats of every phase into {stage: {seen, kept, dropped, ...}},
+    in pipeline order.
+    Per-task files (not the executor's merged stats.json) because a resumed run only merges the
+    tasks it ran itself."""
+    totals: dict[str, dict[str, int]] = {}
+    for phase in phase_dirs:
+        for f in sorted((phase / "stats").glob("*.json")):
+            for step in orjson.loads(f.read_bytes()):
+                name = step["name"].split(": ", 1)[-1]
+                if name.startswith("_"):
+                    continue  # work-file plumbing
+                acc = totals.setdefault(name, defaultdict(int))
+                for key, val in step["stats"].items():
+                    acc[key] += val["total"] if isinstance(val, dict) else val
+    out = {}
+    for name, acc in totals.items():
+        entry = {}
+        if "seen" in acc:  # a filtering step (not a reduce)
+            entry = {"seen": acc["seen"], "kept": acc.get("kept", 0)}
+            entry["dropped"] = {
+                k.split("/", 1)[1]: v for k, v in sorted(acc.items()) if k.startswith("dropped/")
+            }
+        # records that are no document by design (WARC requests, 404 pages), by reason
+        if skipped := {k[8:]: v for k, v in sorted(acc.items()) if k.startswith("skipped/")}:
+            entry["skipped"] = skipped
+        skip = {"seen", "kept", "dropped", "doc_len", "doc_len_tokens"}
+        entry |= {k: v for k, v in sorted(acc.items()) if k not in skip and "/" not in k}
+        out[name] = entry
+    return out
+
+
+def shard_entries(out: Path) -> list[dict]:
+    entries = []
+    for idx in sorted((out / "tokens").glob("*/*.idx")):
+        prefix = idx.with_suffix("")
+        reader = ShardReader(prefix)
+        side = reader.sidecar()
+        origins = sorted(set(side.column("origin").to_pylist()))
+        entries.append(
+            {
+                "prefix": prefix.relative_to(out).as_posix(),
+                "source": prefix.parent.name,
+                "origin": origins[0] if len(origins) == 1 else origins,
+                "docs": len(reader),
+                "tokens": reader.n_tokens,
+                "dtype": str(reader.dtype),
+                "files": {ext: file_entry(Path(f"{prefix}{ext}")) for ext in SHARD_FILES},
+            }
+        )
+    return entries
+
+
+def source_totals(shards: list[dict]) -> tuple[dict, dict]:
+    sources: dict[str, dict] = {}
+    totals = {"docs": {"real": 0, "synthetic": 0}, "tokens": {"real": 0, "synthetic": 0}}
+    for s in shards:
+        src = sources.setdefault(
+            s["source"], {"origin": s["origin"], "docs": 0, "tokens": 0, "shards": 0}
+        )
+        src["docs"] += s["docs"]
+        src["tokens"] += s["tokens"]
+        src["shards"] += 1
+        if isinstance(s["origin"], str):
+            totals["docs"][s["origin"]] += s["docs"]
+            totals["tokens"][s["origin"]] += s["tokens"]
+    return sources, totals
+
+
+def rejected_entries(out: Path) -> list[dict]:
+    return [
+        {"path": p.relative_to(out).as_posix()} | file_entry(p)
+        for p in sorted((out / "rejected").glob("*/*.jsonl.zst"))
+    ]
+
+
+def build(
+    out: Path,
+    resolved: dict,
+    config_hash: str,
+    inputs: list[dict],
+    tokenizer: dict,
+    phase_dirs: list[Path],
+    timing: dict,
+) -> dict:
+    shards = shard_entries(out)
+    sources, totals = source_totals(shards)
+    return {
+        "gristmill_version": __version__,
+        "config_hash": config_hash,
+        "config": resolved,
+        "inputs": inputs,
+        "stages": stage_counts(phase_dirs),
+        "sources": sources,
+        "totals": totals,
+        "tokenizer": tokenizer,
+        "shards": shards,
+        "rejected": rejected_entries(out),
+        "timing": timing,
+    }
+
+
+def stage_reports(work: Path) -> dict:
+    """What global stages wrote about their decisions, by stage (`<work>/reports/<stage>.json`:
+    e.g. minhash_dedup's largest clusters, share of each source removed, warnings)."""
+    return {p.stem: orjson.loads(p.read_bytes()) for p in sorted((work / "reports").glob("*.json"))}
+
+
+SELF_HASH = "manifest_sha256"
+
+
+def self_hash(manifest: dict) -> str:
+    """sha256 of the manifest without this field: a hand edit that does not recompute it is
+    caught by `gristmill verify`."""
+    body = {k: v for k, v in manifest.items() if k != SELF_HASH}
+    return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def write(out: Path, manifest: dict) -> Path:
+    manifest[SELF_HASH] = self_hash(manifest)  # in place: the caller holds what was written
+    path = out / MANIFEST
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
+    os.replace(tmp, path)
+    return path
+
+
+def load(out: Path) -> dict:
+    return orjson.loads((out / MANIFEST).read_bytes())

@@ -1,0 +1,56 @@
+"""The output folder: one run at a time, and nothing written outside it.
+
+The lock is an flock on `OUT/.gristmill.lock`; the kernel drops it when its process dies, even
+by SIGKILL, so a killed run never leaves a stale lock."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from gristmill.stages.errors import GristmillError
+
+LOCK = ".gristmill.lock"
+
+
+@contextmanager
+def output_lock(out: Path) -> Iterator[None]:
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / LOCK, "a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            raise GristmillError(
+                f"{out}: in use by another gristmill run ({holder}); wait for it or stop it"
+            ) from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}\n")
+        fh.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+OWNED = ("tokens", "rejected", "mixes", "_work", "manifest.json", "report.html")
+
+
+def check_inside(out: Path) -> None:
+    """Refuse an output folder whose own subfolders lead elsewhere (a symlink out of it):
+    a run would write, and a fresh run delete, outside the folder the config names."""
+    if out.exists() and not out.is_dir():
+        raise GristmillError(f"output {out} exists and is not a folder")
+    root = out.resolve()
+    for name in OWNED:
+        p = out / name
+        if p.is_symlink() or (p.exists() and not p.resolve().is_relative_to(root)):
+            raise GristmillError(
+                f"output {out}: {name} is a link to {p.resolve()}, outside the output folder; "
+                "remove it (gristmill writes only inside its output folder)"
+            )

@@ -1,0 +1,234 @@
+"""Seeing a run while it runs: a progress bar per phase, and a one-screen summary at the end.
+
+Tasks run in other processes (datatrove's forkserver pool, Ray actors), which report nothing to
+the parent. So each phase that carries documents gets a `_progress` step right after its reader
+that counts documents and text bytes and rewrites `<phase>/progress/<task>.json` (two numbers)
+at most twice a second; the parent polls those files and the completion markers. That is one
+small file per task, whatever the executor, and it survives a resume.
+
+On a terminal (stderr is a TTY and `CI` is not set) a tqdm bar shows documents, docs/s, MB/s
+and an ETA: from documents where the phase's input count is known (every phase after the
+first), else from finished tasks. Otherwise the output is plain lines: the phase, a line every
+`QUIET_EVERY_S` seconds while it runs, and its totals when it ends.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+from datatrove.data import DocumentsPipeline
+from datatrove.pipeline.base import PipelineStep
+
+PROGRESS = "progress"
+WRITE_EVERY_S = 0.5
+POLL_EVERY_S = 0.25
+QUIET_EVERY_S = 30.0
+
+
+class CountProgress(PipelineStep):
+    """Pass-through step: documents and UTF-8 text bytes seen by this task so far."""
+
+    name, type = "_progress", "work"
+
+    def __init__(self, folder: Path):
+        super().__init__()
+        self.folder = folder
+
+    def _write(self, rank: int, docs: int, nbytes: int, done: bool) -> None:
+        path = self.folder / f"{rank:05d}.json"
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(orjson.dumps({"docs": docs, "bytes": nbytes, "done": done}))
+        os.replace(tmp, path)
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
+        self.folder.mkdir(parents=True, exist_ok=True)
+        docs = nbytes = 0
+        last = time.monotonic()
+        for doc in data or ():
+            docs += 1
+            nbytes += len(doc.text.encode("utf-8", "surrogatepass"))
+            if docs % 64 == 0 and time.monotonic() - last > WRITE_EVERY_S:
+                self._write(rank, docs, nbytes, False)
+                last = time.monotonic()
+            yield doc
+        self._write(rank, docs, nbytes, True)
+
+
+def read_progress(phase_dir: Path) -> tuple[int, int]:
+    """(documents, bytes) counted so far by the tasks of a phase."""
+    docs = nbytes = 0
+    for f in (phase_dir / PROGRESS).glob("*.json"):
+        try:
+            p = orjson.loads(f.read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            continue  # replaced while we read it: the next poll gets it
+        docs, nbytes = docs + p["docs"], nbytes + p["bytes"]
+    return docs, nbytes
+
+
+def completed_tasks(phase_dir: Path) -> int:
+    folder = phase_dir / "completions"
+    return sum(1 for _ in folder.iterdir()) if folder.is_dir() else 0
+
+
+def docs_leaving(phase_dir: Path) -> int | None:
+    """Documents a finished phase handed on: the `kept` of its last filtering step, summed over
+    its tasks' stats (what the next phase will read). None for a phase without documents."""
+    total, found = 0, False
+    for f in sorted((phase_dir / "stats").glob("*.json")):
+        steps = [s for s in orjson.loads(f.read_bytes()) if "kept" in s["stats"]]
+        if steps:
+            kept = steps[-1]["stats"]["kept"]
+            total += kept["total"] if isinstance(kept, dict) else kept
+            found = True
+    return total if found else None
+
+
+def live_terminal() -> bool:
+    ci = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+    return sys.stderr.isatty() and not ci
+
+
+class PhaseMonitor:
+    """Watches one phase from the parent: a live bar, or quiet lines through `echo`."""
+
+    def __init__(
+        self,
+        label: str,
+        phase_dir: Path,
+        tasks: int,
+        expected_docs: int | None,
+        echo: Callable[[str], None],
+        live: bool | None = None,
+        counts_docs: bool = True,  # False for a reduce phase: it shows finished tasks
+    ):
+        self.label, self.dir, self.tasks, self.expected = label, phase_dir, tasks, expected_docs
+        self.counts_docs = counts_docs
+        self.echo = echo
+        self.live = live_terminal() if live is None else live
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._bar = None
+        self.seconds = 0.0
+        self.docs = self.bytes = 0
+
+    def __enter__(self) -> PhaseMonitor:
+        self._t0 = time.perf_counter()
+        self._start = read_progress(self.dir)  # a resumed phase: tasks done before count too
+        self._done0 = completed_tasks(self.dir)
+        if self.live:
+            from tqdm import tqdm
+
+            self._bar = tqdm(
+                total=self.expected if self.counts_docs else self.tasks,
+                desc=self.label,
+                unit="doc" if self.counts_docs else "task",
+                file=sys.stderr,
+                ncols=shutil.get_terminal_size((100, 24)).columns,  # 0 in some ptys: fall back
+                smoothing=0.1,
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} docs "
+                "[{elapsed}<{remaining}, {rate_fmt}{postfix}]"
+                if self.expected and self.counts_docs
+                else "{desc}: {n_fmt} docs [{elapsed}, {rate_fmt}{postfix}]"
+                if self.counts_docs
+                else "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} tasks "
+                "[{elapsed}<{remaining}]",
+            )
+        else:
+            self.echo(self.label)
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+        return self
+
+    def _snapshot(self) -> tuple[int, int, int, float]:
+        docs, nbytes = read_progress(self.dir)
+        return docs, nbytes, completed_tasks(self.dir), time.perf_counter() - self._t0
+
+    def _watch(self) -> None:
+        last_line = time.monotonic()
+        while not self._stop.wait(POLL_EVERY_S):
+            docs, nbytes, done, elapsed = self._snapshot()
+            if self._bar is not None and not self.counts_docs:
+                self._bar.n = done
+                self._bar.refresh()
+            elif self._bar is not None:
+                self._bar.n = docs
+                self._bar.set_postfix_str(self._postfix(docs, nbytes, done, elapsed), refresh=False)
+                self._bar.refresh()
+            elif time.monotonic() - last_line >= QUIET_EVERY_S:
+                last_line = time.monotonic()
+                rates = f"{self._rates(docs, nbytes, elapsed)}, " if self.counts_docs else ""
+                self.echo(f"    ... {rates}{done}/{self.tasks} tasks")
+
+    def _postfix(self, docs: int, nbytes: int, done: int, elapsed: float) -> str:
+        new = nbytes - self._start[1]
+        parts = [f"{new / 1e6 / max(elapsed, 1e-9):.2f} MB/s", f"tasks {done}/{self.tasks}"]
+        ran = done - self._done0
+        if not self.expected and ran > 0 and done < self.tasks:  # ETA from finished tasks
+            parts.append(f"ETA ~{_clock(elapsed / ran * (self.tasks - done))}")
+        return ", ".join(parts)
+
+    def _rates(self, docs: int, nbytes: int, elapsed: float) -> str:
+        d, b, s = docs - self._start[0], nbytes - self._start[1], max(elapsed, 1e-9)
+        rate = f"{d / s:,.0f} docs/s, {b / 1e6 / s:.2f} MB/s"
+        return f"{docs:,} docs, {nbytes / 1e6:,.1f} MB ({rate})"
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.docs, self.bytes, done, self.seconds = self._snapshot()
+        if self._bar is not None:
+            self._bar.n = self.docs if self.counts_docs else done
+            if self.counts_docs:
+                self._bar.set_postfix_str(self._postfix(self.docs, self.bytes, done, self.seconds))
+            self._bar.close()
+        elif exc_type is None:
+            what = self._rates(self.docs, self.bytes, self.seconds)
+            if not self.counts_docs:
+                what = f"{done}/{self.tasks} tasks"
+            self.echo(f"    done in {self.seconds:.1f} s: {what}")
+
+
+def _clock(seconds: float) -> str:
+    m, s = divmod(int(seconds + 0.5), 60)
+    h, m = divmod(m, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+def summary_lines(manifest: dict, phases: dict[str, dict]):
+    """The top of the end-of-run screen: documents in and out and tokens per stage, then time
+    and rates per phase (the runner adds where the outputs are)."""
+    yield f"{'stage':<28}{'seen':>10}{'kept':>10}{'dropped':>10}{'tokens':>12}"
+    for name, s in manifest["stages"].items():
+        if "seen" not in s:
+            continue  # a reduce step: no documents pass through it
+        tokens = f"{s['tokens']:,}" if "tokens" in s else ""
+        dropped = sum(s["dropped"].values())
+        yield f"{name:<28}{s['seen']:>10,}{s['kept']:>10,}{dropped:>10,}{tokens:>12}"
+    yield f"{'phase':<28}{'seconds':>10}{'docs':>10}{'docs/s':>10}{'MB/s':>12}"
+    for name, p in phases.items():
+        secs = max(p["seconds"], 1e-9)
+        rates = ""
+        if p["docs"]:
+            rates = f"{p['docs']:>10,}{p['docs'] / secs:>10,.0f}{p['bytes'] / 1e6 / secs:>12.2f}"
+        yield f"{name:<28}{p['seconds']:>10.1f}{rates}"
+
+
+def instrument(phases: list, work: Path) -> None:
+    """Add the `_progress` counter right after each phase's reader (a reduce phase carries no
+    documents: its bar counts tasks) and the report's `_tally` right before `pack`."""
+    from gristmill.pipeline.run.tally import TallyKept
+
+    for phase in phases:
+        if len(phase.steps) > 1:
+            phase.steps.insert(1, CountProgress(work / phase.name / PROGRESS))
+    last = phases[-1].steps
+    last.insert(len(last) - 1, TallyKept(work))

@@ -1,0 +1,102 @@
+"""`gristmill verify OUT`: recompute every hash and re-check every shard against the manifest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+from gristmill.pipeline.run import manifest as mf
+from gristmill.stages.formats.shards import ShardError, ShardReader
+
+
+def verify_run(out: str | Path) -> tuple[list[str], str]:
+    """(problems, summary). Problems are in the order found; the first is the most basic."""
+    out = Path(out)
+    try:
+        manifest = mf.load(out)
+    except FileNotFoundError:
+        return [f"{out / mf.MANIFEST}: no manifest (the run has not finished)"], ""
+    except ValueError as e:
+        return [f"{out / mf.MANIFEST}: not valid JSON ({e})"], ""
+    problems: list[str] = []
+    if manifest.get(mf.SELF_HASH) != mf.self_hash(manifest):
+        problems.append(f"{mf.MANIFEST}: its {mf.SELF_HASH} does not match (edited by hand?)")
+    vocab = manifest["tokenizer"]["vocab_size"]
+    listed = set()
+    for shard in manifest["shards"]:
+        prefix = out / shard["prefix"]
+        problems += _check_files(out, shard)
+        listed.update(f"{shard['prefix']}{ext}" for ext in mf.SHARD_FILES)
+        try:
+            reader = ShardReader(prefix)
+            side = reader.sidecar()
+        except (ShardError, OSError) as e:
+            problems.append(str(e))
+            continue
+        if (len(reader), reader.n_tokens) != (shard["docs"], shard["tokens"]):
+            problems.append(
+                f"{shard['prefix']}: {len(reader)} docs / {reader.n_tokens} tokens on disk, "
+                f"manifest says {shard['docs']} / {shard['tokens']}"
+            )
+        tokens = reader.tokens()
+        if len(tokens) and int(np.max(tokens)) >= vocab:
+            problems.append(
+                f"{shard['prefix']}.bin: token id {int(np.max(tokens))} >= vocab size {vocab}"
+            )
+        if set(side.column("source").to_pylist()) - {shard["source"]}:
+            problems.append(f"{shard['prefix']}{mf.SIDECAR}: documents of another source")
+    on_disk = {p.relative_to(out).as_posix() for p in (out / "tokens").rglob("*") if p.is_file()}
+    problems += [f"{p}: on disk but not in the manifest" for p in sorted(on_disk - listed)]
+    for rej in manifest["rejected"]:
+        problems += _check_file(out, rej["path"], rej)
+    for mix_manifest in sorted((out / "mixes").glob("*/mix_manifest.json")):
+        problems += _check_mix(out, mix_manifest, vocab)
+    sources, totals = mf.source_totals(manifest["shards"])
+    if sources != manifest["sources"] or totals != manifest["totals"]:
+        problems.append("manifest.json: per-source totals do not add up to its shards")
+    n_tok = sum(s["tokens"] for s in manifest["shards"])
+    n_shards, n_rej = len(manifest["shards"]), len(manifest["rejected"])
+    summary = f"{n_shards} shards, {n_tok:,} tokens, {n_rej} rejected files"
+    return problems, summary
+
+
+def _check_mix(out: Path, path: Path, vocab: int) -> list[str]:
+    m = orjson.loads(path.read_bytes())
+    shard = m["shard"]
+    problems = _check_files(out, shard)
+    if problems:
+        return problems
+    try:
+        reader = ShardReader(out / shard["prefix"])
+        reader.sidecar()
+    except ShardError as e:
+        return [str(e)]
+    rel = path.relative_to(out).as_posix()
+    if len(reader) != m["samples"] or set(reader.lengths.tolist()) - {m["seq_len"]}:
+        problems.append(f"{rel}: shard does not hold {m['samples']} samples of {m['seq_len']}")
+    tokens = reader.tokens()
+    if len(tokens) and int(np.max(tokens)) >= vocab:
+        problems.append(f"{shard['prefix']}.bin: token id {int(np.max(tokens))} >= vocab {vocab}")
+    if not m["guard"]["all_ok"]:
+        problems.append(f"{rel}: the real-data floor is violated in some window")
+    return problems
+
+
+def _check_files(out: Path, shard: dict) -> list[str]:
+    problems = []
+    for ext, entry in shard["files"].items():
+        problems += _check_file(out, f"{shard['prefix']}{ext}", entry)
+    return problems
+
+
+def _check_file(out: Path, rel: str, entry: dict) -> list[str]:
+    path = out / rel
+    if not path.is_file():
+        return [f"{rel}: missing"]
+    if path.stat().st_size != entry["bytes"]:
+        return [f"{rel}: {path.stat().st_size} bytes, manifest says {entry['bytes']}"]
+    if mf.sha256_file(path) != entry["sha256"]:
+        return [f"{rel}: sha256 differs from the manifest (file changed or corrupted)"]
+    return []

@@ -1,0 +1,165 @@
+"""MinHash as pure functions: signatures, LSH band keys and candidates, Jaccard (the shingles
+they start from are made in `stages/dedup/minhash/shingles.py`).
+
+Signatures. datasketch's `affine32` scheme (its default since 2.0): `fmix32(h) * a + b` modulo
+2^32 with datasketch's own permutation parameters for (num_perm, seed), minimum over the
+shingles. Given the same 32-bit shingle hashes, `signatures` returns exactly datasketch's
+`MinHash.hashvalues` (tested); it is faster because it never hashes in Python and works in
+cache-sized blocks across texts. The Jaccard estimate is the share of equal values; its
+standard error is sqrt(J (1 - J) / num_perm), 0.035 at J = 0.8 with 128 permutations.
+
+LSH. `bands` x `rows` values of a signature form a band; two texts are candidates when any
+band is equal. P(candidate | J = s) = 1 - (1 - s^rows)^bands, an S-curve whose midpoint is
+about (1 / bands)^(1 / rows). datasketch's `_optimal_param` picks (bands, rows) for a threshold
+and the weights of false positives and false negatives.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from datasketch import MinHash
+from datasketch.lsh import _optimal_param
+
+from gristmill.stages.dedup.minhash.shingles import LETTER, WEIGHTS, fmix64
+
+U64 = np.uint64
+MAX32 = np.uint32(0xFFFFFFFF)
+BLOCK = 2048  # shingles per block of the signature kernel: 2048 x 128 x 4 bytes = 1 MiB
+FMIX32 = (np.uint32(16), np.uint32(0x85EBCA6B), np.uint32(13), np.uint32(0xC2B2AE35))
+
+
+def fmix32(h: np.ndarray) -> np.ndarray:
+    """MurmurHash3's 32-bit finaliser, as datasketch applies it before its permutations."""
+    s1, m1, s2, m2 = FMIX32
+    h = h ^ (h >> s1)
+    h *= m1
+    h ^= h >> s2
+    h *= m2
+    return h ^ (h >> s1)
+
+
+def permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """datasketch's own affine32 parameters (a odd, b), so our values equal its values."""
+    a, b = MinHash(num_perm=num_perm, seed=seed, scheme="affine32").permutations
+    return a.astype(np.uint32), b.astype(np.uint32)
+
+
+def signatures(hashes: np.ndarray, offsets: np.ndarray, perms) -> np.ndarray:
+    """(texts, num_perm) uint32 from the texts' shingle hashes back to back (text i's at
+    hashes[offsets[i]:offsets[i + 1]]); a text without shingles gets all 2^32 - 1. Blocks of
+    BLOCK shingles (cache-sized) span texts: one multiply and one add per block, one minimum
+    per text in it, so short texts cost no more numpy calls than long ones."""
+    a, b = perms
+    n, total = len(offsets) - 1, int(offsets[-1])
+    out = np.full((n, len(a)), MAX32, dtype=np.uint32)
+    buf = np.empty((BLOCK, len(a)), dtype=np.uint32)
+    hv = fmix32(np.asarray(hashes, dtype=np.uint32))
+    offs = np.asarray(offsets).tolist()
+    d = 0
+    for start in range(0, total, BLOCK):
+        end = min(start + BLOCK, total)
+        block = buf[: end - start]
+        np.multiply(hv[start:end, None], a, out=block)
+        np.add(block, b, out=block)
+        while d < n and offs[d + 1] <= start:  # texts that ended before this block
+            d += 1
+        t = d
+        while t < n and offs[t] < end:
+            lo, hi = max(offs[t], start) - start, min(offs[t + 1], end) - start
+            if hi > lo:
+                if offs[t] < start:  # began in an earlier block
+                    np.minimum(out[t], block[lo:hi].min(axis=0), out=out[t])
+                else:
+                    block[lo:hi].min(axis=0, out=out[t])
+            t += 1
+    return out
+
+
+def signatures_of(shingles: list[np.ndarray], perms) -> np.ndarray:
+    """`signatures` of a list of per-text shingle arrays."""
+    offsets = np.zeros(len(shingles) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in shingles], out=offsets[1:])
+    hashes = np.concatenate(shingles) if shingles else np.zeros(0, np.uint32)
+    return signatures(hashes, offsets, perms)
+
+
+def band_keys(sigs: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """(n, bands) uint64: one hash per band of `rows` values, different for every band."""
+    sigs = np.asarray(sigs, dtype=U64)
+    keys = np.empty((len(sigs), bands), dtype=U64)
+    for j in range(bands):
+        acc = np.full(len(sigs), j + 1, dtype=U64) * LETTER
+        for k in range(rows):
+            acc += sigs[:, j * rows + k] * WEIGHTS[k % len(WEIGHTS)]
+        keys[:, j] = fmix64(acc)
+    return keys
+
+
+def estimate(sig_a: np.ndarray, sig_b: np.ndarray) -> np.ndarray:
+    """Estimated Jaccard of each row pair: the share of equal values."""
+    return (np.asarray(sig_a) == np.asarray(sig_b)).mean(axis=-1)
+
+
+def sorted_unique(a: np.ndarray) -> np.ndarray:
+    """np.unique by sorting: numpy 2's np.unique hashes instead, which measured 100x slower
+    here on uint32/uint64 arrays (3 s for a million values)."""
+    a = np.sort(a)
+    if len(a) < 2:
+        return a
+    keep = np.empty(len(a), dtype=bool)
+    keep[0] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]
+
+
+def unique_rows(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct rows of an (n, 2) array, sorted; the index of each one's first copy)."""
+    order = np.lexsort((pairs[:, 1], pairs[:, 0]))
+    ordered = pairs[order]
+    first = np.r_[True, (ordered[1:] != ordered[:-1]).any(axis=1)] if len(pairs) else order > 0
+    return ordered[first], order[first]
+
+
+def jaccard(a: np.ndarray, b: np.ndarray) -> float:
+    """Exact Jaccard of two sets given as sorted unique arrays."""
+    if not len(a) or not len(b):
+        return float(len(a) == len(b))
+    if len(a) > len(b):
+        a, b = b, a
+    at = np.searchsorted(b, a)  # each of the smaller set looked up in the larger
+    at[at == len(b)] = 0
+    inter = int(np.count_nonzero(b[at] == a))
+    return inter / (len(a) + len(b) - inter)
+
+
+def lsh_params(threshold: float, num_perm: int, fp_weight: float, fn_weight: float):
+    """(bands, rows) minimising datasketch's weighted false-positive/negative areas."""
+    return _optimal_param(threshold, num_perm, fp_weight, fn_weight)
+
+
+def candidate_probability(s: float, bands: int, rows: int) -> float:
+    return 1.0 - (1.0 - s**rows) ** bands
+
+
+def candidate_pairs(keys: np.ndarray, members: np.ndarray, max_bucket: int) -> np.ndarray:
+    """Pairs of members sharing a key, from records sorted by key: (n, 2) uint64, each row
+    (smaller, larger), no row twice. A run of up to `max_bucket` members gives all its pairs;
+    a larger one (a hub: boilerplate, a template) gives each member paired with the run's
+    first and with its neighbour, enough to connect it without a quadratic blow-up."""
+    if len(keys) < 2:
+        return np.zeros((0, 2), dtype=U64)
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    lengths = np.diff(starts, append=len(keys))
+    twos = starts[lengths == 2]
+    parts = [np.stack([members[twos], members[twos + 1]], axis=1)]
+    for s, n in zip(starts[lengths > 2].tolist(), lengths[lengths > 2].tolist(), strict=True):
+        run = members[s : s + n]
+        if n <= max_bucket:
+            i, j = np.triu_indices(n, 1)
+        else:
+            i = np.r_[np.zeros(n - 1, dtype=np.int64), np.arange(1, n - 1)]
+            j = np.r_[np.arange(1, n), np.arange(2, n)]
+        parts.append(np.stack([run[i], run[j]], axis=1))
+    pairs = np.concatenate(parts).astype(U64)
+    pairs.sort(axis=1)
+    return unique_rows(pairs)[0]

@@ -1,0 +1,262 @@
+"""`minhash_dedup`: near-duplicate documents, found by MinHash LSH, confirmed, clustered, and
+one kept per cluster, globally across sources and tasks.
+
+Phases (files in `stages/dedup/minhash/store.py`, pure functions in
+`stages/dedup/minhash/shingles.py` and
+`stages/dedup/minhash/core.py`):
+
+map      per task: shingles and a signature per document (vectorised), written as they come;
+         the band keys of every document, sorted per band bucket at the end of the task.
+bands    per bucket: the bucket's band records of every task, sorted; documents sharing a key
+         are candidates. Bands are tuned *below* the threshold (`candidate_threshold`), so the
+         pairs just above it are found too (a plain LSH at 0.8 finds about half of those at
+         0.80-0.85: P(candidate | J = 0.8) = 0.40 for datasketch's (9, 13)); each candidate is
+         then confirmed: its estimated Jaccard (signatures, memory-mapped) must reach
+         `threshold - estimate_margin`, and its exact Jaccard (shingle sets) `threshold`
+         (`confirm: exact`, the default; `confirm: estimate` trusts the estimate instead).
+clusters one task: union-find over the confirmed pairs, strongest first, with the merge guard
+         (`stages/dedup/minhash/cluster.py`); writes each clustered document's decision, the report
+         (largest clusters, documents removed per source) and the safety-rail warnings.
+filter   per task: writes `cluster_id`, `cluster_size` on every clustered document and
+         `duplicate_of`, `duplicate_similarity` on the removed ones; reason `near_duplicate`.
+
+The survivor of a cluster follows `stages/dedup/survivor.py` (real before synthetic, source order,
+`prefer` (default: the longest text), smallest id).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import xxhash
+from datatrove.data import Document, DocumentsPipeline
+from datatrove.pipeline.base import PipelineStep
+from pydantic import Field, model_validator
+
+from gristmill.stages.base import GlobalStage, Stage, StageParams
+from gristmill.stages.dedup.minhash import core as mh
+from gristmill.stages.dedup.minhash.cluster import MinHashCluster
+from gristmill.stages.dedup.minhash.shingles import shingle_batch
+from gristmill.stages.dedup.minhash.store import BAND, EDGE, DocStore, Files, gid, write_array
+from gristmill.stages.dedup.survivor import Prefer, survivor_key
+from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
+
+
+class MinHashParams(StageParams):
+    threshold: float = Field(0.8, gt=0, le=1)  # Jaccard of shingle sets: near duplicates
+    num_perm: int = Field(128, ge=8, le=1024)  # estimate's standard error sqrt(J(1-J)/num_perm)
+    seed: int = Field(1, ge=0)
+    shingles: Literal["auto", "word", "char"] = "auto"  # auto: letters for no-space scripts
+    ngram_words: int = Field(5, ge=1, le=64)
+    ngram_chars: int = Field(5, ge=1, le=64)
+    # LSH bands are datasketch's optimum for this lower threshold (default: threshold - 0.15)
+    # and these weights; with the defaults, 21 bands x 6 rows: P(candidate) = 1 - (1 - J^6)^21
+    # = 0.998 at J = 0.8 (a plain LSH at 0.8, 9 x 13, finds 0.40 of those)
+    candidate_threshold: float | None = Field(None, gt=0, le=1)
+    false_positive_weight: float = Field(0.1, ge=0, le=1)
+    false_negative_weight: float = Field(0.9, ge=0, le=1)
+    bands: int | None = Field(None, ge=1)  # set both to override the optimum
+    rows: int | None = Field(None, ge=1)
+    confirm: Literal["exact", "estimate"] = "exact"
+    # with confirm: exact, a pair estimated this far below the threshold is not checked
+    # (0.15 is over 4 standard errors at J = 0.8 with 128 permutations)
+    estimate_margin: float = Field(0.15, ge=0, le=1)
+    # guard against chains A~B~C~... of pairwise-similar texts removing documents unlike the
+    # one kept: (1) a document is removed only if its exact Jaccard with its survivor is at
+    # least min_survivor_similarity, by default 2 * threshold - 1 (0.6 at 0.8): Jaccard
+    # distance obeys the triangle inequality, so that is as far as two confirmed steps can
+    # drift; (2) a merge making a cluster of guard_min_cluster or more documents needs the two
+    # clusters' survivors to be near duplicates themselves (exact Jaccard >= threshold)
+    guard: bool = True
+    guard_min_cluster: int = Field(5, ge=3)
+    min_survivor_similarity: float | None = Field(None, ge=0, le=1)
+    max_bucket: int = Field(100, ge=2)  # larger LSH buckets give star + chain pairs only
+    prefer: Prefer = "longest"
+    max_source_loss: float = Field(0.5, ge=0, le=1)  # share of a source's documents removed
+    strict: bool = False  # a source over max_source_loss is an error, not a warning
+    top_clusters: int = Field(10, ge=0)  # how many of the largest clusters the report lists
+
+    @model_validator(mode="after")
+    def _check(self):
+        if (self.bands is None) != (self.rows is None):
+            raise ValueError("bands and rows: set both or neither")
+        if self.bands is not None and self.bands * self.rows > self.num_perm:
+            raise ValueError(f"bands x rows = {self.bands * self.rows} > num_perm")
+        if self.candidate_threshold is not None and self.candidate_threshold > self.threshold:
+            raise ValueError("candidate_threshold must not exceed threshold")
+        return self
+
+    def survivor_floor(self) -> float:
+        if self.min_survivor_similarity is not None:
+            return self.min_survivor_similarity
+        return max(0.0, 2 * self.threshold - 1)
+
+    def lsh(self) -> tuple[int, int]:
+        if self.bands is not None:
+            return self.bands, self.rows
+        lower = self.candidate_threshold
+        return mh.lsh_params(
+            lower if lower is not None else max(0.05, self.threshold - 0.15),
+            self.num_perm,
+            self.false_positive_weight,
+            self.false_negative_weight,
+        )
+
+
+class MinHashMap(Stage):
+    name = "minhash_dedup.map"
+    Params = MinHashParams
+    batch_size = 256
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
+        files, self._rank = Files(self.ctx), rank
+        self._out = {
+            ext: AtomicWriter(files.docs(rank, ext)) for ext in ("sig", "shingles", "ends")
+        }
+        self._meta = AtomicWriter(files.docs(rank, "meta.jsonl"))
+        self._perms = mh.permutations(self.params.num_perm, self.params.seed)
+        self._lsh = self.params.lsh()  # datasketch integrates to choose: once per task
+        self._bands, self._index, self._end = [], 0, 0
+        try:
+            yield from super().run(data, rank, world_size)
+        except BaseException:
+            for w in (*self._out.values(), self._meta):
+                w.abort()
+            raise
+
+    def process_batch(self, docs: list[Document]) -> list[str | None]:
+        p = self.params
+        texts = [doc.text for doc in docs]
+        hashes, offsets, by_letters = shingle_batch(texts, p.ngram_words, p.ngram_chars, p.shingles)
+        lengths = np.diff(offsets)
+        for doc, n in zip(docs, lengths.tolist(), strict=True):
+            key = survivor_key(doc, self.ctx, p.prefer)
+            self._meta.write(dumps([*key, doc.metadata.get("source"), n]))
+        self.stat_update("letter_shingled", value=int(by_letters.sum()))
+        self.stat_update("no_shingles", value=int((lengths == 0).sum()))
+        sigs = mh.signatures(hashes, offsets, self._perms)
+        ends = self._end + offsets[1:].astype(np.uint64)
+        self._end = int(ends[-1])
+        self._out["sig"].write(sigs.tobytes())
+        self._out["shingles"].write(hashes.astype(np.uint32).tobytes())
+        self._out["ends"].write(ends.tobytes())
+        has = lengths > 0  # a text without shingles is nobody's duplicate
+        keys = mh.band_keys(sigs[has], *self._lsh)
+        rec = np.empty(keys.shape, dtype=BAND)
+        rec["key"] = keys
+        idh = [xxhash.xxh3_64_intdigest(str(d.id).encode()) for d in docs]
+        rec["idh"] = np.array(idh, dtype=np.uint64)[has][:, None]
+        rec["gid"] = gid(self._rank, self._index + np.flatnonzero(has))[:, None]
+        self._bands.append(rec.ravel())
+        self._index += len(docs)
+        return [None] * len(docs)
+
+    def finish(self, rank: int) -> None:
+        for w in (*self._out.values(), self._meta):
+            w.close()
+        files, buckets = Files(self.ctx), self.ctx.tasks
+        recs = np.concatenate(self._bands) if self._bands else np.zeros(0, dtype=BAND)
+        self.stat_update("state_bytes", value=recs.nbytes)  # held until the end of the task
+        recs = recs[np.lexsort((recs["idh"], recs["key"]))]
+        bucket_of = recs["key"] % np.uint64(buckets)
+        for bucket in range(buckets):  # every bucket gets a file, so the next phase can check
+            write_array(files.bands(bucket, rank), recs[bucket_of == bucket])
+        self.stat_update("band_records", value=len(recs))
+        self._bands = []
+
+
+class MinHashBands(PipelineStep):
+    name = "minhash_dedup.bands"
+    type = "dedup"
+    CHUNK = 16_384  # candidate pairs whose signatures are gathered at once
+
+    def __init__(self, params: MinHashParams, ctx):
+        super().__init__()
+        self.params, self.ctx = params, ctx
+
+    def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
+        p, files, tasks = self.params, Files(self.ctx), self.ctx.tasks
+        paths = [files.bands(rank, t) for t in range(tasks)]
+        missing = [x for x in paths if not x.exists()]
+        if missing:
+            raise RuntimeError(f"minhash_dedup: map output missing: {missing[0]}")
+        recs = np.concatenate([np.fromfile(x, dtype=BAND) for x in paths])
+        recs = recs[np.lexsort((recs["idh"], recs["key"]))]
+        pairs = mh.candidate_pairs(recs["key"], recs["gid"], p.max_bucket)
+        self.stat_update("state_bytes", value=recs.nbytes + pairs.nbytes)
+        del recs
+        store = DocStore(files, tasks, p.num_perm)
+        edges = [
+            self._confirm(store, pairs[i : i + self.CHUNK])
+            for i in range(0, len(pairs), self.CHUNK)
+        ]
+        edges = np.concatenate(edges) if edges else np.zeros(0, dtype=EDGE)
+        write_array(files.edges(rank), edges)
+        self.stat_update("candidate_pairs", value=len(pairs))
+        self.stat_update("confirmed_pairs", value=len(edges))
+        yield from ()
+
+    def _confirm(self, store: DocStore, pairs: np.ndarray) -> np.ndarray:
+        p = self.params
+        est = mh.estimate(store.signatures(pairs[:, 0]), store.signatures(pairs[:, 1]))
+        if p.confirm == "estimate":
+            keep = est >= p.threshold
+            self.stat_update("below_threshold_estimate", value=int((~keep).sum()))
+            sims = est
+        else:
+            keep = est >= p.threshold - p.estimate_margin
+            self.stat_update("below_threshold_estimate", value=int((~keep).sum()))
+            sims = np.zeros(len(pairs))
+            for i in np.flatnonzero(keep):
+                a, b = int(pairs[i, 0]), int(pairs[i, 1])
+                sims[i] = mh.jaccard(store.shingle_set(a), store.shingle_set(b))
+            exact_ok = sims >= p.threshold
+            self.stat_update("below_threshold_exact", value=int((keep & ~exact_ok).sum()))
+            keep &= exact_ok
+        out = np.empty(int(keep.sum()), dtype=EDGE)
+        out["a"], out["b"], out["sim"] = pairs[keep, 0], pairs[keep, 1], sims[keep]
+        return out
+
+
+class MinHashFilter(Stage):
+    name = "minhash_dedup"
+    Params = MinHashParams
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
+        self._decisions = {rec[0]: rec for rec in read_records(Files(self.ctx).clusters(rank))}
+        self._idx = -1
+        yield from super().run(data, rank, world_size)
+
+    def process(self, doc: Document) -> str | None:
+        self._idx += 1
+        rec = self._decisions.get(self._idx)
+        if rec is None:
+            return None
+        _, cluster_id, size, duplicate_of, similarity = rec
+        doc.metadata["cluster_id"] = cluster_id
+        doc.metadata["cluster_size"] = size
+        if duplicate_of is None:
+            return None
+        doc.metadata["duplicate_of"] = duplicate_of
+        doc.metadata["duplicate_similarity"] = similarity
+        return "near_duplicate"
+
+
+class MinHashDedup(GlobalStage):
+    name = "minhash_dedup"
+    Params = MinHashParams
+
+    def map_step(self) -> Stage:
+        return MinHashMap(self.params, self.ctx)
+
+    def reduce_step(self) -> PipelineStep:
+        return MinHashBands(self.params, self.ctx)
+
+    def reduce_steps(self) -> list[tuple[PipelineStep, int]]:
+        # union-find needs every confirmed pair in one place: one task (its memory is the
+        # pairs and the clustered documents, never the signatures)
+        return [(self.reduce_step(), self.ctx.tasks), (MinHashCluster(self.params, self.ctx), 1)]
+
+    def filter_step(self) -> Stage:
+        return MinHashFilter(self.params, self.ctx)

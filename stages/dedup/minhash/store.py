@@ -1,0 +1,111 @@
+"""The files `minhash_dedup` passes between its phases, under `<work>/minhash_dedup/`.
+
+    sigs/docs/<task>.sig         uint32 (docs, num_perm): every document's signature, in order
+    sigs/docs/<task>.shingles    uint32: every document's shingle hashes, one run after another
+    sigs/docs/<task>.ends        uint64 (docs,): where each document's run ends
+    sigs/docs/<task>.meta.jsonl  per document: [*survivor key, source, shingle count]
+    sigs/bands/<bucket>/<task>.bin  BAND records of the task whose key falls in the bucket,
+                                 sorted by (key, id hash)
+    drops/edges/<bucket>.bin     EDGE records: confirmed pairs of documents with their similarity
+    drops/clusters/<task>.jsonl  per clustered document of the task: [index, cluster id,
+                                 cluster size, duplicate_of or null, similarity or null]
+
+A document is named across tasks by its gid, `task << 32 | index`. Binary files are raw numpy
+arrays (no header: the dtype and width are fixed here), written atomically.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from gristmill.stages.base import StageContext
+from gristmill.stages.dedup.minhash.core import sorted_unique
+from gristmill.stages.formats.docio import AtomicWriter
+
+BAND = np.dtype([("key", "<u8"), ("idh", "<u8"), ("gid", "<u8")])
+EDGE = np.dtype([("a", "<u8"), ("b", "<u8"), ("sim", "<f8")])
+FOLDER = "minhash_dedup"
+
+
+def gid(task: int, index) -> np.ndarray:
+    return (np.uint64(task) << np.uint64(32)) | np.asarray(index, dtype=np.uint64)
+
+
+def split_gid(g) -> tuple[np.ndarray, np.ndarray]:
+    g = np.asarray(g, dtype=np.uint64)
+    return (g >> np.uint64(32)).astype(np.int64), (g & np.uint64(0xFFFFFFFF)).astype(np.int64)
+
+
+def write_array(path: Path, arr: np.ndarray) -> None:
+    w = AtomicWriter(path)
+    w.write(np.ascontiguousarray(arr).tobytes())
+    w.close()
+
+
+class Files:
+    def __init__(self, ctx: StageContext):
+        self.root = Path(ctx.work or ".") / FOLDER
+
+    def docs(self, task: int, ext: str) -> Path:
+        return self.root / "sigs" / "docs" / f"{task:05d}.{ext}"
+
+    def bands(self, bucket: int, task: int) -> Path:
+        return self.root / "sigs" / "bands" / f"{bucket:05d}" / f"{task:05d}.bin"
+
+    def edges(self, bucket: int) -> Path:
+        return self.root / "drops" / "edges" / f"{bucket:05d}.bin"
+
+    def clusters(self, task: int) -> Path:
+        return self.root / "drops" / "clusters" / f"{task:05d}.jsonl"
+
+    def report(self) -> Path:
+        """Kept after the run (the runner removes `sigs/` and `drops/`), for the manifest."""
+        return self.root.parent / "reports" / f"{FOLDER}.json"
+
+
+class DocStore:
+    """Read access to the map output of every task: signatures and shingle sets by gid,
+    memory-mapped (the OS pages in what is read; nothing is loaded whole). Shingle sets are
+    deduplicated on first use and cached, up to `cache_docs` documents."""
+
+    def __init__(self, files: Files, tasks: int, num_perm: int, cache_docs: int = 20_000):
+        self.files, self.num_perm, self.cache_docs = files, num_perm, cache_docs
+        self._sig, self._sh, self._ends = {}, {}, {}
+        for t in range(tasks):
+            path = files.docs(t, "sig")
+            if not path.exists():
+                raise RuntimeError(f"minhash_dedup: map output missing: {path}")
+            if path.stat().st_size:
+                sig = np.memmap(path, dtype=np.uint32, mode="r").view(np.ndarray)
+                self._sig[t] = sig.reshape(-1, num_perm)  # a plain view: memmap's slicing is slow
+                self._sh[t] = _memmap(files.docs(t, "shingles"), np.uint32)
+                self._ends[t] = _memmap(files.docs(t, "ends"), np.uint64)
+        self._cache: dict[int, np.ndarray] = {}
+
+    def signatures(self, gids: np.ndarray) -> np.ndarray:
+        tasks, idx = split_gid(gids)
+        out = np.empty((len(idx), self.num_perm), dtype=np.uint32)
+        for t in sorted_unique(tasks):
+            sel = tasks == t
+            out[sel] = self._sig[int(t)][idx[sel]]
+        return out
+
+    def shingle_set(self, g: int) -> np.ndarray:
+        got = self._cache.get(g)
+        if got is None:
+            t, i = int(g) >> 32, int(g) & 0xFFFFFFFF
+            ends = self._ends[t]
+            start = int(ends[i - 1]) if i else 0
+            got = sorted_unique(np.array(self._sh[t][start : int(ends[i])]))
+            if len(self._cache) >= self.cache_docs:
+                self._cache.clear()  # simple and bounded; pairs arrive roughly grouped
+            self._cache[g] = got
+        return got
+
+
+def _memmap(path: Path, dtype) -> np.ndarray:
+    if not path.stat().st_size:
+        return np.zeros(0, dtype=dtype)
+    return np.memmap(path, dtype=dtype, mode="r").view(np.ndarray)

@@ -1,0 +1,323 @@
+"""Number-shaped PII for the `pii` stage: phones, cards, IPv4, IBANs, national ids.
+
+One regex pass finds every place worth a look, and Python decides what it is:
+
+- a *chunk*: a run of digits and separators (space, `-`, `.`, `/`, parentheses) of 7+ characters
+  that starts a digit run. Dates, versions, prices and plain counts are short or fail the rules
+  below, so most of a document is skipped by the regex engine's first-character scan;
+- a *letter anchor*: two digits right after two letters, where IBANs (`GB82 WEST ...`), UK
+  National Insurance numbers (`AB123456C`), Italian fiscal codes and vendor tokens start.
+
+A chunk is classified by shape, then by checksum, then by context (shapes and context words are
+in `pii_shapes`): a card needs an issuer prefix and Luhn; an SSN a valid area; a phone number
+a phone's shape, and if it is a short local one, a phone word near it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from gristmill.stages.pii import checks as ck
+from gristmill.stages.pii.shapes import (
+    AFTER_PHONE,
+    CONTEXT_CHARS,
+    DATE,
+    DIGITS,
+    IP_WORDS,
+    LABEL_BEFORE,
+    VERSION_BEFORE,
+    card_shape,
+    date_parts,
+    last_context,
+    netmask,
+    nir_shape,
+    phone_kind,
+)
+
+Emit = Callable[[int, int, str], None]
+
+# Branches of the stage's one scanning regex (stages/pii/stage.py), tried right after a digit:
+# `ld`: a word starting with two (or six) letters then two digits (IBAN, NINO, fiscal code);
+# `tok`: two letters, a digit and a long token around it (vendor tokens, handed to
+# pii_patterns.token_at); `num`: a chunk that starts a digit run.
+NUMBER_BRANCHES = (
+    r"(?<=[A-Za-z]{2}[0-9])(?:(?P<ld>(?<=(?<![A-Za-z0-9])[A-Za-z]{2}[0-9])(?=[0-9])"
+    r"|(?<=(?<![A-Za-z0-9])[A-Z]{6}[0-9])(?=[0-9]))|(?P<tok>(?=[A-Za-z0-9_\-]{7})))"
+    r"|(?<=[0-9])(?<![0-9][0-9])(?P<num>[0-9 \-./()\u00a0\u202f]{5,}[0-9])"
+)
+SPACES = re.compile(r"[ \u00a0\u202f]+")
+WIDE_GAP = re.compile(r"[ \u00a0\u202f]{2,}")
+HEX_WORD = re.compile(r"[0-9A-Fa-f]+(?![0-9A-Za-z])")
+LAST_GROUP = re.compile(r"[ \u00a0\u202f(]+([^ \u00a0\u202f(]*)$")
+
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
+DOTTED4 = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}(?!\.?[0-9])")
+SSN_SHAPE = re.compile(r"[0-9]{3}([- ])[0-9]{2}\1[0-9]{4}")
+EXTENSION = re.compile(r"(?i)[ ]?(?:x|ext\.?|extension)[ ]?[0-9]{1,6}(?![0-9A-Za-z])")
+IBAN = re.compile(
+    r"([A-Z]{2}[0-9]{2}(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,4})?)"
+    r"|[a-z]{2}[0-9]{2}(?:[a-z0-9]{11,30}|(?: [a-z0-9]{4}){2,7}(?: [a-z0-9]{1,4})?))"
+)
+NINO = re.compile(
+    r"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?[0-9]{2} ?[0-9]{2} ?[0-9]{2} ?[A-D](?![0-9A-Za-z])"
+)
+IT_CF = re.compile(r"[A-Z]{6}[0-9]{2}[A-EHLMPR-T][0-9]{2}[A-Z][0-9]{3}[A-Z](?![0-9A-Za-z])")
+DE_SVNR = re.compile(r"[0-9]{2}[ ]?[0-9]{6}[ ]?[A-Z][ ]?[0-9]{3}(?![0-9A-Za-z])")
+ES_DNI = re.compile(r"[0-9]{8}-?[A-Z](?![0-9A-Za-z])")
+
+
+class NumberFinder:
+    """Classifies the number-branch matches of one document; `emit(start, end, type)` each."""
+
+    def __init__(self, types: frozenset[str], national_ids: frozenset[str], keep_ip: frozenset):
+        self.types, self.ids, self.keep_ip = types, national_ids, keep_ip
+        self.letters = bool({"iban", "national_id"} & types)
+        self.chunks = bool({"phone", "ip", "credit_card", "national_id"} & types)
+        # (lo, hi) of the text read around candidates to decide them, this document: if a
+        # replacement lands there, the decision may change and the stage rescans (pii.redact)
+        self.windows: list[tuple[int, int]] = []
+
+    def _context(self, text: str, s: int, kinds: tuple[str, ...]) -> str | None:
+        self.windows.append((s - CONTEXT_CHARS, s))
+        return last_context(text, s, kinds)
+
+    # -- letter anchors --------------------------------------------------------------------
+
+    def letter_anchor(self, text: str, p: int, emit: Emit) -> int:
+        """IBAN, NINO or fiscal code whose first digit is at `p`; returns its end or 0."""
+        s = p - 2
+        alone = s == 0 or not text[s - 1].isalnum()
+        if alone and "iban" in self.types and (m := IBAN.match(text, s)):
+            end = _iban_end(text, m)
+            if end:
+                emit(s, end, "iban")
+                return end
+        # AB123456C is also the shape of part numbers: written solid, it needs a word
+        if (
+            alone
+            and "uk_nino" in self.ids
+            and (m := NINO.match(text, s))
+            and ck.nino_ok(text[s : s + 2])
+            and self._context(text, s, ("nino",)) == "nino"
+        ):
+            emit(s, m.end(), "national_id")
+            return m.end()
+        if (
+            "it_cf" in self.ids
+            and p >= 6
+            and (m := IT_CF.match(text, p - 6))
+            and (p == 6 or not text[p - 7].isalnum())
+            and ck.it_cf_ok(m.group())
+        ):
+            emit(p - 6, m.end(), "national_id")
+            return m.end()
+        return 0
+
+    # -- chunks ----------------------------------------------------------------------------
+
+    def chunk(self, text: str, s: int, e: int, emit: Emit) -> int:
+        """A chunk from the scan; runs of spaces split it into numbers written side by side, and
+        a last group glued to a word is not part of it (`01632 960 001 (9am-5pm)`)."""
+        if e < len(text) and text[e].isalpha() and not EXTENSION.match(text, e):
+            cut = LAST_GROUP.search(text, s, e)
+            if cut is not None and cut.start() > s and not HEX_WORD.match(text, cut.start(1)):
+                e = cut.start()  # (not in a hex dump: `05 06 07 08 09 0c 0f`)
+        if WIDE_GAP.search(text, s, e) is None:
+            return self._chunk(text, s, e, emit)
+        for m in WIDE_GAP.finditer(text, s, e):
+            self._chunk(text, s, m.start(), emit)
+            s = m.end()
+        self._chunk(text, s, e, emit)
+        return e
+
+    def _chunk(self, text: str, s: int, e: int, emit: Emit) -> int:
+        """Classify text[s:e], longest first, down to its first space-separated part; what is
+        left after a find is tried again, so a card followed by its expiry date, or a date
+        followed by a number, are each found. After a part that is nothing the chunk ends: a
+        number inside a run of unexplained digit groups (a hex dump, a table row) is not PII."""
+        if SPACES.search(text, s, e) is None:  # the common case: one part
+            return self._classify(text, s, e, emit) or e
+        cuts = list(SPACES.finditer(text, s, e))
+        starts = [s] + [m.end() for m in cuts]
+        ends = [m.start() for m in cuts] + [e]
+        i = 0
+        while i < len(starts):
+            found = 0
+            tries = list(range(min(len(ends) - 1, i + 5), i - 1, -1))  # up to 6 parts
+            if i == 0 and tries[0] != len(ends) - 1:
+                tries.insert(0, len(ends) - 1)  # and the whole chunk first
+            for j in tries:
+                if ends[j] - starts[i] < 7:
+                    break
+                whole = (i == 0, j == len(ends) - 1)
+                if found := self._classify(text, starts[i], ends[j], emit, *whole):
+                    break
+            if not found:
+                break
+            while i < len(starts) and starts[i] < found:
+                i += 1
+        return e
+
+    def _classify(
+        self, text: str, s: int, e: int, emit: Emit, head: bool = True, tail: bool = True
+    ) -> int:
+        """Emit what text[s:e] is and return where it ends; 0 if it is nothing. `head`: s
+        starts the chunk (a card is never the tail of a longer run of digit groups); `tail`: e
+        ends it (a phone is never the head of one: hex dumps are runs of short groups)."""
+        before = text[s - 1] if s else " "
+        if before.isalnum() or before in "_.-/#$€£¥%":
+            return 0
+        lead = s  # a phone may start with `+` or `(` before its first digit
+        if before in "+(":
+            lead = s - 1
+            if lead and text[lead - 1] in "+(" and text[lead - 1] != before:
+                lead -= 1
+            if lead and (text[lead - 1].isalnum() or text[lead - 1] == "_"):
+                return 0
+        chunk = text[s:e]
+        if DOTTED4.match(chunk):
+            return self._ipv4(text, s, e, emit)
+        if (d := DATE.match(chunk)) and date_parts(d.group(1), d.group(3), d.group(4)):
+            return s + d.end()
+        digits = "".join(DIGITS.findall(chunk))
+        n = len(digits)
+        ids = self.ids if "national_id" in self.types else frozenset()
+        if n == 8 and ids & {"de_svnr", "es_dni"} and (end := self._glued_id(text, s, emit)):
+            return end
+        after = text[e] if e < len(text) else " "
+        if after.isalnum() or after == "_":
+            if ext := EXTENSION.match(text, e):
+                return self._phone(text, lead, e, emit, ext.end())
+            return 0
+        if after in "%€$£¥" or (after in ",." and text[e + 1 : e + 2].isdigit()):
+            return 0  # 12.5%, 1.234.567,89: amounts
+        if after == "-" and text[e + 1 : e + 2].isalnum() and not AFTER_PHONE.match(text, e):
+            return 0  # part of a longer code
+        if "us_ssn" in ids and (m := SSN_SHAPE.fullmatch(chunk)):
+            # 123-45-6789 alone; 123 45 6789 is also a phone shape, so only next to `SSN`
+            if ck.ssn_ok(digits) and (
+                m.group(1) == "-" or self._context(text, s, ("ssn",)) == "ssn"
+            ):
+                emit(s, e, "national_id")
+                return e
+            if m.group(1) == "-":
+                return e
+        if (
+            "uk_nino" in ids
+            and n == 6
+            and s >= 3
+            and (m := NINO.match(text, s - 3))
+            and (s == 3 or not text[s - 4].isalnum())
+            and ck.nino_ok(text[s - 3 : s - 1])
+        ):
+            emit(s - 3, m.end(), "national_id")
+            return m.end()
+        if (
+            "credit_card" in self.types
+            and 12 <= n <= 19
+            and card_shape(chunk)
+            and head
+            and ck.card_ok(digits)
+            and self._context(text, s, ("card",)) != "veto"
+        ):
+            emit(s, e, "credit_card")
+            return e
+        if (
+            "fr_nir" in ids
+            and n == 15
+            and chunk[0] in "12"
+            and nir_shape(chunk)
+            and ck.fr_nir_ok(digits)
+        ):
+            emit(s, e, "national_id")
+            return e
+        if (
+            "us_ssn" in ids
+            and n == 9
+            and digits == chunk
+            and ck.ssn_ok(digits)
+            and self._context(text, s, ("ssn",)) == "ssn"
+        ):
+            emit(s, e, "national_id")
+            return e
+        if "phone" in self.types and tail:
+            return self._phone(text, lead, e, emit, e)
+        return 0
+
+    def _glued_id(self, text: str, s: int, emit: Emit) -> int:
+        """Ids that end in a letter: DE 15070649C103 (or 15 070649 C 103), ES 12345678Z."""
+        if (
+            "de_svnr" in self.ids
+            and (m := DE_SVNR.match(text, s))
+            and ck.de_svnr_ok(m.group().replace(" ", ""))
+        ):
+            emit(s, m.end(), "national_id")
+            return m.end()
+        if (
+            "es_dni" in self.ids
+            and (m := ES_DNI.match(text, s))
+            and ck.es_dni_ok(m.group().replace("-", ""))
+        ):
+            emit(s, m.end(), "national_id")
+            return m.end()
+        return 0
+
+    def _ipv4(self, text: str, s: int, e: int, emit: Emit) -> int:
+        m = IPV4.match(text, s, e)
+        dotted = DOTTED4.match(text, s, e)
+        if m is None or m.end() != dotted.end():
+            return dotted.end()  # 999.1.2.3 or 1.2.3.4.5: a version or an OID, not an address
+        end = m.end()
+        nxt = text[end] if end < len(text) else " "
+        if nxt.isalnum() or nxt in "_-" or (nxt == "." and text[end + 1 : end + 2].isdigit()):
+            return end
+        if "ip" not in self.types:
+            return end
+        addr = m.group()
+        octets = [int(o) for o in addr.split(".")]
+        head = text[max(0, s - 24) : s]
+        self.windows.append((s - 24, s))
+        if VERSION_BEFORE.search(head) or netmask(octets):
+            return end
+        if max(octets) < 32 and not IP_WORDS.search(head):
+            return end  # 1.2.3.4, 3.2.18.6 with no word about addresses: a version, a section
+        if nxt == "." and head[head.rfind("\n") + 1 :].strip() == "":
+            return end  # `2.3.1.36. Arguments` at the start of a line: a section heading
+        rng = ck.ip_range(ck.parse_ip(addr))
+        if rng is None or rng not in self.keep_ip:
+            emit(s, end, "ip")
+        return end
+
+    def _phone(self, text: str, s: int, e: int, emit: Emit, end: int) -> int:
+        """`end` > `e` when an extension (`x123`) follows the number."""
+        chunk = text[s:e]
+        kind = phone_kind(chunk)
+        if kind is None:
+            return 0
+        self.windows.append((s - 16, end + 16))
+        if AFTER_PHONE.match(text, end):  # `555 0134 (office)`, `... fax`
+            emit(s, end, "phone")
+            return end
+        ctx = self._context(text, s, ("phone",))
+        if ctx == "veto":
+            return 0
+        if kind == "local" and ctx != "phone" and not LABEL_BEFORE.search(text, max(0, s - 16), s):
+            return 0
+        emit(s, end, "phone")
+        return end
+
+
+def _iban_end(text: str, m: re.Match) -> int:
+    """End of the IBAN that starts at m.start(), cut to its country's length, or 0."""
+    want = ck.IBAN_LENGTHS.get(text[m.start() : m.start() + 2].upper())
+    if want is None:
+        return 0
+    got, i = 0, m.start()
+    while i < m.end() and got < want:
+        got += text[i] != " "
+        i += 1
+    if got != want or (i < len(text) and text[i].isalnum()):
+        return 0
+    return i if ck.iban_ok(text[m.start() : i].replace(" ", "")) else 0

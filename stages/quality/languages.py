@@ -1,0 +1,159 @@
+"""Per-language settings of the `quality` and `safety` stages, read from `stages/data/`.
+
+`quality_languages.yaml` says, for each fastText language code, how text is cut into units
+("word": whitespace-separated tokens; "char": one unit per ideograph, kana or Thai-family letter,
+for scripts written without spaces), what counts as a short line, and how the default rule
+bounds change for that language. `stopwords/<code>.txt` lists frequent function words (one per
+line, `#` starts a comment). A language without a list simply has no stop-word signal, so the
+stop-word rule never drops it for lack of English words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+# Scripts written without spaces between words: CJK ideographs (BMP, extension A, compatibility,
+# supplementary planes), kana (and half-width katakana), Thai, Lao, Khmer, Myanmar.
+NO_SPACE_CHARS = (
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+    "\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f\U00020000-\U0002fa1f"
+)
+# Combining vowel and tone marks of those scripts (Thai, Lao, Khmer, Myanmar, kana voicing):
+# they belong to the letter before them, not units of their own.
+MARKS = (
+    "\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u0eb1\u0eb4-\u0ebc\u0ec8-\u0ecd\u17b4-\u17d3\u17dd"
+    "\u102b-\u103e\u1056-\u1059\u105e-\u1060\u1062-\u1064\u1067-\u106d\u1071-\u1074"
+    "\u1082-\u108d\u108f\u109a-\u109d\u3099\u309a"
+)
+# One unit per no-space letter (with its marks); any other run of non-space characters is one
+# unit too, so a Latin product name inside Chinese text counts as one word.
+CHAR_UNITS = re.compile(f"[{NO_SPACE_CHARS}][{MARKS}]*|[^\\s{NO_SPACE_CHARS}]+")
+
+
+@dataclass(frozen=True)
+class LangProfile:
+    code: str
+    unit: str  # "word" or "char"
+    short_line_chars: int
+    ngram_scale: int  # units per word for the n-gram signals (2 for CJK characters)
+    word_ratio: float  # units of the language per English word on the same content
+    stop_words: frozenset[str]
+    # rule name -> (min, max) or None (rule off), after the language's overrides
+    bounds: dict
+    boilerplate_phrases: tuple[str, ...]
+
+    def units(self, text: str) -> list[str]:
+        return text.split() if self.unit == "word" else CHAR_UNITS.findall(text)
+
+
+def read_word_list(path: Path) -> list[str]:
+    """Lines of a list file, stripped, without blank lines and `#` comments."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            out.append(line)
+    return out
+
+
+@cache
+def _settings() -> dict:
+    return yaml.safe_load((DATA / "quality_languages.yaml").read_text(encoding="utf-8"))
+
+
+def _bounds(entry) -> tuple[float | None, float | None] | None:
+    if entry is None:
+        return None
+    return (entry.get("min"), entry.get("max"))
+
+
+def default_bounds() -> dict:
+    """rule -> (min, max) or None, as shipped (before any language or config override)."""
+    return {k: _bounds(v) for k, v in _settings()["default"]["thresholds"].items()}
+
+
+def in_language(bounds: dict, ratio: float) -> dict:
+    """Bounds written in English words, converted for a language with `ratio` words per English
+    word: counts scale by it, rates per word by its inverse, and the alphabetic-word share keeps
+    its bound on non-alphabetic units per word (1/a - 1) per English word. Other rules, and rules
+    that are off, are unchanged."""
+    if ratio == 1:
+        return bounds
+    out = dict(bounds)
+    for rule, b in bounds.items():
+        if b is None:
+            continue
+        if rule in COUNTS:
+            out[rule] = _map(b, lambda x: x * ratio)
+        elif rule in PER_WORD:
+            out[rule] = _map(b, lambda x: x / ratio)
+        elif rule == "gopher_alpha_words":
+            out[rule] = _map(b, lambda a: 1 / (1 + (1 / a - 1) / ratio) if a > 0 else a)
+    return out
+
+
+COUNTS = ("gopher_word_count",)
+# per word: characters (the mean word length: the same text in fewer words has longer ones),
+# symbols, lines
+PER_WORD = (
+    "gopher_mean_word_length",
+    "gopher_hash_ratio",
+    "gopher_ellipsis_ratio",
+    "fineweb_list_ratio",
+)
+
+
+def _map(b: tuple, f) -> tuple:
+    return tuple(None if x is None else f(x) for x in b)
+
+
+def word_ratio(code: str) -> float:
+    """Words of the language per English word (1 when the data file gives none)."""
+    entry = _settings()["languages"].get(code) or {}
+    return float(entry.get("word_ratio", 1))
+
+
+def language_overrides(code: str) -> dict:
+    """rule -> (min, max) or None: what the data file changes for this language."""
+    entry = _settings()["languages"].get(code) or {}
+    return {k: _bounds(v) for k, v in (entry.get("thresholds") or {}).items()}
+
+
+@cache
+def profile(code: str | None) -> LangProfile:
+    """The profile of a fastText language code; unknown or missing codes get the defaults."""
+    settings = _settings()
+    base = settings["default"]
+    entry = settings["languages"].get(code or "", {}) or {}
+    stop_file = DATA / "stopwords" / f"{code}.txt"
+    stop = frozenset(read_word_list(stop_file)) if code and stop_file.is_file() else frozenset()
+    ratio = word_ratio(code or "")
+    bounds = in_language(default_bounds(), ratio) | language_overrides(code or "")
+    return LangProfile(
+        code=code or "",
+        unit=entry.get("unit", base["unit"]),
+        short_line_chars=int(entry.get("short_line_chars", base["short_line_chars"])),
+        ngram_scale=int(entry.get("ngram_scale", base.get("ngram_scale", 1))),
+        word_ratio=ratio,
+        stop_words=stop,
+        bounds=bounds,
+        boilerplate_phrases=tuple(base["boilerplate_phrases"]),
+    )
+
+
+def score_spec() -> dict[str, dict]:
+    """signal -> {weight, gate | max | min}: how quality_score combines the signals."""
+    return _settings()["score"]
+
+
+def known_languages() -> list[str]:
+    """Codes with their own settings or stop-word list."""
+    codes = set(_settings()["languages"]) | {p.stem for p in (DATA / "stopwords").glob("*.txt")}
+    return sorted(codes)

@@ -1,0 +1,156 @@
+"""`quality`: heuristic signals, an optional fastText classifier, one score, and rules.
+
+Scoring and deciding are separate:
+- scoring writes `quality_signals` (every signal of `gristmill.stages.quality.signals`, plus
+  `model_hq_prob` when a classifier is configured) and `quality_score` in [0, 1];
+- deciding compares the signals with the rule bounds and drops with the first failing rule's
+  name as the reason (e.g. `gopher_word_count`).
+
+A document that arrives with `quality_signals` already in its metadata (a scored file read
+back, as with `gristmill apply quality -i scored.jsonl`) is not scored again: the new bounds,
+and the blend, are applied to the stored signals. `rescore: true` recomputes them.
+
+Rule bounds, from weakest to strongest: the shipped defaults (`stages/data/
+quality_languages.yaml`), the config's `thresholds`, the shipped per-language overrides, the
+config's `languages.<code>`. The first two are written in English words: a language's
+`word_ratio` converts them (word counts and per-word rates). So a global change keeps the
+language-aware adjustments unless a language is named. `thresholds: off` decides nothing:
+every document is kept, scored.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from datatrove.data import Document
+from pydantic import Field, field_validator
+
+from gristmill.stages.base import Stage, StageParams
+from gristmill.stages.quality.languages import (
+    default_bounds,
+    in_language,
+    language_overrides,
+    profile,
+    word_ratio,
+)
+from gristmill.stages.quality.model import load_model, positive_probs
+from gristmill.stages.quality.rules import RULES, Bound, blend, failed_rule, heuristic_score
+from gristmill.stages.quality.signals import SIGNALS, compute_signals
+
+MODEL_PROB = "model_hq_prob"
+
+
+class Bounds(StageParams):
+    min: float | None = None
+    max: float | None = None
+
+
+RuleBounds = dict[str, Bounds | None]
+
+
+def _check_rules(v: dict, where: str) -> dict:
+    unknown = sorted(set(v) - set(RULES))
+    if unknown:
+        raise ValueError(f"{where}: unknown rule {unknown[0]!r}; rules: {', '.join(RULES)}")
+    return v
+
+
+class QualityParams(StageParams):
+    # rule -> {min, max} or null (off), over the shipped defaults; or "off": score only
+    thresholds: Literal["off"] | RuleBounds = {}
+    languages: dict[str, RuleBounds] = {}  # fastText code -> rule overrides for that language
+    model: str | None = None  # a classifier trained by `gristmill quality train`
+    model_weight: float = Field(0.5, ge=0.0, le=1.0)  # its share of quality_score
+    rescore: bool = False  # recompute signals already in the metadata
+    batch_size: int = Field(256, ge=1)  # documents per classifier call
+
+    @field_validator("thresholds", mode="before")
+    @classmethod
+    def _off(cls, v):
+        # `--set thresholds=off` arrives as YAML's boolean false
+        if v is False or v == "off":
+            return "off"
+        return _check_rules(v, "thresholds") if isinstance(v, dict) else v
+
+    @field_validator("languages")
+    @classmethod
+    def _language_rules(cls, v):
+        for code, rules in v.items():
+            _check_rules(rules, f"languages.{code}")
+        return v
+
+    @field_validator("model")
+    @classmethod
+    def _model_exists(cls, v):
+        if v is not None and not Path(v).is_file():
+            raise ValueError(f"model file not found: {v}")
+        return v
+
+
+def _as_bounds(rules: RuleBounds) -> dict[str, Bound]:
+    return {k: None if b is None else (b.min, b.max) for k, b in rules.items()}
+
+
+class Quality(Stage):
+    name = "quality"
+    Params = QualityParams
+
+    def __init__(self, params=None, ctx=None):
+        super().__init__(params, ctx)
+        self.batch_size = self.params.batch_size
+        self._bounds: dict[str, dict[str, Bound]] = {}
+        self._model = None  # loaded lazily, once per worker process (it does not pickle)
+
+    @property
+    def model(self):
+        if self._model is None and self.params.model:
+            self._model = load_model(self.params.model)
+        return self._model
+
+    def bounds(self, lang: str) -> dict[str, Bound]:
+        """The rule bounds for one language (cached; see the module docstring for the order)."""
+        if lang not in self._bounds:
+            p = self.params
+            config = {} if p.thresholds == "off" else _as_bounds(p.thresholds)
+            own = _as_bounds(p.languages.get(lang, {}))
+            english = in_language(default_bounds() | config, word_ratio(lang))
+            self._bounds[lang] = english | language_overrides(lang) | own
+        return self._bounds[lang]
+
+    def process_batch(self, docs: list[Document]) -> list[str | None]:
+        need_prob: list[Document] = []
+        for doc in docs:
+            sig = doc.metadata.get("quality_signals")
+            if (
+                self.params.rescore
+                or not isinstance(sig, dict)
+                or not all(k in sig for k in SIGNALS)
+            ):
+                prof = profile(doc.metadata.get("language"))
+                doc.metadata["quality_signals"] = sig = compute_signals(doc.text, prof)
+                self.stat_update("signals_computed")
+            else:
+                self.stat_update("signals_reused")
+            if self.params.model and (self.params.rescore or MODEL_PROB not in sig):
+                need_prob.append(doc)
+        if need_prob:
+            probs = positive_probs(self.model, [d.text for d in need_prob])
+            for doc, prob in zip(need_prob, probs, strict=True):
+                doc.metadata["quality_signals"][MODEL_PROB] = prob
+
+        reasons = []
+        for doc in docs:
+            sig = doc.metadata["quality_signals"]
+            lang = doc.metadata.get("language")
+            prob = sig.get(MODEL_PROB) if self.params.model else None
+            score = blend(heuristic_score(sig, profile(lang)), prob, self.params.model_weight)
+            doc.metadata["quality_score"] = score
+            if self.params.thresholds == "off":
+                reasons.append(None)
+            else:
+                reasons.append(failed_rule(sig, score, self.bounds(lang or "")))
+        return reasons
+
+    def __getstate__(self):
+        return self.__dict__ | {"_model": None}

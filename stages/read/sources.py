@@ -1,0 +1,188 @@
+"""Reading source files into documents, without ever losing a line.
+
+jsonl (plain, .gz, .zst), parquet, and WARC/WET (`stages/read/warc.py`). Each malformed record
+(bad JSON, invalid UTF-8, missing or non-string text, empty or oversized text) and each unreadable
+or truncated file is counted and written with its file, line (WARC: byte offset) and reason to
+`rejected/input/<task>.jsonl.zst`; the raw line is kept (base64 when it is not UTF-8). Under
+`strict` the first one raises `InputError` instead.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import orjson
+import pyarrow.parquet as pq
+import zstandard
+from datatrove.data import Document, DocumentsPipeline
+from datatrove.pipeline.base import PipelineStep
+
+from gristmill.stages.base import StageContext
+from gristmill.stages.errors import InputError
+from gristmill.stages.formats.docio import LazyWriter, open_binary
+
+JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".json", ".json.gz", ".json.zst")
+PARQUET_SUFFIXES = (".parquet",)
+WARC_SUFFIXES = (".warc", ".warc.gz", ".wet", ".wet.gz")  # stages/read/warc.py
+SUPPORTED_SUFFIXES = JSONL_SUFFIXES + PARQUET_SUFFIXES + WARC_SUFFIXES
+
+
+@dataclass(frozen=True)
+class InputFile:
+    path: str  # absolute, for opening
+    display: str  # as the user wrote it (relative), for messages and the manifest
+    source: str | None  # None (for `apply`): keep what the records say
+    origin: str | None
+    fields: dict[str, str] = field(default_factory=dict)  # our name -> field name in the file
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A record that is no document by design (a WARC request, a 404 page): counted under
+    `skipped/<reason>`, not rejected."""
+
+    reason: str
+
+
+class BadRecord(Exception):
+    def __init__(self, reason: str, detail: str = ""):
+        super().__init__(reason)
+        self.reason, self.detail = reason, detail
+
+
+class ReadSources(PipelineStep):
+    """First step of the first phase: task `rank` reads files `rank`, `rank + world_size`, ..."""
+
+    name = "input"
+    type = "reader"
+
+    def __init__(
+        self,
+        files: list[InputFile],
+        ctx: StageContext | None = None,
+        strict: bool = False,
+        max_doc_chars: int = 10_000_000,
+    ):
+        super().__init__()
+        self.files, self.strict, self.max_doc_chars = files, strict, max_doc_chars
+        self.ctx = ctx or StageContext()
+
+    def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
+        rejected = self.ctx.rejected
+        sink = LazyWriter(rejected / "input" / f"{rank:05d}.jsonl.zst" if rejected else None)
+        try:
+            for f in self.files[rank::world_size]:
+                for loc, raw, got in self._records(f):
+                    if isinstance(got, Skipped):
+                        self.stat_update(f"skipped/{got.reason}")
+                        continue
+                    self.stat_update("seen")
+                    try:
+                        doc = self._to_doc(f, loc, got)
+                    except BadRecord as bad:
+                        self._reject(sink, f, loc, raw, bad)
+                        continue
+                    self.stat_update("kept")
+                    yield doc
+        except BaseException:
+            sink.abort()
+            raise
+        sink.close()
+
+    def _reject(self, sink: LazyWriter, f: InputFile, loc: int, raw, bad: BadRecord) -> None:
+        key = "offset" if f.path.endswith(WARC_SUFFIXES) else "line"  # WARC: byte offset
+        where = f"{f.display}:{loc}" if loc or key == "offset" else f.display
+        if self.strict:
+            detail = f" ({bad.detail})" if bad.detail else ""
+            raise InputError(f"{where}: {bad.reason}{detail} [--strict]")
+        self.stat_update("dropped", f"dropped/{bad.reason}")
+        rec = {"file": f.display, key: loc, "source": f.source, "reason": bad.reason}
+        if bad.detail:
+            rec["detail"] = bad.detail
+        if isinstance(raw, bytes):
+            try:
+                rec["raw"] = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                rec["raw_b64"] = base64.b64encode(raw).decode("ascii")
+        elif raw is not None:
+            rec["raw"] = raw
+        sink.write_record(rec)
+
+    def _records(self, f: InputFile) -> Iterator[tuple[int, object, object]]:
+        """(line or row number from 1, raw line or row, parsed record or BadRecord)."""
+        last = 0
+        try:
+            if f.path.endswith(WARC_SUFFIXES):
+                from gristmill.stages.read.warc import (
+                    warc_records,  # imports warcio only when needed
+                )
+
+                yield from warc_records(f.path)
+                return
+            rows = self._parquet_rows(f) if f.path.endswith(PARQUET_SUFFIXES) else self._lines(f)
+            for last, raw, rec in rows:  # noqa: B007 - `last` is read after the loop
+                yield last, raw, rec
+            if last == 0:  # nothing in it (or only blank lines): say so, do not skip silently
+                yield 0, None, BadRecord("empty_file")
+        except (EOFError, zstandard.ZstdError) as e:
+            yield last + 1, None, BadRecord("truncated_file", f"{type(e).__name__}: {e}")
+        except (OSError, ValueError) as e:  # a directory, no permission, not parquet, ...
+            yield last + 1, None, BadRecord("unreadable_file", f"{type(e).__name__}: {e}")
+
+    def _lines(self, f: InputFile):
+        with open_binary(f.path) as fh:
+            for n, line in enumerate(fh, start=1):
+                line = line.rstrip(b"\r\n")
+                if n == 1 and line.startswith(b"\xef\xbb\xbf"):
+                    line = line[3:]  # a UTF-8 byte-order mark is not part of the JSON
+                if not line.strip():
+                    self.stat_update("blank_lines")
+                    continue
+                yield n, line, _parse_json(line)
+
+    def _parquet_rows(self, f: InputFile):
+        n = 0
+        for batch in pq.ParquetFile(f.path).iter_batches(batch_size=1024):
+            for row in batch.to_pylist():
+                n += 1
+                yield n, orjson.dumps(row, default=str).decode(), row
+
+    def _to_doc(self, f: InputFile, loc: int, rec) -> Document:
+        if isinstance(rec, BadRecord):
+            raise rec
+        if not isinstance(rec, dict):
+            raise BadRecord("not_an_object", type(rec).__name__)
+        text_key, id_key = f.fields.get("text", "text"), f.fields.get("id", "id")
+        if text_key not in rec:
+            raise BadRecord("missing_text", f"no field {text_key!r}")
+        text = rec.pop(text_key)
+        if not isinstance(text, str):
+            raise BadRecord("text_not_string", type(text).__name__)
+        if not text.strip():
+            raise BadRecord("empty_text")
+        if len(text) > self.max_doc_chars:
+            raise BadRecord("document_too_large", f"{len(text)} > {self.max_doc_chars} chars")
+        doc_id = rec.pop(id_key, None)
+        if doc_id is None or not isinstance(doc_id, str | int):
+            doc_id = f"{f.source or 'doc'}/{os.path.basename(f.display)}:{loc}"
+        nested = rec.pop("metadata", None)  # our own output format reads back unchanged
+        meta = (nested if isinstance(nested, dict) else {}) | rec
+        if f.source is not None:
+            meta["source"] = f.source
+        if f.origin is not None:
+            meta["origin"] = f.origin
+        return Document(text=text, id=str(doc_id), metadata=meta)
+
+
+def _parse_json(line: bytes):
+    try:
+        return orjson.loads(line)  # validates UTF-8 itself: no second pass on the happy path
+    except orjson.JSONDecodeError as e:
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as u:
+            return BadRecord("invalid_utf8", str(u))
+        return BadRecord("bad_json", str(e))
