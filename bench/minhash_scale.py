@@ -128,7 +128,7 @@ def write_inputs(folder: Path, texts: list[tuple[str, str]], copies: int, seed: 
 def run_once(inp: Path, root: Path, tasks: int, workers: int) -> dict:
     from gristmill.pipeline.run.config import load_config
     from gristmill.pipeline.run.executors import quiet_parent_logs, run_local
-    from gristmill.pipeline.run.phases import plan
+    from gristmill.pipeline.run.phases import plan_run
     from gristmill.stages.dedup.minhash.stage import MinHashFilter
 
     cfg_path = root / f"run_w{workers}.yaml"
@@ -137,7 +137,7 @@ def run_once(inp: Path, root: Path, tasks: int, workers: int) -> dict:
     cfg = load_config(cfg_path)
     work = out / "_work"
     quiet_parent_logs(work / "run.log")
-    phases, _ = plan(cfg, work, strict=False)
+    phases, _ = plan_run(cfg, work, strict=False)
     last = phases[-1]
     cut = next(i for i, s in enumerate(last.steps) if isinstance(s, MinHashFilter))
     last.steps = last.steps[: cut + 1]

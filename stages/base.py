@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
@@ -26,11 +26,25 @@ from pydantic import BaseModel, ConfigDict
 
 from gristmill.stages.formats.docio import LazyWriter, doc_to_record
 
+if TYPE_CHECKING:
+    from gristmill.stages.tokenize import TokenizerInfo
 
-class StageParams(BaseModel):
-    """Base of every stage's parameters: typed, frozen, unknown keys refused."""
+# Where a stage may stand in a run's list (a class attribute, so the pipeline never asks a name):
+ANYWHERE = "anywhere"
+FIRST = "first"  # always first; added when the config does not list it (provenance)
+LAST = "last"  # writes the run's output, so the run ends with it (pack); `apply` cannot run it
+
+
+class StrictModel(BaseModel):
+    """Base of every config object of the project (stage parameters, the run, mix, sweep and
+    collapse configs): typed, frozen, unknown keys refused. The trainer has its own copy, since
+    it imports nothing from gristmill's other packages."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class StageParams(StrictModel):
+    """Base of every stage's parameters."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +57,8 @@ class StageContext:
     tasks: int = 1  # tasks per phase; global stages use as many reduce buckets
     # source name -> rank in the config (earlier sources win dedup ties)
     source_order: dict[str, int] = field(default_factory=dict)
+    # Set by the stages before this one (`provides()`): what tokenize tells pack.
+    tokenizer: TokenizerInfo | None = None
 
 
 def batched(data: DocumentsPipeline, n: int) -> Iterator[list[Document]]:
@@ -51,10 +67,24 @@ def batched(data: DocumentsPipeline, n: int) -> Iterator[list[Document]]:
         yield batch
 
 
-class Stage(PipelineStep):
+class StageHooks:
+    """What the pipeline may know of a stage besides its steps, the same for both kinds."""
+
     name: ClassVar[str]
-    type = "stage"
     Params: ClassVar[type[StageParams]] = StageParams
+    position: ClassVar[str] = ANYWHERE
+    # StageContext fields this stage reads (`needs`), which an earlier stage sets (`gives`, with
+    # the values from `provides()`): the config check and the phase compiler use only these.
+    needs: ClassVar[tuple[str, ...]] = ()
+    gives: ClassVar[tuple[str, ...]] = ()
+
+    def provides(self) -> dict:
+        """The values of `gives`, for the stages after this one."""
+        return {}
+
+
+class Stage(StageHooks, PipelineStep):
+    type = "stage"
     batch_size: int = 1
 
     def __init__(self, params: StageParams | None = None, ctx: StageContext | None = None):
@@ -98,11 +128,8 @@ class Stage(PipelineStep):
         """Called once after the last document of a task (before the task is marked done)."""
 
 
-class GlobalStage:
+class GlobalStage(StageHooks):
     """A stage that decides with the whole corpus in view, as map -> reduce -> filter."""
-
-    name: ClassVar[str]
-    Params: ClassVar[type[StageParams]] = StageParams
 
     def __init__(self, params: StageParams | None = None, ctx: StageContext | None = None):
         self.params = params if params is not None else self.Params()

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import orjson
 from datatrove.data import Document, DocumentsPipeline
-from pydantic import Field
 
-from gristmill.stages.base import Stage, StageParams
+from gristmill.stages.base import LAST, Stage, StageParams
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardWriter
 
@@ -17,12 +16,14 @@ _SORTED = orjson.OPT_SORT_KEYS  # the same record always gives the same bytes
 
 
 class PackParams(StageParams):
-    vocab_size: int | None = Field(None, ge=1)  # None: the runner sets the tokenizer's
+    """None: the shard's token type follows the tokenizer that `tokenize` set up."""
 
 
 class Pack(Stage):
     name = "pack"
     Params = PackParams
+    position = LAST
+    needs = ("tokenizer",)
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         self._rank, self._writers = rank, {}
@@ -37,11 +38,11 @@ class Pack(Stage):
         if source not in self._writers:
             prefix = Path(self.ctx.out or ".") / "tokens" / source / f"{self._rank:05d}"
             prefix.parent.mkdir(parents=True, exist_ok=True)
-            if self.params.vocab_size is None:
+            if self.ctx.tokenizer is None:
                 raise GristmillError(
-                    "pack: vocab_size is not set (the runner sets it from tokenize)"
+                    "pack: no tokenizer in the stage context (run `tokenize` first)"
                 )
-            self._writers[source] = ShardWriter(prefix, self.params.vocab_size)
+            self._writers[source] = ShardWriter(prefix, self.ctx.tokenizer.vocab_size)
         return self._writers[source]
 
     def process(self, doc: Document) -> str | None:

@@ -12,7 +12,7 @@ from typing import Literal
 
 from datatrove.data import Document
 
-from gristmill.stages.base import Stage, StageParams
+from gristmill.stages.base import FIRST, Stage, StageParams
 
 ORIGINS = ("real", "synthetic")
 
@@ -32,6 +32,7 @@ class ProvenanceParams(StageParams):
 class Provenance(Stage):
     name = "provenance"
     Params = ProvenanceParams
+    position = FIRST  # a run's first stage even when its config does not list it
 
     def process(self, doc: Document) -> str | None:
         m, p = doc.metadata, self.params

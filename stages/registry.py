@@ -1,9 +1,10 @@
-"""The one visible list of stage names. A name that may change behaviour gets a new versioned
-name (`quality_v2`), so old configs keep meaning what they meant."""
+"""The one visible list of stages, in pipeline order. Each stage's name is written once, in its
+class (`name = "langid"`); a name that may change behaviour gets a new versioned name
+(`quality_v2`), so old configs keep meaning what they meant."""
 
 from __future__ import annotations
 
-from gristmill.stages.base import GlobalStage, Stage
+from gristmill.stages.base import FIRST, GlobalStage, Stage
 from gristmill.stages.dedup.exact import ExactDedup
 from gristmill.stages.dedup.minhash.stage import MinHashDedup
 from gristmill.stages.dedup.url import UrlDedup
@@ -16,19 +17,24 @@ from gristmill.stages.quality.stage import Quality
 from gristmill.stages.safety import Safety
 from gristmill.stages.tokenize import Tokenize
 
-STAGES: dict[str, type[Stage] | type[GlobalStage]] = {
-    "provenance": Provenance,
-    "langid": LangId,
-    "extract": Extract,
-    "url_dedup": UrlDedup,
-    "exact_dedup": ExactDedup,
-    "minhash_dedup": MinHashDedup,
-    "quality": Quality,
-    "safety": Safety,
-    "pii": Pii,
-    "tokenize": Tokenize,
-    "pack": Pack,
-}
+StageClass = type[Stage] | type[GlobalStage]
+
+_ORDER: tuple[StageClass, ...] = (
+    Provenance,
+    LangId,
+    Extract,
+    UrlDedup,
+    ExactDedup,
+    MinHashDedup,
+    Quality,
+    Safety,
+    Pii,
+    Tokenize,
+    Pack,
+)
+STAGES: dict[str, StageClass] = {cls.name: cls for cls in _ORDER}
+# the stages a run starts with even when its config does not list them
+IMPLICIT_FIRST: tuple[StageClass, ...] = tuple(c for c in _ORDER if c.position == FIRST)
 
 
 class UnknownStage(KeyError):
@@ -36,7 +42,7 @@ class UnknownStage(KeyError):
         return f"unknown stage {self.args[0]!r}; valid stages: {', '.join(STAGES)}"
 
 
-def get_stage(name: str) -> type[Stage] | type[GlobalStage]:
+def get_stage(name: str) -> StageClass:
     try:
         return STAGES[name]
     except KeyError:

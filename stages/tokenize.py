@@ -33,6 +33,7 @@ class TokenizerInfo:
     eos_token: str
     eos_id: int
     sha256: str  # of the serialised tokenizer: two runs tokenised alike iff equal
+    spec: str = "gpt2"  # how to load it again: `gpt2` or the tokenizer.json's absolute path
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -67,7 +68,7 @@ def load_tokenizer(spec: str, eos: str | None = None):
         path = Path(spec)
         if not path.is_file():
             raise GristmillError(f"tokenize: tokenizer file not found: {spec}")
-        tok, name = Tokenizer.from_file(str(path)), path.name
+        tok, name, spec = Tokenizer.from_file(str(path)), path.name, str(path.resolve())
         if eos is None:
             raise GristmillError(f"tokenize: name the end-of-document token of {spec} with `eos`")
     eos_id = tok.token_to_id(eos)
@@ -75,7 +76,8 @@ def load_tokenizer(spec: str, eos: str | None = None):
         raise GristmillError(f"tokenize: eos token {eos!r} is not in the vocabulary of {spec}")
     tok.encode_special_tokens = True  # special-token strings inside a document are just text
     digest = hashlib.sha256(tok.to_str().encode("utf-8")).hexdigest()
-    info = TokenizerInfo(name, tok.get_vocab_size(with_added_tokens=True), eos, eos_id, digest)
+    vocab = tok.get_vocab_size(with_added_tokens=True)
+    info = TokenizerInfo(name, vocab, eos, eos_id, digest, spec)
     return tok, info
 
 
@@ -99,6 +101,15 @@ def tiktoken_gpt2(threads: int | None = None):
     )
     threads = threads or os.cpu_count() or 1
     return lambda texts: enc.encode_ordinary_batch(texts, num_threads=threads)
+
+
+def reload_tokenizer(recorded: dict, where: str):
+    """The tokenizer a run recorded (its manifest's `tokenizer`), loaded again and checked to be
+    the same one (sha256): for decoding and re-tokenising a finished run's text."""
+    tok, info = load_tokenizer(recorded["spec"], recorded["eos_token"])
+    if info.sha256 != recorded["sha256"]:
+        raise GristmillError(f"{where}: tokenizer {info.name} on this machine is not the run's")
+    return tok, info
 
 
 def load_encoder(params: TokenizeParams):
@@ -136,6 +147,11 @@ class Tokenize(Stage):
         super().__init__(params, ctx)
         self.batch_size = self.params.batch_size
         self._encode = self._info = None  # built lazily in each worker (Rust objects)
+
+    gives = ("tokenizer",)
+
+    def provides(self) -> dict:
+        return {"tokenizer": load_tokenizer(self.params.tokenizer, self.params.eos)[1]}
 
     def _load(self):
         if self._encode is None:

@@ -138,10 +138,11 @@ def restored_logging():
 
 def run_quietly(config: Path, **kw) -> dict:
     """`gristmill run` without its progress lines."""
+    from gristmill.pipeline.report.html import after_run
     from gristmill.pipeline.run.runner import run
 
     with restored_logging():
-        return run(str(config), echo=lambda s: None, **kw)
+        return run(str(config), echo=lambda s: None, after=after_run, **kw)
 
 
 @pytest.fixture

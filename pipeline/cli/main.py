@@ -34,9 +34,12 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--dry-run", is_flag=True, help="Slurm: write the sbatch scripts, submit nothing.")
 def run(config: str, strict: bool, executor: str | None, dry_run: bool) -> None:
     """Run the whole pipeline of CONFIG (resumable: a rerun skips finished tasks)."""
+    from gristmill.pipeline.report.html import after_run
     from gristmill.pipeline.run.runner import run as run_pipeline
 
-    run_pipeline(config, strict=strict, echo=click.echo, executor=executor, dry_run=dry_run)
+    run_pipeline(
+        config, strict=strict, echo=click.echo, executor=executor, dry_run=dry_run, after=after_run
+    )
 
 
 @cli.command()

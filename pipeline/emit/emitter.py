@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gristmill.pipeline.emit.stores import IGNORE, MAX_SEQ_LEN, MixStore, Plan, StreamStore
+from gristmill.pipeline.emit.stores import IGNORE, MAX_SEQ_LEN, EpochPlan, MixStore, StreamStore
 from gristmill.pipeline.mix.materialize import n_samples, source_shards
 from gristmill.pipeline.mix.schedule import blend
 from gristmill.pipeline.mix.streams import SourceStream
@@ -224,7 +224,7 @@ def _stream_store(
     floor = mix.config.guard.min_real_fraction
     schedule = blend(mix.weights, mix.is_real, n, mix.window_samples, floor)
     seed = mix.config.seed
-    plan = Plan(mix.sources, mix.is_real, schedule, mix.window_samples, floor, seed, shuffle)
+    plan = EpochPlan(mix.sources, mix.is_real, schedule, mix.window_samples, floor, seed, shuffle)
     return StreamStore(streams, plan, mix.config.seq_len, mix.config.seed)
 
 

@@ -23,7 +23,7 @@ _RAMP = np.arange(MAX_SEQ_LEN, dtype=np.int32)  # position_ids are slices of it
 _ORDER_TAG = 2**32 - 1  # keeps the sample order's random stream apart from the documents'
 
 
-class Plan:
+class EpochPlan:
     """One epoch of samples: the source of each schedule slot, its place among that source's
     samples, and the order in which an epoch serves the slots."""
 
@@ -105,7 +105,7 @@ class StreamStore:
 
     kind = "sources"
 
-    def __init__(self, streams: list[SourceStream], plan: Plan, seq_len: int, seed: int):
+    def __init__(self, streams: list[SourceStream], plan: EpochPlan, seq_len: int, seed: int):
         self.streams, self.plan, self.seq_len, self.seed = streams, plan, seq_len, seed
         self.sources = plan.sources
         # plain ndarray views: slicing a np.memmap runs Python code on every slice
@@ -178,7 +178,7 @@ class MixStore:
         schedule = np.array([index[s] for s in names], dtype=np.int32)
         is_real = [meta["sources"][s]["origin"] == "real" for s in self.sources]
         guard = meta["guard"]
-        self.plan = Plan(
+        self.plan = EpochPlan(
             self.sources,
             is_real,
             schedule,

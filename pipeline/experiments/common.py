@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,14 +22,16 @@ from pydantic import Field
 
 from gristmill.pipeline import __version__
 from gristmill.pipeline.run import manifest as mf
-from gristmill.pipeline.run.config import ConfigError, LoadedConfig, Model, load_config
+from gristmill.pipeline.run.config import ConfigError, LoadedConfig, load_config
+from gristmill.stages.base import StrictModel
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.atomic import write_bytes
 from gristmill.stages.formats.shards import ShardReader
 
 KEY, RESULT = "key.json", "result.json"
 
 
-class HeldOutConfig(Model):
+class HeldOutConfig(StrictModel):
     shards: list[str] = Field(min_length=1)  # shard prefixes of real text, e.g. tokens/web/00003
     # synthetic training text generated from a held-out document (its parent_id): warn or error
     parents: Literal["warn", "error"] = "warn"
@@ -79,26 +80,15 @@ class RunData:
         return out
 
     def tokenize_params(self) -> dict:
-        """The run's tokenize stage settings, with the tokenizer file's path made absolute."""
-        stages = self.manifest.get("config", {}).get("stages", [])
-        params = next((dict(s["tokenize"]) for s in stages if "tokenize" in s), None)
-        if params is None:
-            raise GristmillError(f"{self.out}: the manifest records no tokenize stage")
-        spec = params.get("tokenizer", "gpt2")
-        if spec != "gpt2" and not Path(spec).is_absolute():
-            root = self.config.root if self.config is not None else Path.cwd()
-            params["tokenizer"] = str(Path(spec).resolve() if Path(spec).is_file() else root / spec)
-        return params
+        """`tokenize` settings that give the run's tokens again (its recorded tokenizer)."""
+        t = self.manifest["tokenizer"]
+        return {"tokenizer": t["spec"], "eos": t["eos_token"]}
 
     def tokenizer(self):
         """The run's tokenizer (HF `tokenizers`), checked against the manifest's hash."""
-        from gristmill.stages.tokenize import load_tokenizer
+        from gristmill.stages.tokenize import reload_tokenizer
 
-        params = self.tokenize_params()
-        tok, info = load_tokenizer(params.get("tokenizer", "gpt2"), params.get("eos"))
-        if info.sha256 != self.manifest["tokenizer"]["sha256"]:
-            raise GristmillError(f"{self.out}: tokenizer {info.name} is not the one the run used")
-        return tok, info
+        return reload_tokenizer(self.manifest["tokenizer"], str(self.out))
 
 
 def open_run(root: Path, run: str | None, folder: str | None, echo=print) -> RunData:
@@ -106,10 +96,11 @@ def open_run(root: Path, run: str | None, folder: str | None, echo=print) -> Run
     `folder`: a finished run's output folder."""
     cfg = None
     if run is not None:
+        from gristmill.pipeline.report.html import after_run
         from gristmill.pipeline.run.runner import run as run_pipeline
 
         cfg = load_config(root / run)
-        run_pipeline(str(root / run), echo=echo)
+        run_pipeline(str(root / run), echo=echo, after=after_run)
         out = cfg.output
     else:
         out = (root / folder).resolve()
@@ -253,9 +244,7 @@ class Job:
 
 def write_json(path: Path, data) -> None:
     """Written whole or not at all (a temporary file, renamed)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
-    os.replace(tmp, path)
+    write_bytes(path, orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
 
 
 def train_job(job: Job, tcfg, data, val_batches, prefetch: int, echo=print):

@@ -12,13 +12,13 @@ from pathlib import Path
 import numpy as np
 from pydantic import Field
 
-from gristmill.pipeline.run.config import Model
+from gristmill.stages.base import StrictModel
 from gristmill.stages.errors import GristmillError
 
 SAMPLER = "inverse_cdf_v1"  # the drawing rule (_draw); recorded with every sampled document
 
 
-class SamplingConfig(Model):
+class SamplingConfig(StrictModel):
     prompt_tokens: int = Field(16, ge=1)  # each prompt: the first tokens of a real document
     max_new_tokens: int = Field(128, ge=1)  # a document ends at EOS or after this many
     temperature: float = Field(1.0, ge=0.0)  # 0: greedy

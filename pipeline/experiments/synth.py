@@ -15,7 +15,6 @@ Every record carries its provenance, which the `provenance` stage gathers into t
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +25,7 @@ from gristmill.pipeline.experiments.common import RunData
 from gristmill.pipeline.experiments.sampling import SAMPLER, Checkpoint, SamplingConfig, generate
 from gristmill.pipeline.run.config import ConfigError
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.atomic import atomic_path
 
 GENERATOR = "gristmill-gpt"
 
@@ -82,9 +82,8 @@ def synthesize(
     settings = {**sampling.model_dump(mode="json"), "seed": seed, "sampler": SAMPLER}
     id_prefix = id_prefix if id_prefix is not None else f"synth-{ckpt.sha256[:8]}-"
     output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = output.with_name(f".{output.name}.tmp")
     written, empty, tokens, stops, types = 0, 0, 0, {"eos": 0, "length": 0}, set()
-    with open(tmp, "wb") as fh:
+    with atomic_path(output) as tmp, open(tmp, "wb") as fh:
         for i, ((parent, source, prompt), (new, stop)) in enumerate(zip(chosen, rows, strict=True)):
             stops[stop] += 1
             ids = [*prompt.tolist(), *new] if sampling.include_prompt else new
@@ -112,7 +111,6 @@ def synthesize(
             fh.write(orjson.dumps(record) + b"\n")
             written, tokens = written + 1, tokens + len(new)
             types.update(new)
-    os.replace(tmp, output)
     return {
         "file": str(output),
         "docs": written,

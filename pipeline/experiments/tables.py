@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from pathlib import Path
 
 from matplotlib.figure import Figure
 
 from gristmill.pipeline.report.plots import FACE
+from gristmill.stages.formats.atomic import write_bytes, write_text
 
 
 def cell(value) -> str:
@@ -32,7 +32,7 @@ def write_csv(path: Path, rows: list[dict], columns: list[str]) -> None:
     w.writerow(columns)
     for r in rows:
         w.writerow(["" if r.get(c) is None else r.get(c) for c in columns])
-    _replace(path, buf.getvalue().encode())
+    write_text(path, buf.getvalue())
 
 
 def md_table(rows: list[dict], columns: dict[str, str]) -> str:
@@ -41,16 +41,6 @@ def md_table(rows: list[dict], columns: dict[str, str]) -> str:
     for r in rows:
         lines.append("| " + " | ".join(cell(r.get(k)) for k in columns) + " |")
     return "\n".join(lines)
-
-
-def write_text(path: Path, text: str) -> None:
-    _replace(path, text.encode())
-
-
-def _replace(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
 
 
 def _fig(ncols: int = 1) -> tuple[Figure, list]:
@@ -65,7 +55,7 @@ def _fig(ncols: int = 1) -> tuple[Figure, list]:
 def _save(fig: Figure, path: Path) -> None:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", facecolor=FACE, metadata={"Software": None})
-    _replace(path, buf.getvalue())
+    write_bytes(path, buf.getvalue())
 
 
 def plot_sweep(points: list[tuple[float, float, str]], xlabel: str, title: str, path: Path):

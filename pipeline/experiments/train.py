@@ -24,8 +24,10 @@ from pydantic import Field, model_validator
 
 from gristmill.pipeline.emit.emitter import Emitter
 from gristmill.pipeline.run import manifest as mf
-from gristmill.pipeline.run.config import ConfigError, Model, load_config, load_yaml_model
+from gristmill.pipeline.run.config import ConfigError, load_config, load_yaml_model
+from gristmill.stages.base import StrictModel
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.atomic import write_bytes
 from gristmill.trainer.config import (
     GuardConfig,
     ModelConfig,
@@ -35,7 +37,7 @@ from gristmill.trainer.config import (
 )
 
 
-class DataConfig(Model):
+class DataConfig(StrictModel):
     run: str | None = None  # a run config: its output is trained on
     folder: str | None = None  # or a finished run's output folder
     mix: str | None = None  # a mix of the run config; default: sources by token count
@@ -58,7 +60,7 @@ class DataConfig(Model):
         return self
 
 
-class TrainFile(Model):
+class TrainFile(StrictModel):
     output: str
     data: DataConfig
     model: ModelConfig = ModelConfig()
@@ -86,9 +88,10 @@ def train(
     run_cfg = load_config(root / d.run) if d.run else None
     out = run_cfg.output if run_cfg else (root / d.folder).resolve()
     if run_cfg:  # brought up to date first; a finished run is only checked
+        from gristmill.pipeline.report.html import after_run
         from gristmill.pipeline.run.runner import run
 
-        run(str(root / d.run), echo=echo)
+        run(str(root / d.run), echo=echo, after=after_run)
     try:
         vocab = mf.load(out)["tokenizer"]["vocab_size"]
     except FileNotFoundError:
@@ -116,7 +119,7 @@ def train(
         summary = Trainer(tcfg, data, target, val_batches=val, echo=echo).run(resume, stop_at)
         summary["emitter"] = data.stats()
         summary["epochs"] = emitter.samples / emitter.samples_per_epoch
-    (target / "summary.json").write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2))
+    write_bytes(target / "summary.json", orjson.dumps(summary, option=orjson.OPT_INDENT_2))
     echo(
         f"done: step {summary['steps']}, loss {summary['first_loss']:.3f} -> "
         f"{summary['final_loss']:.3f}, held-out {_fmt(summary['val_loss'])}, "

@@ -16,7 +16,6 @@ documents shuffled per epoch by the mix's seed, EOS between documents); the sche
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +29,7 @@ from gristmill.pipeline.mix.weights import ResolvedMix
 from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run.config import LoadedConfig
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.atomic import atomic_path, write_bytes
 from gristmill.stages.formats.shards import ShardWriter
 
 MIX_MANIFEST = "mix_manifest.json"
@@ -101,18 +101,15 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
 
     manifest = _mix_manifest(mix, schedule, streams, run_manifest, out, prefix)
     path = folder / MIX_MANIFEST
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
-    os.replace(tmp, path)
+    write_bytes(path, orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
     _summary(name, manifest, path, echo)
     return manifest
 
 
 def _write_segments(path: Path, rows: list[tuple]) -> None:
     table = pa.table(dict(zip(SEGMENT_COLUMNS, map(list, zip(*rows, strict=True)), strict=True)))
-    tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(table, tmp, compression="zstd", store_schema=False)
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd", store_schema=False)
 
 
 def _mix_manifest(mix, schedule, streams, run_manifest, out: Path, prefix: Path) -> dict:

@@ -17,22 +17,19 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
+from gristmill.stages.base import StrictModel
 from gristmill.stages.errors import GristmillError
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class GuardConfig(_Model):
+class GuardConfig(StrictModel):
     min_real_fraction: float = Field(0.0, ge=0.0, le=1.0)  # real tokens / all tokens
     window_tokens: int = Field(1_000_000, ge=1)  # checked in every window of this many tokens
     on_violation: Literal["error", "cap"] = "error"
 
 
-class MixConfig(_Model):
+class MixConfig(StrictModel):
     seq_len: int = Field(2048, ge=1)  # tokens per sample
     weights: dict[str, float] = Field(min_length=1)  # source -> share of tokens
     max_epochs: dict[str, float] = {}  # source -> repeats above which a warning is recorded

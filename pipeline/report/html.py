@@ -21,21 +21,29 @@ import orjson
 from gristmill.pipeline.report import plots
 from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run import tally
+from gristmill.pipeline.run.outdir import REPORT
 from gristmill.pipeline.run.progress import read_progress
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.atomic import write_text
 from gristmill.stages.formats.docio import read_records
 
-REPORT = "report.html"
 TOP = 25  # rows of the longer tables (languages, clusters)
+
+
+def after_run(out: Path) -> list[str]:
+    """The runner's `after` hook for `gristmill run`: the report of the finished run. A report
+    that cannot be written is a warning: the run's outputs are complete."""
+    try:
+        return [f"report:       {write_report(out)}"]
+    except Exception as e:
+        return [f"warning: {REPORT} not written: {type(e).__name__}: {e}"]
 
 
 def write_report(out: str | os.PathLike) -> Path:
     out = Path(out)
     page = render(gather(out))
     path = out / REPORT
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(page, encoding="utf-8")
-    os.replace(tmp, path)
+    write_text(path, page)
     return path
 
 

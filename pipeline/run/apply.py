@@ -1,7 +1,8 @@
 """`gristmill apply STAGE`: one stage on one jsonl file, for inspection and evaluation.
 
-Runs the same step classes as `gristmill run` (a global stage runs its map, reduce and filter
-over the one file), so what `apply` shows is what a run does.
+The stage is compiled by the same phase compiler as `gristmill run` (a global stage becomes its
+map, reduce and filter phases over the one file) and run in this process, one task per phase, so
+what `apply` shows is what a run does.
 """
 
 from __future__ import annotations
@@ -12,13 +13,16 @@ from collections import deque
 from pathlib import Path
 
 import yaml
+from datatrove.data import DocumentsPipeline
+from datatrove.pipeline.base import PipelineStep
 from pydantic import ValidationError
 
 from gristmill.pipeline.run.config import ConfigError, format_error
-from gristmill.stages.base import StageContext
+from gristmill.pipeline.run.phases import Phase, compile_phases
+from gristmill.stages.base import LAST, StageContext, StageHooks
 from gristmill.stages.formats.docio import AtomicWriter, doc_to_record, dumps, read_records
 from gristmill.stages.read.sources import InputFile, ReadSources
-from gristmill.stages.registry import UnknownStage, get_stage, is_global
+from gristmill.stages.registry import UnknownStage, get_stage
 
 
 def parse_settings(stage: str, settings: tuple[str, ...]) -> dict:
@@ -39,8 +43,8 @@ def apply_stage(name: str, inp: str, outp: str, settings, rejected: str | None) 
         cls = get_stage(name)
     except UnknownStage as e:
         raise ConfigError(str(e)) from None
-    if name == "pack":
-        raise ConfigError("apply pack: pack writes token shards, not jsonl; use `gristmill run`")
+    if cls.position == LAST:
+        raise ConfigError(f"apply {name}: it writes a run's output, not jsonl; use `gristmill run`")
     if not os.path.isfile(inp):
         raise ConfigError(f"{inp}: input file not found")
     try:
@@ -50,29 +54,16 @@ def apply_stage(name: str, inp: str, outp: str, settings, rejected: str | None) 
 
     with tempfile.TemporaryDirectory(prefix="gristmill-apply-") as tmp:
         ctx = StageContext(rejected=Path(tmp) / "rejected", work=Path(tmp) / "work", tasks=1)
-        source = InputFile(os.path.abspath(inp), inp, None, None)
-        reader = ReadSources([source], ctx)
-        if is_global(cls):
-            stage = cls(params, ctx)
-            deque(stage.map_step().run(ReadSources([source], ctx).run()), maxlen=0)
-            for step, tasks in stage.reduce_steps():
-                for rank in range(tasks):
-                    deque(step.run(None, rank, tasks), maxlen=0)
-            step = stage.filter_step()
-        else:
-            step = cls(params, ctx)
-        out = AtomicWriter(outp)
-        try:
-            for doc in step.run(reader.run()):
-                out.write(dumps(doc_to_record(doc)))
-        except BaseException:
-            out.abort()
-            raise
-        out.close()
+        reader = ReadSources([InputFile(os.path.abspath(inp), inp, None, None)], ctx)
+        sink = WriteJsonl(outp)
+        phases, _ = compile_phases(reader, [(cls, params)], ctx, ctx.work, tasks=1, sink=[sink])
+        for phase in phases:
+            run_phase(phase)
         n_rejected = _collect_rejected(ctx.rejected, rejected)
 
-    lines = [f"{outp}: {out.count} documents"]
-    for s in (reader, step):
+    stage = next(s for s in phases[-1].steps if isinstance(s, StageHooks))
+    lines = [f"{outp}: {sink.count} documents"]
+    for s in (reader, stage):
         counts = {k: v.total for k, v in s.stats.stats.items()}
         dropped = {k.split("/", 1)[1]: v for k, v in counts.items() if k.startswith("dropped/")}
         lines.append(
@@ -82,6 +73,37 @@ def apply_stage(name: str, inp: str, outp: str, settings, rejected: str | None) 
     if rejected:
         lines.append(f"{rejected}: {n_rejected} rejected records with reasons")
     return lines
+
+
+def run_phase(phase: Phase) -> None:
+    """Every task of `phase` in this process, its steps chained as datatrove's executors do."""
+    for rank in range(phase.tasks):
+        data = None
+        for step in phase.steps:
+            data = step(data, rank, phase.tasks)
+        deque(data or (), maxlen=0)
+
+
+class WriteJsonl(PipelineStep):
+    """The end of `apply`'s last phase: the kept documents as jsonl records."""
+
+    name, type = "_apply.write", "work"
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path, self.count = path, 0
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
+        out = AtomicWriter(self.path)
+        try:
+            for doc in data or ():
+                out.write(dumps(doc_to_record(doc)))
+        except BaseException:
+            out.abort()
+            raise
+        self.count = out.count
+        out.close()
+        yield from ()
 
 
 def _collect_rejected(folder: Path, dest: str | None) -> int:

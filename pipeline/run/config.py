@@ -18,39 +18,34 @@ from typing import Any, Literal
 
 import orjson
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from gristmill.pipeline.mix.weights import MixConfig, ResolvedMix, resolve
+from gristmill.stages.base import FIRST, LAST, StrictModel
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.read.sources import SUPPORTED_SUFFIXES
-from gristmill.stages.registry import UnknownStage, get_stage
+from gristmill.stages.registry import IMPLICIT_FIRST, STAGES, UnknownStage, get_stage
 
 SOURCE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # it names a folder under tokens/
-IMPLICIT_FIRST = "provenance"  # always runs first, from sources[].origin
-REQUIRED_LAST = ("tokenize", "pack")
 
 
 class ConfigError(GristmillError):
     pass
 
 
-class Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class SourceConfig(Model):
+class SourceConfig(StrictModel):
     name: str = Field(pattern=SOURCE_NAME)
     paths: list[str] = Field(min_length=1)  # files, folders or glob patterns
     origin: Literal["real", "synthetic"] = "real"
     fields: dict[Literal["text", "id"], str] = {}  # our field -> the field's name in the files
 
 
-class StageConfig(Model):
+class StageConfig(StrictModel):
     name: str
     params: dict[str, Any] = {}
 
 
-class RayConfig(Model):
+class RayConfig(StrictModel):
     """`executor: ray` (pipeline/run/executors.py)."""
 
     address: str | None = None  # an existing cluster (`auto`, `ray://head:10001`); none: local
@@ -59,7 +54,7 @@ class RayConfig(Model):
     mem_per_cpu_gb: float = Field(2.0, gt=0)
 
 
-class SlurmConfig(Model):
+class SlurmConfig(StrictModel):
     """`executor: slurm`: one sbatch job array per phase (pipeline/run/executors.py)."""
 
     partition: str
@@ -77,7 +72,7 @@ class SlurmConfig(Model):
 EXECUTOR_KEYS = ("executor", "ray", "slurm")  # where tasks run, never what they write
 
 
-class RunConfig(Model):
+class RunConfig(StrictModel):
     output: str
     executor: Literal["local", "ray", "slurm"] = "local"
     tasks: int = Field(1, ge=1)
@@ -182,13 +177,31 @@ def check_rules(run: RunConfig) -> None:
     for i, name in enumerate(stages):
         if name in stages[:i]:
             raise ConfigError(f"stages[{i}]: stage {name!r} is listed twice")
-    if IMPLICIT_FIRST in stages[1:]:
-        raise ConfigError(
-            f"stages: {IMPLICIT_FIRST!r} always runs first; list it first or not at all"
-        )
-    if tuple(stages[-2:]) != REQUIRED_LAST:
-        raise ConfigError(f"stages: must end with {' then '.join(REQUIRED_LAST)}, got {stages}")
+    check_order(stages)
     check_executor(run)
+
+
+def check_order(stages: list[str]) -> None:
+    """Where each stage may stand, and that what a stage needs is set up before it: all from
+    the stage classes' `position`, `needs` and `gives` (the pipeline asks no stage's name)."""
+    classes = [get_stage(name) for name in stages]
+    for cls in classes[1:]:
+        if cls.position == FIRST:
+            raise ConfigError(
+                f"stages: {cls.name!r} always runs first; list it first or not at all"
+            )
+    if [i for i, c in enumerate(classes) if c.position == LAST] != [len(classes) - 1]:
+        last = " or ".join(name for name, c in STAGES.items() if c.position == LAST)
+        raise ConfigError(f"stages: must end with {last} (it writes the output), got {stages}")
+    given = {g for c in IMPLICIT_FIRST for g in c.gives}
+    for i, cls in enumerate(classes):
+        for need in cls.needs:
+            if need not in given:
+                by = " or ".join(name for name, c in STAGES.items() if need in c.gives)
+                raise ConfigError(
+                    f"stages[{i}]: {cls.name} needs the {need} of {by}, listed before it"
+                )
+        given.update(cls.gives)
 
 
 def check_executor(run: RunConfig) -> None:
@@ -201,11 +214,8 @@ def _stage_params(i: int, entry: StageConfig):
         cls = get_stage(entry.name)
     except UnknownStage as e:
         raise ConfigError(f"stages[{i}]: {e}") from None
-    params = dict(entry.params)
-    if entry.name == "pack" and "vocab_size" in params:
-        raise ConfigError(f"stages[{i}].pack.vocab_size: set by the tokenizer, not by hand")
     try:
-        return entry, cls.Params.model_validate(params)
+        return entry, cls.Params.model_validate(dict(entry.params))
     except ValidationError as e:
         raise ConfigError(f"stages[{i}].{entry.name}.{format_error(e, cls.Params)}") from None
 
@@ -266,6 +276,8 @@ def format_error(e: ValidationError, model: type[BaseModel]) -> str:
     loc = _loc(err["loc"])
     if err["type"] == "extra_forbidden":
         parent = _model_at(model, err["loc"][:-1])
+        if parent is not None and not parent.model_fields:
+            return f"{loc}: unknown key; this takes no parameters"
         allowed = ", ".join(parent.model_fields) if parent else "?"
         return f"{loc}: unknown key; allowed keys: {allowed}"
     if err["type"] == "missing":

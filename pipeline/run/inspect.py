@@ -13,7 +13,7 @@ from gristmill.pipeline.mix.materialize import SEGMENTS
 from gristmill.pipeline.run import manifest as mf
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardReader
-from gristmill.stages.tokenize import load_tokenizer
+from gristmill.stages.tokenize import reload_tokenizer
 
 
 def describe_run(out: str | Path) -> Iterator[str]:
@@ -79,13 +79,7 @@ def describe_token(out: str | Path, spec: str) -> Iterator[str]:
 
 
 def _tokenizer(out: Path, m: dict):
-    spec = next(s["tokenize"] for s in m["config"]["stages"] if "tokenize" in s)
-    tok, info = load_tokenizer(spec["tokenizer"], spec["eos"])
-    if info.sha256 != m["tokenizer"]["sha256"]:
-        raise GristmillError(
-            f"{out}: the tokenizer on this machine differs from the run's (sha256)"
-        )
-    return tok
+    return reload_tokenizer(m["tokenizer"], str(out))[0]
 
 
 def _load(out) -> dict:

@@ -14,6 +14,7 @@ from pathlib import Path
 import orjson
 
 from gristmill.pipeline import __version__
+from gristmill.stages.formats.atomic import write_bytes
 from gristmill.stages.formats.shards import ShardReader
 
 MANIFEST = "manifest.json"
@@ -154,9 +155,7 @@ def self_hash(manifest: dict) -> str:
 def write(out: Path, manifest: dict) -> Path:
     manifest[SELF_HASH] = self_hash(manifest)  # in place: the caller holds what was written
     path = out / MANIFEST
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
-    os.replace(tmp, path)
+    write_bytes(path, orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
     return path
 
 

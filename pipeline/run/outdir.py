@@ -14,6 +14,7 @@ from pathlib import Path
 from gristmill.stages.errors import GristmillError
 
 LOCK = ".gristmill.lock"
+REPORT = "report.html"  # written after a run by pipeline/report (the runner only clears it)
 
 
 @contextmanager

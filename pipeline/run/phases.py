@@ -13,14 +13,14 @@ same documents in the same order, which is what lets the filter find a document 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.run.config import LoadedConfig
-from gristmill.stages.base import StageContext
+from gristmill.stages.base import StageContext, StageHooks, StageParams
 from gristmill.stages.formats.docio import (
     AtomicWriter,
     doc_to_record,
@@ -28,10 +28,8 @@ from gristmill.stages.formats.docio import (
     read_records,
     record_to_doc,
 )
-from gristmill.stages.provenance import Provenance
 from gristmill.stages.read.sources import InputFile, ReadSources
-from gristmill.stages.registry import get_stage, is_global
-from gristmill.stages.tokenize import TokenizerInfo, load_tokenizer
+from gristmill.stages.registry import IMPLICIT_FIRST, StageClass, get_stage, is_global
 
 
 @dataclass
@@ -83,45 +81,63 @@ def input_files(cfg: LoadedConfig) -> list[InputFile]:
     ]
 
 
-def plan(cfg: LoadedConfig, work: Path, strict: bool) -> tuple[list[Phase], TokenizerInfo]:
+def run_context(cfg: LoadedConfig, work: Path) -> StageContext:
     run = cfg.run
-    ctx = StageContext(
+    return StageContext(
         rejected=cfg.output / "rejected" if run.keep_rejected else None,
         work=work,
         out=cfg.output,
         tasks=run.tasks,
         source_order={s.name: i for i, s in enumerate(run.sources)},
     )
-    steps: list[PipelineStep] = [
-        ReadSources(
-            input_files(cfg), ctx, strict=strict or run.strict, max_doc_chars=run.max_doc_chars
-        )
-    ]
-    if cfg.stage_params[0][0].name != Provenance.name:
-        steps.append(Provenance(None, ctx))
+
+
+def plan_run(cfg: LoadedConfig, work: Path, strict: bool) -> tuple[list[Phase], StageContext]:
+    """The run's phases, and the stage context after its last stage (the tokenizer it used)."""
+    run = cfg.run
+    ctx = run_context(cfg, work)
+    reader = ReadSources(
+        input_files(cfg), ctx, strict=strict or run.strict, max_doc_chars=run.max_doc_chars
+    )
+    stages = [(get_stage(entry.name), params) for entry, params in cfg.stage_params]
+    implicit = [(cls, None) for cls in IMPLICIT_FIRST if cls not in [c for c, _ in stages[:1]]]
+    return compile_phases(reader, [*implicit, *stages], ctx, work, run.tasks)
+
+
+def compile_phases(
+    reader: PipelineStep,
+    stages: list[tuple[StageClass, StageParams | None]],
+    ctx: StageContext,
+    work: Path,
+    tasks: int,
+    sink: list[PipelineStep] = (),
+) -> tuple[list[Phase], StageContext]:
+    """`reader`, then the stages in order, then `sink`: as phases of `tasks` tasks each (a global
+    stage's reduce steps say their own). Each stage is built with the context the stages before
+    it set up (`provides()`); the context after the last stage is returned with the phases."""
+    steps: list[PipelineStep] = [reader]
     phases: list[Phase] = []
-    info = None
-    for entry, params in cfg.stage_params:
-        cls = get_stage(entry.name)
-        if entry.name == "tokenize":
-            _, info = load_tokenizer(params.tokenizer, params.eos)
-        if entry.name == "pack":
-            params = params.model_copy(update={"vocab_size": info.vocab_size})
+    after_filter = len(steps)  # where the current phase's own stages start
+
+    def name(what: str) -> str:
+        return f"{len(phases) + 1:02d}-{what}"
+
+    for cls, params in stages:
+        stage = cls(params, ctx)
+        ctx = replace(ctx, **stage.provides())
         if not is_global(cls):
-            steps.append(cls(params, ctx))
+            steps.append(stage)
             continue
-        stage, k = cls(params, ctx), len(phases) // 2
-        docs = work / f"docs_{k}"
+        docs = work / f"docs_{len(phases)}"
         phases.append(
-            Phase(
-                f"{len(phases) + 1:02d}-{entry.name}-map",
-                [*steps, stage.map_step(), WriteWork(docs)],
-                run.tasks,
-            )
+            Phase(name(f"{cls.name}-map"), [*steps, stage.map_step(), WriteWork(docs)], tasks)
         )
-        for step, tasks in stage.reduce_steps():  # phase named by the step: `-reduce`, ...
-            suffix = step.name.rsplit(".", 1)[-1]
-            phases.append(Phase(f"{len(phases) + 1:02d}-{entry.name}-{suffix}", [step], tasks))
+        for step, n in stage.reduce_steps():  # phase named by the step: `-reduce`, ...
+            phases.append(Phase(name(f"{cls.name}-{step.name.rsplit('.', 1)[-1]}"), [step], n))
         steps = [ReadWork(docs), stage.filter_step()]
-    phases.append(Phase(f"{len(phases) + 1:02d}-tokenize-pack", steps, run.tasks))
-    return phases, info
+        after_filter = len(steps)
+    steps += sink
+    own = [s.name for s in steps[after_filter:] if isinstance(s, StageHooks)]
+    last = "-".join(own) if own else f"{steps[-1 - len(sink)].name}-filter"
+    phases.append(Phase(name(last), steps, tasks))
+    return phases, ctx

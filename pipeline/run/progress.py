@@ -26,6 +26,8 @@ import orjson
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
+from gristmill.stages.formats.atomic import write_bytes
+
 PROGRESS = "progress"
 WRITE_EVERY_S = 0.5
 POLL_EVERY_S = 0.25
@@ -43,9 +45,7 @@ class CountProgress(PipelineStep):
 
     def _write(self, rank: int, docs: int, nbytes: int, done: bool) -> None:
         path = self.folder / f"{rank:05d}.json"
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(orjson.dumps({"docs": docs, "bytes": nbytes, "done": done}))
-        os.replace(tmp, path)
+        write_bytes(path, orjson.dumps({"docs": docs, "bytes": nbytes, "done": done}))
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         self.folder.mkdir(parents=True, exist_ok=True)

@@ -20,12 +20,11 @@ from pathlib import Path
 
 import orjson
 
-from gristmill.pipeline.report.html import REPORT, write_report
 from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_executor, load_config
 from gristmill.pipeline.run.executors import make_runner, quiet_parent_logs, submit_slurm
-from gristmill.pipeline.run.outdir import check_inside, output_lock
-from gristmill.pipeline.run.phases import plan
+from gristmill.pipeline.run.outdir import REPORT, check_inside, output_lock
+from gristmill.pipeline.run.phases import plan_run
 from gristmill.pipeline.run.progress import (
     PhaseMonitor,
     completed_tasks,
@@ -61,17 +60,30 @@ def run_key(config_hash: str, inputs: list[dict]) -> str:
 
 @functools.cache
 def code_fingerprint() -> str:
-    """sha256 of the code and data that decide a run's output bytes: the stages (and their data
-    files) and the phase compiler. Another version of either is another run, never "up to date"
-    with shards the old code wrote."""
+    """sha256 of the code and data that decide a run's output bytes. Another version of any of
+    them is another run, never "up to date" with shards the old code wrote."""
+    return fingerprint(code_files())
+
+
+def code_files() -> dict[str, Path]:
+    """Name -> file: all of stages/ (every stage, the shard writer, their data files) and the
+    phase compiler."""
     import gristmill.stages as stages
 
     root = Path(stages.__file__).parent
-    files = sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    files.append(Path(__file__).with_name("phases.py"))
+    files = {
+        f"stages/{p.relative_to(root).as_posix()}": p
+        for p in root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    files["pipeline/run/phases.py"] = Path(__file__).with_name("phases.py")
+    return files
+
+
+def fingerprint(files: dict[str, Path]) -> str:
     h = hashlib.sha256()
-    for f in files:
-        h.update(f.relative_to(f.parents[1]).as_posix().encode() + b"\0" + f.read_bytes())
+    for name in sorted(files):
+        h.update(name.encode() + b"\0" + files[name].read_bytes())
     return h.hexdigest()
 
 
@@ -107,7 +119,10 @@ def run(
     echo: Callable[[str], None] = print,
     executor: str | None = None,
     dry_run: bool = False,
+    after: Callable[[Path], list[str]] | None = None,
 ) -> dict:
+    """Runs CONFIG; `after(out)` runs once the outputs are complete (or up to date), and the lines
+    it returns close the summary (the CLI writes the report there)."""
     cfg = load_config(config_path)
     if executor:  # `run --executor`: the same run (its key leaves executors out)
         cfg.run = cfg.run.model_copy(update={"executor": executor})
@@ -119,10 +134,10 @@ def run(
         raise GristmillError("--dry-run: only with `executor: slurm` (it writes sbatch scripts)")
     check_inside(cfg.output)
     with output_lock(cfg.output):
-        return _run(cfg, strict, echo, dry_run)
+        return _run(cfg, strict, echo, dry_run, after or (lambda out: []))
 
 
-def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None], dry_run: bool) -> dict:
+def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after) -> dict:
     out = cfg.output
     inputs = input_entries(cfg)
     key = run_key(cfg.hash, inputs)
@@ -130,7 +145,8 @@ def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None], dry_run: 
     if _finished(out, key):
         echo(f"up to date: {out / mf.MANIFEST} (same config and inputs; nothing to do)")
         if not (out / REPORT).exists():
-            write_report(out)
+            for line in after(out):
+                echo(line)
         return mf.load(out)
     if not work.exists():
         _clear(out, keep_key=None)  # a new key: start clean, never mix two runs' outputs
@@ -140,7 +156,7 @@ def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None], dry_run: 
     work.mkdir(parents=True, exist_ok=True)
     quiet_parent_logs(work / "run.log")
 
-    phases, tokenizer = plan(cfg, work, strict)
+    phases, ctx = plan_run(cfg, work, strict)
     instrument(phases, work)  # progress counters and the report's tally
     if cfg.run.executor == "slurm" and not _all_done(phases, work):
         return _submit(cfg, phases, work, strict, dry_run, echo)
@@ -170,7 +186,7 @@ def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None], dry_run: 
         cfg.resolved(),
         cfg.hash,
         inputs,
-        tokenizer.as_dict(),
+        ctx.tokenizer.as_dict(),
         [work / p.name for p in phases],
         timing,
     )
@@ -180,16 +196,12 @@ def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None], dry_run: 
     path = mf.write(out, manifest)
     for scratch in [*work.glob("docs_*"), *work.glob("*/sigs"), *work.glob("*/drops")]:
         shutil.rmtree(scratch, ignore_errors=True)  # intermediates; the markers and stats stay
-    try:
-        report = write_report(out)
-    except Exception as e:  # the run's outputs are complete; say so, do not fail it
-        echo(f"warning: {REPORT} not written: {type(e).__name__}: {e}")
-        report = None
+    closing = after(out)
     for line in summary_lines(manifest, seen):
         echo(line)
     _summary(out, path, manifest, echo)
-    if report is not None:
-        echo(f"report:       {report}")
+    for line in closing:
+        echo(line)
     return manifest
 
 

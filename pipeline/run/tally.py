@@ -9,12 +9,13 @@ cluster size, and the `TOP_CLUSTERS` largest clusters), and `merge` adds them up
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import orjson
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
+
+from gristmill.stages.formats.atomic import write_bytes
 
 TALLY = "tally"
 BINS = 20  # quality_score histogram bins over [0, 1]
@@ -108,6 +109,4 @@ class TallyKept(PipelineStep):
             yield doc
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{rank:05d}.json"
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(orjson.dumps(t))
-        os.replace(tmp, path)
+        write_bytes(path, orjson.dumps(t))

@@ -16,6 +16,8 @@ import orjson
 import zstandard
 from datatrove.data import Document
 
+from gristmill.stages.formats.atomic import temp_path
+
 # zstd level 3 single-threaded: fast, and the same bytes on every run (multi-threaded is not).
 ZSTD_LEVEL = 3
 
@@ -87,7 +89,7 @@ class AtomicWriter:
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
-        self.tmp = self.path.with_name(self.path.name + ".tmp")
+        self.tmp = temp_path(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._raw = open(self.tmp, "wb")  # noqa: SIM115 - closed in close()/abort()
         if self.path.name.endswith(".zst"):

@@ -16,6 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from gristmill.stages.formats.atomic import temp_path
+
 MAGIC = b"MMIDIDX\x00\x00"
 VERSION = 1
 # Magic, <Q version, <B dtype code, <Q sequence_count, <Q document_count.
@@ -60,7 +62,7 @@ class ShardWriter:
         self.dtype = dtype_for_vocab(vocab_size)
         self.vocab_size = int(vocab_size)
         self._finals = [self.prefix + ext for ext in (".bin", ".idx", ".docs.parquet")]
-        self._temps = [path + ".tmp" for path in self._finals]
+        self._temps = [os.fspath(temp_path(path)) for path in self._finals]
         self._lengths: list[int] = []
         self._rows: dict[str, list[Any]] = {name: [] for name in _SIDECAR_SCHEMA.names}
         self._n_tokens = 0

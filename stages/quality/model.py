@@ -27,6 +27,7 @@ from pathlib import Path
 import orjson
 
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.atomic import atomic_path
 from gristmill.stages.formats.docio import open_binary
 
 POSITIVE, NEGATIVE = "__label__hq", "__label__lq"
@@ -129,9 +130,8 @@ def train(
             seed=settings.seed,
             verbose=0,
         )
-    tmp_out = out.with_name(out.name + ".tmp")
-    model.save_model(str(tmp_out))
-    os.replace(tmp_out, out)
+    with atomic_path(out) as tmp:
+        model.save_model(str(tmp))
     report = {"train": len(train_set), "valid": len(valid), "labels": list(model.labels)}
     if valid:
         probs = positive_probs(model, [t for _, t in valid])

@@ -99,7 +99,7 @@ def test_parse_settings_reads_yaml_values():
     ("stage", "settings", "message"),
     [
         ("nosuch", (), "unknown stage 'nosuch'; valid stages: provenance, langid, "),
-        ("pack", (), "apply pack: pack writes token shards, not jsonl"),
+        ("pack", (), "apply pack: it writes a run's output, not jsonl"),
         ("langid", ("min_score",), "--set 'min_score': expected KEY=VALUE"),
         ("langid", ("min_score=[",), "--set min_score: value '[' is not valid YAML"),
         ("langid", ("min_score=2",), "--set min_score: Input should be less than or equal to 1"),

@@ -118,9 +118,14 @@ def test_stage_listed_twice(write_config):
 @pytest.mark.parametrize(
     "stages", [["langid", "pack", "tokenize"], ["tokenize", "pack", "langid"], ["langid"]]
 )
-def test_stages_must_end_with_tokenize_then_pack(write_config, stages):
+def test_stages_must_end_with_pack(write_config, stages):
     msg = refused(write_config(with_changes(stages=stages)), "stages")
-    assert msg == f": must end with tokenize then pack, got {stages}"
+    assert msg == f": must end with pack (it writes the output), got {stages}"
+
+
+def test_pack_needs_the_tokenizer_of_an_earlier_tokenize(write_config):
+    msg = refused(write_config(with_changes(stages=["langid", "pack"])), "stages[1]")
+    assert msg == ": pack needs the tokenizer of tokenize, listed before it"
 
 
 def test_provenance_only_first(write_config):
@@ -129,10 +134,10 @@ def test_provenance_only_first(write_config):
     assert msg == ": 'provenance' always runs first; list it first or not at all"
 
 
-def test_pack_vocab_size_is_not_set_by_hand(write_config):
+def test_pack_takes_no_parameters(write_config):
     stages = ["tokenize", {"pack": {"vocab_size": 1000}}]
     msg = refused(write_config(with_changes(stages=stages)), "stages[1].pack.vocab_size")
-    assert msg == ": set by the tokenizer, not by hand"
+    assert msg == ": unknown key; this takes no parameters"
 
 
 def test_invalid_yaml(write_config):

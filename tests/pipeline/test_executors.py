@@ -13,7 +13,7 @@ import yaml
 
 from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, load_config
-from gristmill.pipeline.run.phases import plan
+from gristmill.pipeline.run.phases import plan_run
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
@@ -68,7 +68,7 @@ def sbatch_directives(script: Path) -> dict[str, str]:
 def phase_tasks(cfg: Path) -> dict[str, int]:
     """The phases the config compiles to, with their task counts (the sample config's stage
     list may grow)."""
-    phases, _ = plan(load_config(cfg), Path("unused"), strict=False)
+    phases, _ = plan_run(load_config(cfg), Path("unused"), strict=False)
     return {p.name: p.tasks for p in phases}
 
 

@@ -239,3 +239,38 @@ def test_run_key_changes_with_the_code_that_writes_the_outputs(monkeypatch):
     assert key == runner.run_key("cfg", [])
     monkeypatch.setattr(runner, "code_fingerprint", lambda: "another version of the stages")
     assert runner.run_key("cfg", []) != key
+
+
+def test_code_fingerprint_covers_every_stage_and_the_shard_writer(tmp_path):
+    """Every stage's module (and the modules of its steps), the shard format and the phase
+    compiler are fingerprinted, and a change of one byte in any of them changes the print."""
+    import inspect
+
+    from gristmill.pipeline.run import runner
+    from gristmill.stages.formats import shards
+    from gristmill.stages.registry import STAGES, is_global
+
+    files = runner.code_files()
+    covered = {p.resolve() for p in files.values()}
+    modules = {shards}
+    for cls in STAGES.values():
+        modules.add(inspect.getmodule(cls))
+        if is_global(cls):
+            stage = cls()
+            steps = [stage.map_step(), *(s for s, _ in stage.reduce_steps()), stage.filter_step()]
+            modules.update(inspect.getmodule(type(s)) for s in steps)
+    assert {Path(m.__file__).resolve() for m in modules} <= covered
+    assert "pipeline/run/phases.py" in files
+
+    copies = {}
+    for name, path in files.items():
+        copies[name] = tmp_path / name
+        copies[name].parent.mkdir(parents=True, exist_ok=True)
+        copies[name].write_bytes(path.read_bytes())
+    before = runner.fingerprint(copies)
+    assert before == runner.code_fingerprint()
+    for name in ("stages/formats/shards.py", "stages/dedup/minhash/cluster.py", "stages/pack.py"):
+        original = copies[name].read_bytes()
+        copies[name].write_bytes(original + b"\n")
+        assert runner.fingerprint(copies) != before, name
+        copies[name].write_bytes(original)

@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from datatrove.data import Document
@@ -15,8 +17,14 @@ def doc(doc_id, text, source, origin="real") -> Document:
     return Document(text=text, id=doc_id, metadata={"source": source, "origin": origin})
 
 
+def packer(tmp_path, vocab_size=50257) -> Pack:
+    """`pack` as a run builds it: after `tokenize`, whose tokenizer is in the context."""
+    tok = replace(Tokenize().provides()["tokenizer"], vocab_size=vocab_size)
+    return Pack(PackParams(), StageContext(out=tmp_path, tokenizer=tok))
+
+
 def pack(tmp_path, data, rank=0, vocab_size=50257):
-    step = Pack(PackParams(vocab_size=vocab_size), StageContext(out=tmp_path))
+    step = packer(tmp_path, vocab_size)
     tokenized = Tokenize().run(data, rank, 2)
     return step, list(step.run(tokenized, rank, 2))
 
@@ -57,14 +65,14 @@ def test_large_vocab_uses_int32(tmp_path):
     assert ShardReader(tmp_path / "tokens" / "web" / "00000").dtype == np.int32
 
 
-def test_vocab_size_must_be_set(tmp_path):
+def test_pack_without_a_tokenizer_in_its_context_is_an_error(tmp_path):
     step = Pack(ctx=StageContext(out=tmp_path))
-    with pytest.raises(GristmillError, match="vocab_size is not set"):
+    with pytest.raises(GristmillError, match="no tokenizer in the stage context"):
         list(step.run(Tokenize().run([doc("a", "Hello", "web")])))
 
 
 def test_untokenized_document_is_an_error(tmp_path):
-    step = Pack(PackParams(vocab_size=50257), StageContext(out=tmp_path))
+    step = packer(tmp_path)
     with pytest.raises(GristmillError, match=r"document a has no tokens \(run `tokenize` first\)"):
         list(step.run([doc("a", "Hello", "web")]))
 
@@ -74,7 +82,7 @@ def test_failure_midway_leaves_no_shard(tmp_path):
         yield from Tokenize().run([doc("a", "Hello", "web"), doc("b", "world", "books")])
         raise RuntimeError("upstream failed")
 
-    step = Pack(PackParams(vocab_size=50257), StageContext(out=tmp_path))
+    step = packer(tmp_path)
     with pytest.raises(RuntimeError, match="upstream failed"):
         list(step.run(exploding()))
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []

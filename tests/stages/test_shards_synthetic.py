@@ -6,11 +6,10 @@ import pyarrow.parquet as pq
 import pytest
 from datatrove.data import Document
 
-from gristmill.stages.base import StageContext
 from gristmill.stages.formats.shards import ShardReader, ShardWriter
-from gristmill.stages.pack import Pack, PackParams
 from gristmill.stages.provenance import Provenance
 from gristmill.stages.tokenize import Tokenize
+from tests.stages.test_pack import packer
 
 
 def test_pack_keeps_the_synthetic_record(tmp_path):
@@ -20,7 +19,7 @@ def test_pack_keeps_the_synthetic_record(tmp_path):
         Document(text="Made by a model.", id="s1", metadata=meta),
         Document(text="Written by people.", id="r1", metadata={"source": "gen"}),
     ]
-    step = Pack(PackParams(vocab_size=50257), StageContext(out=tmp_path))
+    step = packer(tmp_path)
     list(step.run(Tokenize().run(Provenance().run(data))))
     side = ShardReader(tmp_path / "tokens" / "gen" / "00000").sidecar().to_pydict()
     assert side["origin"] == ["synthetic", "real"]

@@ -21,10 +21,11 @@ from pydantic import Field, field_validator, model_validator
 from gristmill.pipeline.experiments.common import HeldOutConfig
 from gristmill.pipeline.experiments.sampling import SamplingConfig
 from gristmill.pipeline.experiments.sweep.config import inline_trainer
-from gristmill.pipeline.run.config import Model, load_yaml_model
+from gristmill.pipeline.run.config import load_yaml_model
+from gristmill.stages.base import StrictModel
 
 
-class CollapseFile(Model):
+class CollapseFile(StrictModel):
     output: str
     run: str | None = None  # a run config: brought up to date first
     folder: str | None = None  # or a finished run's output folder

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gristmill.pipeline.experiments.tables import md_table, plot_collapse, write_csv, write_text
+from gristmill.pipeline.experiments.tables import md_table, plot_collapse, write_csv
+from gristmill.stages.formats.atomic import write_text
 
 COLUMNS = [
     "real_fraction",

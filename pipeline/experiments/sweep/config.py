@@ -22,11 +22,12 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from gristmill.pipeline.experiments.common import HeldOutConfig
 from gristmill.pipeline.mix.weights import GuardConfig
-from gristmill.pipeline.run.config import SOURCE_NAME, Model, format_error, load_yaml_model
+from gristmill.pipeline.run.config import SOURCE_NAME, format_error, load_yaml_model
+from gristmill.stages.base import StrictModel
 from gristmill.trainer.config import TrainerConfig
 
 
-class GridConfig(Model):
+class GridConfig(StrictModel):
     source: str  # the source whose share varies
     shares: list[float] = Field(min_length=1)  # its token shares, each in [0, 1]
     rest: dict[str, float] = Field(min_length=1)  # the other sources' relative weights
@@ -57,7 +58,7 @@ class GridConfig(Model):
         return out
 
 
-class SweepFile(Model):
+class SweepFile(StrictModel):
     output: str
     run: str | None = None  # a run config: brought up to date, its token shards mixed
     folder: str | None = None  # or a finished run's output folder

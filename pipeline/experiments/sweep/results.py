@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gristmill.pipeline.experiments.common import RunData
-from gristmill.pipeline.experiments.tables import md_table, plot_sweep, write_csv, write_text
+from gristmill.pipeline.experiments.tables import md_table, plot_sweep, write_csv
+from gristmill.stages.formats.atomic import write_text
 
 STATUS = {
     "ok": "trained",
