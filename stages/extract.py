@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Literal
 
 from datatrove.data import Document
+from pydantic import Field
 
 from gristmill.stages.base import Stage, StageParams
 
@@ -25,13 +26,24 @@ CODE_XPATHS = ("//pre",)  # blocks only: inline <code> is part of a sentence
 
 
 class ExtractParams(StageParams):
-    include_tables: bool = True
-    include_lists: bool = True
-    include_code: bool = True  # <pre> blocks
-    output_format: Literal["txt", "markdown"] = "txt"
-    # trafilatura's trade-off: `precision` drops more boilerplate, `recall` keeps more text
-    favor: Literal["balanced", "precision", "recall"] = "balanced"
-    fast: bool = False  # skip trafilatura's fallback extractors (readability, jusText)
+    include_tables: bool = Field(
+        True, description="keep tables (one row per line, cells separated by `|`)"
+    )
+    include_lists: bool = Field(
+        True, description="keep lists (`ul`, `ol`, `dl`); `false` prunes them before extraction"
+    )
+    include_code: bool = Field(
+        True, description="keep code blocks (`pre`); `false` prunes them (inline `code` stays)"
+    )
+    output_format: Literal["txt", "markdown"] = Field(
+        "txt", description="`txt` or `markdown` (headings, fences, lists as markdown)"
+    )
+    favor: Literal["balanced", "precision", "recall"] = Field(
+        "balanced", description="`balanced`, `precision` (less boilerplate, less text) or `recall`"
+    )
+    fast: bool = Field(
+        False, description="skip trafilatura's fallback extractors: faster, a little less text"
+    )
 
 
 def trafilatura_kwargs(p: ExtractParams) -> dict:

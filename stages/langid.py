@@ -48,10 +48,14 @@ def prepare(text: str) -> str:
 
 
 class LangIdParams(StageParams):
-    allowed_languages: list[str] | Literal["all"] = "all"  # fastText codes, e.g. [en, de, zh]
-    min_score: float = Field(0.0, ge=0.0, le=1.0)
-    model: str | None = None  # a fastText language-ID model file; default: lid.176
-    batch_size: int = Field(512, ge=1)
+    allowed_languages: list[str] | Literal["all"] = Field(
+        "all", description="a list of codes, or `all`"
+    )
+    min_score: float = Field(0.0, ge=0.0, le=1.0, description="in [0, 1]")
+    model: str | None = Field(
+        None, description="path of another fastText language-ID model (null: lid.176)"
+    )
+    batch_size: int = Field(512, ge=1, description="documents per `predict` call")
 
 
 class LangId(Stage):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from datatrove.data import Document
+from pydantic import Field
 
 from gristmill.stages.base import FIRST, Stage, StageParams
 
@@ -18,14 +19,18 @@ ORIGINS = ("real", "synthetic")
 
 
 class ProvenanceParams(StageParams):
-    source: str | None = None  # set (override) every document's source
-    origin: Literal["real", "synthetic"] | None = None  # set (override) every document's origin
-    # input fields moved into the `synthetic` record of synthetic documents
-    synthetic_fields: tuple[str, ...] = (
-        "generator",
-        "generator_revision",
-        "prompt_hash",
-        "parent_id",
+    source: str | None = Field(None, description="override every document's source (for `apply`)")
+    origin: Literal["real", "synthetic"] | None = Field(
+        None, description="override every document's origin (for `apply`)"
+    )
+    synthetic_fields: tuple[str, ...] = Field(
+        (
+            "generator",
+            "generator_revision",
+            "prompt_hash",
+            "parent_id",
+        ),
+        description="fields moved into the `synthetic` record",
     )
 
 

@@ -30,14 +30,26 @@ ALL_LANGUAGES = "*"
 
 
 class SafetyParams(StageParams):
-    min_blocked_words: int = Field(3, ge=1)  # listed-term occurrences that drop a document
-    domains: list[str] = []  # more blocked domains
-    domain_files: list[str] = []  # files of blocked domains, one per line (`#` comments)
-    words: dict[str, list[str]] = {}  # language code (or "*": every document) -> more terms
-    word_files: dict[str, list[str]] = {}  # language code (or "*") -> files of terms
-    default_lists: bool = True  # use the shipped lists
-    common_languages: list[str] = ["en"]  # lists checked whatever the document's language
-    url_field: str = "url"  # the metadata key holding the page URL
+    min_blocked_words: int = Field(
+        3, ge=1, description="listed-term occurrences that drop a document"
+    )
+    domains: list[str] = Field(
+        [], description="more blocked domains (subdomains are blocked with them)"
+    )
+    domain_files: list[str] = Field(
+        [], description="files of blocked domains, one per line (`#` comments)"
+    )
+    words: dict[str, list[str]] = Field(
+        {}, description='language code (or `"*"` for all documents) → more terms'
+    )
+    word_files: dict[str, list[str]] = Field(
+        {}, description='language code (or `"*"`) → files of terms, one per line'
+    )
+    default_lists: bool = Field(True, description="use the shipped lists")
+    common_languages: list[str] = Field(
+        ["en"], description="lists checked whatever the document's language"
+    )
+    url_field: str = Field("url", description="the metadata key holding the page URL")
 
     @field_validator("domain_files")
     @classmethod

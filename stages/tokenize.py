@@ -131,12 +131,28 @@ def load_encoder(params: TokenizeParams):
 
 
 class TokenizeParams(StageParams):
-    tokenizer: str = "gpt2"  # `gpt2` or a path to a tokenizer.json
-    backend: Literal["auto", "tokenizers", "tiktoken"] = "auto"  # auto: tiktoken for gpt2
-    threads: int | None = Field(None, ge=1)  # tiktoken threads per task; default: all cores
-    eos: str | None = None  # end-of-document token (default for gpt2: <|endoftext|>)
-    min_tokens: int = Field(1, ge=0)  # documents with fewer tokens (before EOS) are dropped
-    batch_size: int = Field(1024, ge=1)
+    tokenizer: str = Field("gpt2", description="`gpt2` or the path of a local `tokenizer.json`")
+    backend: Literal["auto", "tokenizers", "tiktoken"] = Field(
+        "auto",
+        description=(
+            "`tiktoken` (GPT-2 only: the same ids, ~3x faster per core, built from the same "
+            "local files), `tokenizers`, or `auto` (tiktoken for `gpt2`)"
+        ),
+    )
+    threads: int | None = Field(
+        None, ge=1, description="tiktoken threads per task (null: all cores)"
+    )
+    eos: str | None = Field(
+        None,
+        description=(
+            "the end-of-document token (required for a `tokenizer.json`) (null: <|endoftext|> "
+            "for gpt2)"
+        ),
+    )
+    min_tokens: int = Field(
+        1, ge=0, description="fewer tokens (before EOS) and the document is dropped"
+    )
+    batch_size: int = Field(1024, ge=1, description="documents per `encode_batch` call")
 
 
 class Tokenize(Stage):

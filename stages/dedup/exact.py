@@ -29,17 +29,34 @@ __all__ = ["ORIGIN_RANK", "ExactDedup", "ExactDedupParams", "normalize", "text_h
 
 
 class ExactDedupParams(StageParams):
-    level: Literal["document", "paragraph", "line"] = "document"
-    # document level: after origin and source order, which copy survives
-    prefer: Prefer = "none"
-    # paragraph / line level: a unit seen more than this many times in the corpus is removed
-    # from every document that has it (CCNet: boilerplate repeated across pages)
-    max_occurrences: int = Field(1, ge=1)
-    # paragraph / line level: units shorter than this (normalised characters) are never removed
-    min_chars: int = Field(20, ge=1)
-    # paragraph / line level: a document left shorter than this (characters, stripped) after
-    # losing units is dropped; an empty one always is
-    min_doc_chars: int = Field(0, ge=0)
+    level: Literal["document", "paragraph", "line"] = Field(
+        "document", description="`document`, `paragraph` or `line`"
+    )
+    prefer: Prefer = Field(
+        "none",
+        description=(
+            "document level, after origin and source order: `none`, `longest` or `shortest` "
+            "text survives"
+        ),
+    )
+    max_occurrences: int = Field(
+        1,
+        ge=1,
+        description="paragraph/line level: a unit seen more often than this is removed everywhere",
+    )
+    min_chars: int = Field(
+        20,
+        ge=1,
+        description="paragraph/line level: shorter units (normalised characters) are never removed",
+    )
+    min_doc_chars: int = Field(
+        0,
+        ge=0,
+        description=(
+            "paragraph/line level: a document left shorter than this (stripped) after losing "
+            "units is dropped; an empty one always is"
+        ),
+    )
 
 
 class ExactDedupSignature(KeyMap):

@@ -31,6 +31,7 @@ from urllib.parse import quote, urlsplit
 import xxhash
 from datatrove.data import Document
 from datatrove.pipeline.base import PipelineStep
+from pydantic import Field
 
 from gristmill.stages.base import GlobalStage, Stage, StageParams
 from gristmill.stages.dedup.keyed import KeyFilter, KeyMap, KeyReduce
@@ -148,11 +149,16 @@ def _normalize(url: str, drop_params: tuple[str, ...]) -> str:
 
 
 class UrlDedupParams(StageParams):
-    url_field: str = "url"  # the metadata key that holds the URL
-    # query parameters dropped before comparing; `name*` drops every name starting with `name`
-    drop_params: tuple[str, ...] = DEFAULT_DROP_PARAMS
-    # after origin and source order, which copy survives: the longest text by default
-    prefer: Prefer = "longest"
+    url_field: str = Field("url", description="the metadata key that holds the URL")
+    drop_params: tuple[str, ...] = Field(
+        DEFAULT_DROP_PARAMS,
+        description=(
+            "query parameters removed before comparing (case-insensitive; `name*` = prefix)"
+        ),
+    )
+    prefer: Prefer = Field(
+        "longest", description="after origin and source order: `longest`, `shortest` or `none`"
+    )
 
 
 class UrlDedupMap(KeyMap):

@@ -61,19 +61,34 @@ SCAN = re.compile(
 
 
 class PiiParams(StageParams):
-    types: list[PiiType] = list(TYPES)
-    placeholders: dict[PiiType, str] = {}  # overrides, e.g. {email: "[email]"}
-    national_ids: list[NationalId] = list(NationalId.__args__)
-    # values never replaced, compared case-insensitively (e.g. a project's public address)
-    allow_values: list[str] = []
-    # email domains kept (a domain and its subdomains); the RFC 2606 names by default
-    allow_email_domains: list[str] = [
-        "example.com", "example.org", "example.net", "example", "test", "invalid", "localhost"
-    ]  # fmt: skip
-    # address ranges kept: none of them identifies a person
-    keep_ip_ranges: list[IpRange] = list(IpRange.__args__)
-    email_obfuscations: bool = True  # also `name [at] domain [dot] com` and the like
-    max_rounds: int = Field(MAX_ROUNDS, ge=1, le=10)
+    types: list[PiiType] = Field(list(TYPES), description="the types to find")
+    placeholders: dict[PiiType, str] = Field(
+        {},
+        description=(
+            'replacements by type, e.g. `{email: "[email]"}` (no digits, `@`, `:` or `=`)'
+        ),
+    )
+    national_ids: list[NationalId] = Field(
+        list(NationalId.__args__), description="which national ids count"
+    )
+    allow_values: list[str] = Field(
+        [],
+        description=(
+            "values never replaced (compared case-insensitively), e.g. a project's public address"
+        ),
+    )
+    allow_email_domains: list[str] = Field(
+        ["example.com", "example.org", "example.net", "example", "test", "invalid", "localhost"],
+        description="email domains kept, with their subdomains",
+    )
+    keep_ip_ranges: list[IpRange] = Field(
+        list(IpRange.__args__),
+        description="address ranges kept (none identifies a person); `[]` redacts every address",
+    )
+    email_obfuscations: bool = Field(True, description="also find `[at]`/`(dot)`-style addresses")
+    max_rounds: int = Field(
+        MAX_ROUNDS, ge=1, le=10, description="most scans of one document (the rescans above)"
+    )
 
     @field_validator("placeholders")
     @classmethod

@@ -57,13 +57,21 @@ def _check_rules(v: dict, where: str) -> dict:
 
 
 class QualityParams(StageParams):
-    # rule -> {min, max} or null (off), over the shipped defaults; or "off": score only
-    thresholds: Literal["off"] | RuleBounds = {}
-    languages: dict[str, RuleBounds] = {}  # fastText code -> rule overrides for that language
-    model: str | None = None  # a classifier trained by `gristmill quality train`
-    model_weight: float = Field(0.5, ge=0.0, le=1.0)  # its share of quality_score
-    rescore: bool = False  # recompute signals already in the metadata
-    batch_size: int = Field(256, ge=1)  # documents per classifier call
+    thresholds: Literal["off"] | RuleBounds = Field(
+        {},
+        description=(
+            "`off` (score only), or rule → `{min, max}` or `null` (off), over the shipped bounds"
+        ),
+    )
+    languages: dict[str, RuleBounds] = Field(
+        {}, description="language code → rule overrides for that language (strongest)"
+    )
+    model: str | None = Field(None, description="a classifier from `gristmill quality train`")
+    model_weight: float = Field(
+        0.5, ge=0.0, le=1.0, description="its share of `quality_score`, in [0, 1]"
+    )
+    rescore: bool = Field(False, description="recompute signals already in the metadata")
+    batch_size: int = Field(256, ge=1, description="documents per classifier call")
 
     @field_validator("thresholds", mode="before")
     @classmethod

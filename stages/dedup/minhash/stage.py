@@ -44,38 +44,95 @@ from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
 
 
 class MinHashParams(StageParams):
-    threshold: float = Field(0.8, gt=0, le=1)  # Jaccard of shingle sets: near duplicates
-    num_perm: int = Field(128, ge=8, le=1024)  # estimate's standard error sqrt(J(1-J)/num_perm)
-    seed: int = Field(1, ge=0)
-    shingles: Literal["auto", "word", "char"] = "auto"  # auto: letters for no-space scripts
-    ngram_words: int = Field(5, ge=1, le=64)
-    ngram_chars: int = Field(5, ge=1, le=64)
+    threshold: float = Field(
+        0.8,
+        gt=0,
+        le=1,
+        description="Jaccard of shingle sets at or above which two documents are near duplicates",
+    )
+    num_perm: int = Field(
+        128,
+        ge=8,
+        le=1024,
+        description=(
+            "permutations; the estimate's standard error is sqrt(J(1-J)/num_perm), 0.035 at 0.8"
+        ),
+    )
+    seed: int = Field(1, ge=0, description="of the permutations")
+    shingles: Literal["auto", "word", "char"] = Field(
+        "auto", description="`auto`, `word` or `char`"
+    )
+    ngram_words: int = Field(5, ge=1, le=64, description="words per shingle")
+    ngram_chars: int = Field(5, ge=1, le=64, description="letters per shingle (no-space scripts)")
     # LSH bands are datasketch's optimum for this lower threshold (default: threshold - 0.15)
     # and these weights; with the defaults, 21 bands x 6 rows: P(candidate) = 1 - (1 - J^6)^21
     # = 0.998 at J = 0.8 (a plain LSH at 0.8, 9 x 13, finds 0.40 of those)
-    candidate_threshold: float | None = Field(None, gt=0, le=1)
-    false_positive_weight: float = Field(0.1, ge=0, le=1)
-    false_negative_weight: float = Field(0.9, ge=0, le=1)
-    bands: int | None = Field(None, ge=1)  # set both to override the optimum
-    rows: int | None = Field(None, ge=1)
-    confirm: Literal["exact", "estimate"] = "exact"
+    candidate_threshold: float | None = Field(
+        None, gt=0, le=1, description="the LSH bands are tuned for this (null: threshold - 0.15)"
+    )
+    false_positive_weight: float = Field(
+        0.1,
+        ge=0,
+        le=1,
+        description=(
+            "weight of false positives when the LSH bands and rows are chosen for "
+            "`candidate_threshold` (datasketch's optimum)"
+        ),
+    )
+    false_negative_weight: float = Field(
+        0.9, ge=0, le=1, description="weight of false negatives in that choice"
+    )
+    bands: int | None = Field(
+        None, ge=1, description="LSH bands; set with `rows` to override the optimum"
+    )
+    rows: int | None = Field(None, ge=1, description="rows per LSH band; set with `bands`")
+    confirm: Literal["exact", "estimate"] = Field(
+        "exact", description="`exact` (shingle sets) or `estimate` (signatures)"
+    )
     # with confirm: exact, a pair estimated this far below the threshold is not checked
     # (0.15 is over 4 standard errors at J = 0.8 with 128 permutations)
-    estimate_margin: float = Field(0.15, ge=0, le=1)
+    estimate_margin: float = Field(
+        0.15,
+        ge=0,
+        le=1,
+        description="with `exact`: pairs estimated this far below the threshold are not checked",
+    )
     # guard against chains A~B~C~... of pairwise-similar texts removing documents unlike the
     # one kept: (1) a document is removed only if its exact Jaccard with its survivor is at
     # least min_survivor_similarity, by default 2 * threshold - 1 (0.6 at 0.8): Jaccard
     # distance obeys the triangle inequality, so that is as far as two confirmed steps can
     # drift; (2) a merge making a cluster of guard_min_cluster or more documents needs the two
     # clusters' survivors to be near duplicates themselves (exact Jaccard >= threshold)
-    guard: bool = True
-    guard_min_cluster: int = Field(5, ge=3)
-    min_survivor_similarity: float | None = Field(None, ge=0, le=1)
-    max_bucket: int = Field(100, ge=2)  # larger LSH buckets give star + chain pairs only
-    prefer: Prefer = "longest"
-    max_source_loss: float = Field(0.5, ge=0, le=1)  # share of a source's documents removed
-    strict: bool = False  # a source over max_source_loss is an error, not a warning
-    top_clusters: int = Field(10, ge=0)  # how many of the largest clusters the report lists
+    guard: bool = Field(True, description="the chain guard above")
+    guard_min_cluster: int = Field(
+        5,
+        ge=3,
+        description=(
+            "merges into clusters of this size or more are checked (3: every merge beyond a pair)"
+        ),
+    )
+    min_survivor_similarity: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description=(
+            "a removed document's least exact Jaccard with its survivor (null: 2 x threshold - 1)"
+        ),
+    )
+    max_bucket: int = Field(
+        100, ge=2, description="larger LSH buckets give star + chain candidates"
+    )
+    prefer: Prefer = Field(
+        "longest", description="after origin and source order: `longest`, `shortest` or `none`"
+    )
+    max_source_loss: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="share of a source's documents whose removal is reported as a warning",
+    )
+    strict: bool = Field(False, description="make that warning an error")
+    top_clusters: int = Field(10, ge=0, description="largest clusters listed in the report")
 
     @model_validator(mode="after")
     def _check(self):
