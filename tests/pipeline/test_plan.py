@@ -1,4 +1,4 @@
-"""`gristmill plan`: the README's worked figures, the formulas, and --from-run's keep rate."""
+"""`gristmill plan`: the worked figures of docs/planning.md, the formulas, and --from-run's keep rate."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from gristmill.pipeline.cli.main import cli
 from gristmill.pipeline.experiments.planning import KeepRate, plan, refit_tokens
 from gristmill.stages.errors import GristmillError
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "planning.md"
 
 
-def test_plan_for_70b_reproduces_the_readme():
+def test_plan_for_70b_reproduces_the_docs():
     result = CliRunner().invoke(cli, ["plan", "--params", "7e10"])
     assert result.exit_code == 0, result.output
-    readme = README.read_text(encoding="utf-8")
+    readme = PAGE.read_text(encoding="utf-8")
     block = readme.split("$ gristmill plan --params 7e10\n", 1)[1].split("```", 1)[0]
     assert result.output == block
     chinchilla = result.output.splitlines()[2].split()
