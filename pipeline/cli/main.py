@@ -144,7 +144,7 @@ def plan(
     from_run: str | None,
 ) -> None:
     """Token budget, training compute and GPU-days for a model of --params parameters, and
-    with --from-run the raw text its measured keep rate implies (README: formulas, sources)."""
+    with --from-run the raw text its measured keep rate implies (docs/planning.md)."""
     from gristmill.pipeline.experiments.planning import describe, keep_rate
     from gristmill.pipeline.experiments.planning import plan as make_plan
 

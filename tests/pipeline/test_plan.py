@@ -1,4 +1,4 @@
-"""`gristmill plan`: the worked figures of docs/planning.md, the formulas, and --from-run's keep rate."""
+"""`gristmill plan`: the worked figures of docs/planning.md, formulas, --from-run's keep rate."""
 
 from __future__ import annotations
 
