@@ -23,7 +23,9 @@ the calibration percentiles. Then every figure on the held part only: the share 
 main text, as in a run), and the spread of quality_score (quantiles) per language on the held
 part's main texts (all sources, gnome-user-docs included).
 
-Without --write, nothing is written; the figures are those of the fit just made. The signals
+Without --write, nothing is written; the figures are those of the fit just made.
+`--hold-sources a,b` splits by package instead, for a check of the method only (fit on the other
+packages, figures on these; never written). The signals
 are cached (see bench/quality_data.py).
 """
 
@@ -158,12 +160,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, help="the development data folder (../shared/data)")
     ap.add_argument("--fit-source", default="gnome-user-docs", help="package the ratios fit on")
     ap.add_argument("--write", action="store_true", help=f"write {FITTED.name}")
+    ap.add_argument(
+        "--hold-sources",
+        help="a second split, for the figures only: fit the score on the other packages, "
+        "report on these (comma-separated); never written",
+    )
     args = ap.parse_args(argv)
+    if args.hold_sources and args.write:
+        ap.error("--hold-sources is a check of the method: it cannot be combined with --write")
     corpus = (args.data if args.data is not None else default_data_dir()) / CORPUS
     if not corpus.is_file():
         print(f"bench/quality_fit: no corpus at {corpus}; nothing to fit.")
         return 1
     rows = pages(corpus)
+    if args.hold_sources:
+        from gristmill.stages.quality.fit import FIT, HELD
+
+        held = set(args.hold_sources.split(","))
+        for r in rows:
+            r["part"] = HELD if r["source"] in held else FIT
     doc = yaml.safe_load(FITTED.read_text(encoding="utf-8"))
     if args.what in ("ratio", "all"):
         doc["fit_source"] = args.fit_source
