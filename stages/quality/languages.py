@@ -3,9 +3,11 @@
 `quality_languages.yaml` says, for each fastText language code, how text is cut into units
 ("word": whitespace-separated tokens; "char": one unit per ideograph, kana or Thai-family letter,
 for scripts written without spaces), what counts as a short line, and how the default rule
-bounds change for that language. `stopwords/<code>.txt` lists frequent function words (one per
-line, `#` starts a comment). A language without a list simply has no stop-word signal, so the
-stop-word rule never drops it for lack of English words.
+bounds change for that language. `quality_fitted.yaml` holds what `bench/quality_fit.py` fitted
+on the development corpus: the score's weights and calibration, each language's word ratio and
+the rule overrides derived from its measured ratios. `stopwords/<code>.txt` lists frequent
+function words (one per line, `#` starts a comment). A language without a list simply has no
+stop-word signal, so the stop-word rule never drops it for lack of English words.
 """
 
 from __future__ import annotations
@@ -68,6 +70,15 @@ def _settings() -> dict:
     return yaml.safe_load((DATA / "quality_languages.yaml").read_text(encoding="utf-8"))
 
 
+@cache
+def fitted() -> dict:
+    """The fitted file: {score: {weights, knots}, languages: {code: {word_ratio, thresholds}}}."""
+    return yaml.safe_load((DATA / FITTED).read_text(encoding="utf-8"))
+
+
+FITTED = "quality_fitted.yaml"
+
+
 def _bounds(entry) -> tuple[float | None, float | None] | None:
     if entry is None:
         return None
@@ -114,16 +125,27 @@ def _map(b: tuple, f) -> tuple:
     return tuple(None if x is None else f(x) for x in b)
 
 
+def _fitted_entry(code: str) -> dict:
+    """The fitted entry of a language, or of its kin (`kin` in quality_languages.yaml) when the
+    corpus has no parallel pages of it."""
+    langs = fitted().get("languages") or {}
+    if code in langs:
+        return langs[code] or {}
+    kin = (_settings().get("kin") or {}).get(code)
+    return (langs.get(kin) or {}) if kin else {}
+
+
 def word_ratio(code: str) -> float:
-    """Words of the language per English word (1 when the data file gives none)."""
-    entry = _settings()["languages"].get(code) or {}
-    return float(entry.get("word_ratio", 1))
+    """Words of the language per English word (1 when nothing was fitted for it or its kin)."""
+    return float(_fitted_entry(code).get("word_ratio", 1))
 
 
 def language_overrides(code: str) -> dict:
-    """rule -> (min, max) or None: what the data file changes for this language."""
+    """rule -> (min, max) or None: what the data files change for this language, the fitted
+    overrides first, then the written ones."""
     entry = _settings()["languages"].get(code) or {}
-    return {k: _bounds(v) for k, v in (entry.get("thresholds") or {}).items()}
+    rules = (_fitted_entry(code).get("thresholds") or {}) | (entry.get("thresholds") or {})
+    return {k: _bounds(v) for k, v in rules.items()}
 
 
 @cache
@@ -148,12 +170,21 @@ def profile(code: str | None) -> LangProfile:
     )
 
 
+@cache
 def score_spec() -> dict[str, dict]:
-    """signal -> {weight, gate | max | min}: how quality_score combines the signals."""
-    return _settings()["score"]
+    """signal -> {weight, gate | max | min}: the components of quality_score (the written
+    reference points) with their fitted weights; signals without a fitted weight count 0."""
+    weights = fitted()["score"]["weights"]
+    return {k: v | {"weight": float(weights.get(k, 0.0))} for k, v in _settings()["score"].items()}
+
+
+def score_knots() -> list[float]:
+    """The fitted calibration: the penalty at percentiles 0 .. 100 of the fit part's pages."""
+    return fitted()["score"]["knots"]
 
 
 def known_languages() -> list[str]:
     """Codes with their own settings or stop-word list."""
     codes = set(_settings()["languages"]) | {p.stem for p in (DATA / "stopwords").glob("*.txt")}
+    codes |= set(fitted().get("languages") or {}) | set(_settings().get("kin") or {})
     return sorted(codes)

@@ -4,17 +4,21 @@ A rule is a signal name with bounds `(min, max)` (either may be None) or None (o
 document is kept when `min <= value <= max`. The first failing rule, in SIGNALS order and then
 `quality_score`, is the drop reason. A signal that does not apply (None) passes.
 
-The heuristic score is a weighted mean of one component per signal, each in [0, 1], as the
-`score` section of `stages/data/quality_languages.yaml` says (weights, reference points, and
-why). It reads only the shipped data, never a run's thresholds: changing those re-decides
-without re-scoring, and the same text gets the same score in every run.
+The heuristic score ranks a document against the development corpus: each signal has a
+component in [0, 1] (higher for better text; reference points in the `score` section of
+`stages/data/quality_languages.yaml`), the penalty is the weighted sum of the components'
+shortfalls, and the score is the share of the fit part's pages whose penalty is larger
+(`fit.calibrated`; weights and percentiles fitted by `bench/quality_fit.py`, in
+`quality_fitted.yaml`). It reads only the shipped data, never a run's thresholds: changing those
+re-decides without re-scoring, and the same text gets the same score in every run.
 """
 
 from __future__ import annotations
 
 import math
 
-from gristmill.stages.quality.languages import LangProfile, score_spec
+from gristmill.stages.quality.fit import calibrated
+from gristmill.stages.quality.languages import LangProfile, score_knots, score_spec
 from gristmill.stages.quality.signals import SIGNALS
 
 SCORE_RULE = "quality_score"
@@ -55,9 +59,9 @@ def component(x: float, spec: dict, bound: Bound) -> float | None:
     return 1.0 - math.exp(-max(x, 0.0) / spec["min"])
 
 
-def heuristic_score(signals: dict, profile: LangProfile) -> float:
-    """Weighted mean of the components of the signals that apply, in [0, 1]."""
-    total = weights = 0.0
+def penalty(signals: dict, profile: LangProfile) -> float | None:
+    """Sum of weight * (1 - component) over the signals that apply (None if none does)."""
+    total, applies = 0.0, False
     for name, spec in score_spec().items():
         x = signals.get(name)
         if x is None:
@@ -65,9 +69,16 @@ def heuristic_score(signals: dict, profile: LangProfile) -> float:
         c = component(float(x), spec, profile.bounds.get(name))
         if c is None:
             continue
-        total += spec["weight"] * c
-        weights += spec["weight"]
-    return total / weights if weights else 0.0
+        total += spec["weight"] * (1.0 - c)
+        applies = True
+    return total if applies else None
+
+
+def heuristic_score(signals: dict, profile: LangProfile) -> float:
+    """The calibrated score in [0, 1]: the share of the reference pages with a larger penalty
+    (0 when no signal applies)."""
+    p = penalty(signals, profile)
+    return 0.0 if p is None else calibrated(p, score_knots())
 
 
 def blend(heuristic: float, model_prob: float | None, weight: float) -> float:

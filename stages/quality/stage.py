@@ -11,9 +11,10 @@ back, as with `gristmill apply quality -i scored.jsonl`) is not scored again: th
 and the blend, are applied to the stored signals. `rescore: true` recomputes them.
 
 Rule bounds, from weakest to strongest: the shipped defaults (`stages/data/
-quality_languages.yaml`), the config's `thresholds`, the shipped per-language overrides, the
-config's `languages.<code>`. The first two are written in English words: a language's
-`word_ratio` converts them (word counts and per-word rates). So a global change keeps the
+quality_languages.yaml`), the config's `thresholds`, the shipped per-language overrides (fitted
+ones from `quality_fitted.yaml`, then written ones), the config's `languages.<code>`. The first
+two are written in English words: a language's fitted `word_ratio` converts them (word counts
+and per-word rates). So a global change keeps the
 language-aware adjustments unless a language is named. `thresholds: off` decides nothing:
 every document is kept, scored.
 """

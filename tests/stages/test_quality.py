@@ -1,14 +1,22 @@
 """The `quality` stage: scoring, deciding with reasons, thresholds from config, language-aware
 bounds, and re-deciding already-scored documents without recomputing their signals."""
 
+import math
 import pickle
 
 import pytest
 from datatrove.data import Document
 from pydantic import ValidationError
 
+import gristmill.stages.quality.rules as rules
 import gristmill.stages.quality.stage as quality_module
-from gristmill.stages.quality.languages import default_bounds, in_language, profile, word_ratio
+from gristmill.stages.quality.languages import (
+    default_bounds,
+    in_language,
+    language_overrides,
+    profile,
+    word_ratio,
+)
 from gristmill.stages.quality.rules import RULES, blend, failed_rule, heuristic_score
 from gristmill.stages.quality.signals import SIGNALS, compute_signals
 from gristmill.stages.quality.stage import Quality, QualityParams
@@ -145,12 +153,15 @@ def test_cjk_document_is_not_dropped_for_having_no_spaces():
 
 
 def test_bounds_order_defaults_config_language_data_language_config():
-    # shipped: min 50 words; Korean takes 0.68 words per English word, and sets its own
-    # mean word length
+    # shipped: min 50 words; Korean takes fewer words per English word (fitted, below 1), and
+    # its mean word length bound is a fitted override
     assert default_bounds()["gopher_word_count"] == (50, 100000)
-    assert word_ratio("ko") == 0.68
-    assert profile("ko").bounds["gopher_word_count"] == pytest.approx((34, 68000))
-    assert profile("ko").bounds["gopher_mean_word_length"] == (2, 10)
+    r = word_ratio("ko")
+    assert 0.5 < r < 0.9
+    assert profile("ko").bounds["gopher_word_count"] == pytest.approx((50 * r, 100000 * r))
+    ko_length = language_overrides("ko")["gopher_mean_word_length"]
+    assert ko_length[0] < 3  # shorter words than English's minimum
+    assert profile("ko").bounds["gopher_mean_word_length"] == ko_length
     step = Quality(
         QualityParams(
             thresholds={
@@ -162,9 +173,9 @@ def test_bounds_order_defaults_config_language_data_language_config():
     )
     assert step.bounds("en")["gopher_word_count"] == (10, None)  # config over the default
     # the config's global bounds are in English words: converted for Korean ...
-    assert step.bounds("ko")["gopher_word_count"] == pytest.approx((6.8, None))
+    assert step.bounds("ko")["gopher_word_count"] == pytest.approx((10 * r, None))
     # ... but a shipped language override wins over them
-    assert step.bounds("ko")["gopher_mean_word_length"] == (2, 10)
+    assert step.bounds("ko")["gopher_mean_word_length"] == ko_length
     assert step.bounds("fi")["gopher_word_count"] == (5, None)  # config language wins all
     assert step.bounds("zh")["gopher_mean_word_length"] is None  # char units: rule off
 
@@ -224,14 +235,33 @@ def test_failed_rule_order_and_none_signals():
     assert failed_rule({"gopher_word_count": 60, "gopher_stop_words": None}, 1, bounds) is None
 
 
-def test_heuristic_score_is_a_weighted_mean_in_unit_interval():
-    good = compute_signals(PROSE, profile("en"))
-    bad = compute_signals(NAV, profile("en"))
-    for s in (good, bad):
-        assert 0.0 <= heuristic_score(s, profile("en")) <= 1.0
-    assert heuristic_score({}, profile("en")) == 0.0
+def test_heuristic_score_by_hand(monkeypatch):
+    """Two signals, weights 2 and 1, three calibration knots (percentiles 0, 50, 100)."""
+    spec = {
+        "a": {"weight": 2.0, "max": 0.5},
+        "b": {"weight": 1.0, "min": 1.0},
+        "c": {"weight": 5.0, "gate": True},
+    }
+    monkeypatch.setattr(rules, "score_spec", lambda: spec)
+    monkeypatch.setattr(rules, "score_knots", lambda: [0.0, 1.0, 2.0])
+    en = profile("en")  # no bound for "c": its gate says nothing, whatever its value
+    sig = {"a": 0.5, "b": 1.0, "c": 123.0}
+    # a: 1 - exp(-0.5 / 0.5) = 1 - 1/e short, times 2; b: 1 - (1 - exp(-1)) = 1/e short
+    assert rules.penalty(sig, en) == pytest.approx(2 - math.exp(-1))
+    # 2 - 1/e = 1.632 lies 0.632 of the way from the 50th to the 100th percentile knot
+    assert heuristic_score(sig, en) == pytest.approx(1 - (2 - math.exp(-1)) / 2)
+    assert heuristic_score({"a": 0.0}, en) == 1.0  # no penalty: above every reference page
+    assert heuristic_score({"b": 0.0}, en) == pytest.approx(0.5)  # penalty 1: the median
+    assert heuristic_score({"c": 1.0}, en) == 0.0  # no signal applies
+    assert heuristic_score({}, en) == 0.0
     assert blend(0.4, None, 0.5) == 0.4
     assert blend(0.4, 1.0, 0.5) == pytest.approx(0.7)
+
+
+def test_shipped_score_in_unit_interval_and_prose_above_navigation():
+    good = heuristic_score(compute_signals(PROSE, profile("en")), profile("en"))
+    bad = heuristic_score(compute_signals(NAV, profile("en")), profile("en"))
+    assert 0.0 <= bad < good <= 1.0
 
 
 def test_step_pickles_without_a_model():

@@ -1,0 +1,111 @@
+"""Fitting what the `quality` stage ships in `stages/data/quality_fitted.yaml`: pure functions.
+
+`bench/quality_fit.py` runs them on the development corpus and writes the file; nothing here
+reads data. Two fits, each on its own part of the corpus, so that every figure reported about
+them is on the other part:
+
+- the score (`fit_score`): a page is "fit" or "held" by a hash of its page key (the URL without
+  the locale), so all translations of a page fall on the same side. On the fit part's main text
+  (label 1) vs full page (label 0) pairs, a logistic regression with non-negative weights over
+  each signal's deficit (1 - its component, see `rules.component`): a signal may only lower the
+  score, and by its own rule's direction. The score is then calibrated to rank: the penalty
+  (weighted sum of deficits) is mapped through the fit part's empirical distribution, so a
+  score s means that a share s of the fit part's pages (main texts and full pages, one of each
+  per page) carry a larger penalty.
+- the word ratios (`median_ratio`): words (or characters) of a language per English word (or
+  character) on the same page, the median over the parallel pages of one documentation package;
+  parity is then tested on the others.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from statistics import median
+
+import numpy as np
+
+HELD, FIT = "held", "fit"
+N_KNOTS = 101  # calibration knots: the penalty at each percentile 0, 1, ..., 100
+
+
+def part(page_key: str) -> str:
+    """FIT or HELD for a page, from the first byte of the SHA-1 of its key (half each)."""
+    return HELD if hashlib.sha1(page_key.encode("utf-8")).digest()[0] & 1 else FIT
+
+
+def page_key(rec: dict) -> str:
+    """A development-corpus record's source and URL without its locale: the same page in every
+    language (`.../de/x.html`, `x.de.html` and `x.html.de` all give `.../*/x.html` or `x#`)."""
+    url, loc = rec["url"], str(rec.get("lang"))
+    url = url.replace(f"/{loc}/", "/*/")
+    for suffix in (f".{loc}.html", f".html.{loc}"):
+        if url.endswith(suffix):
+            url = url[: -len(suffix)] + "#"
+    return f"{rec['source']} {url}"
+
+
+def page_language(rec: dict) -> str:
+    """A record's own locale as a fastText-style code: `pt-BR` -> pt, `sr@latin` -> sr, `nb` ->
+    no (fastText has one Norwegian)."""
+    code = str(rec.get("lang") or "?").replace("_", "-").split("-")[0].split("@")[0].lower()
+    return {"nb": "no", "nn": "no", "c": "en"}.get(code, code)
+
+
+def fit_weights(
+    x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 4000, lr: float = 0.05
+) -> tuple[np.ndarray, float]:
+    """Logistic regression P(y=1) = sigmoid(b - x @ w) with w >= 0: each column of `x` is a
+    deficit that may only count against y = 1. Projected gradient descent with Adam, from w = 0
+    (deterministic); `l2` is the ridge on w per example."""
+    n, k = x.shape
+    theta = np.zeros(k + 1)  # w..., b
+    m = np.zeros(k + 1)
+    v = np.zeros(k + 1)
+    xa = np.hstack([-x, np.ones((n, 1))])
+    for t in range(1, steps + 1):
+        z = xa @ theta
+        p = 1.0 / (1.0 + np.exp(-z))
+        grad = xa.T @ (p - y) / n
+        grad[:k] += l2 * theta[:k]
+        m = 0.9 * m + 0.1 * grad
+        v = 0.999 * v + 0.001 * grad**2
+        theta -= lr * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+        theta[:k] = np.maximum(theta[:k], 0.0)
+    return theta[:k], float(theta[k])
+
+
+def knots(penalties: list[float] | np.ndarray, n: int = N_KNOTS) -> list[float]:
+    """The penalty at n evenly spaced quantiles (0 .. 1) of the reference pages."""
+    return [float(q) for q in np.quantile(np.asarray(penalties, dtype=float), np.linspace(0, 1, n))]
+
+
+def calibrated(penalty: float, ks: list[float]) -> float:
+    """1 - the empirical CDF of the reference penalties at `penalty`, linear between knots:
+    1 at or below the smallest reference penalty, 0 at or above the largest."""
+    if penalty <= ks[0]:
+        return 1.0
+    if penalty >= ks[-1]:
+        return 0.0
+    lo, hi = 0, len(ks) - 1
+    while hi - lo > 1:  # the last knot <= penalty
+        mid = (lo + hi) // 2
+        if ks[mid] <= penalty:
+            lo = mid
+        else:
+            hi = mid
+    a, b = ks[lo], ks[hi]
+    frac = (penalty - a) / (b - a) if b > a else 0.0
+    return 1.0 - (lo + frac) / (len(ks) - 1)
+
+
+def median_ratio(pairs: list[tuple[float, float]], min_count: float = 20) -> float | None:
+    """Median of translation / English over pairs where both sides have >= min_count units."""
+    r = [t / e for t, e in pairs if t >= min_count and e >= min_count]
+    return round(median(r), 2) if r else None
+
+
+def quantiles(xs: list[float], qs=(0.1, 0.25, 0.5, 0.75, 0.9)) -> list[float]:
+    if not xs:
+        return [math.nan] * len(qs)
+    return [float(q) for q in np.quantile(np.asarray(xs, dtype=float), qs)]

@@ -1,0 +1,85 @@
+"""The fits behind `stages/data/quality_fitted.yaml` (gristmill.stages.quality.fit): the split,
+the non-negative logistic weights, the calibration, the ratios; and the shipped file's shape."""
+
+import numpy as np
+import pytest
+
+from gristmill.stages.quality.fit import (
+    FIT,
+    HELD,
+    calibrated,
+    fit_weights,
+    knots,
+    median_ratio,
+    page_key,
+    page_language,
+    part,
+)
+from gristmill.stages.quality.languages import fitted, score_knots, score_spec
+
+
+def test_split_is_a_stable_half_and_keeps_translations_together():
+    keys = [f"src https://example.org/page{i}.html" for i in range(4000)]
+    parts = [part(k) for k in keys]
+    assert parts == [part(k) for k in keys]  # a pure function of the key
+    assert 0.45 < parts.count(HELD) / len(parts) < 0.55
+    assert set(parts) == {FIT, HELD}
+    en = {"source": "s", "url": "https://h/docs/en/intro.html", "lang": "en"}
+    de = {"source": "s", "url": "https://h/docs/de/intro.html", "lang": "de"}
+    ja = {"source": "s", "url": "https://h/help/intro.ja.html", "lang": "ja"}
+    ja_en = {"source": "s", "url": "https://h/help/intro.en.html", "lang": "en"}
+    assert page_key(en) == page_key(de) and part(page_key(en)) == part(page_key(de))
+    assert page_key(ja) == page_key(ja_en) != page_key(en)
+    assert [page_language({"lang": c}) for c in ("pt-BR", "sr@latin", "nb", "zh_CN")] == [
+        "pt",
+        "sr",
+        "no",
+        "zh",
+    ]
+
+
+def test_calibrated_is_one_minus_the_reference_cdf():
+    ks = knots([0.0, 1.0, 2.0, 3.0, 4.0], n=5)
+    assert ks == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert calibrated(-1.0, ks) == 1.0 and calibrated(0.0, ks) == 1.0
+    assert calibrated(4.0, ks) == 0.0 and calibrated(9.0, ks) == 0.0
+    assert calibrated(2.0, ks) == pytest.approx(0.5)
+    assert calibrated(2.5, ks) == pytest.approx(1 - 2.5 / 4)
+    # tied knots (many reference pages with the same penalty) do not divide by zero
+    assert calibrated(1.0, [0.0, 1.0, 1.0, 2.0]) == pytest.approx(1 - 2 / 3)
+    xs = np.linspace(-1, 5, 200)
+    scores = [calibrated(x, ks) for x in xs]
+    assert all(a >= b for a, b in zip(scores, scores[1:], strict=False))  # never rises
+
+
+def test_fit_weights_finds_the_deficit_that_matters_and_stays_non_negative():
+    rng = np.random.default_rng(0)
+    n = 2000
+    x = rng.random((n, 3))
+    # y = 1 (main text) when the first deficit is small; the second is noise; the third would
+    # need a negative weight (it is larger for main texts), which is not allowed
+    y = (x[:, 0] + 0.1 * rng.standard_normal(n) < 0.5).astype(float)
+    x[:, 2] = np.clip(1 - x[:, 0] + 0.05 * rng.standard_normal(n), 0, 1)
+    w, b = fit_weights(x, y)
+    assert (w >= 0).all()
+    assert w[0] > 5 * max(w[1], w[2], 1e-9)
+    assert w[2] == pytest.approx(0.0, abs=1e-6)
+    p = 1 / (1 + np.exp(-(b - x @ w)))
+    assert ((p > 0.5) == (y == 1)).mean() > 0.85
+
+
+def test_median_ratio_needs_both_sides_long_enough():
+    assert median_ratio([(80, 100), (90, 100), (70, 100), (5, 10)]) == 0.8
+    assert median_ratio([(5, 10)]) is None
+
+
+def test_shipped_fitted_file_matches_the_score_spec():
+    f = fitted()
+    assert set(f["score"]["weights"]) == set(score_spec())
+    assert all(w >= 0 for w in f["score"]["weights"].values())
+    ks = score_knots()
+    assert len(ks) == 101 and ks == sorted(ks)
+    assert f["fit_source"] in {"gnome-user-docs", "debian-handbook", "debian-reference"}
+    for code, entry in f["languages"].items():
+        assert isinstance(code, str)  # YAML 1.1 reads a bare `no` (Norwegian) as False
+        assert set(entry) <= {"word_ratio", "thresholds"}
