@@ -24,6 +24,7 @@ from datatrove.data import Document
 from pydantic import Field, field_validator
 
 from gristmill.stages.base import Stage, StageParams
+from gristmill.stages.pii.script import ALNUM, fold
 from gristmill.stages.pii.numbers import NUMBER_BRANCHES, NumberFinder
 from gristmill.stages.pii.patterns import (
     ASSIGN_BRANCH,
@@ -99,6 +100,7 @@ class Detector:
         self.obfuscations = p.email_obfuscations
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
+        text = fold(text)  # full-width digits as ASCII, one for one: offsets are unchanged
         found: list[tuple[int, int, str]] = []
         types, allow = self.types, self.allow_values
 
@@ -184,7 +186,7 @@ def settled(text: str, spans, windows: list[tuple[int, int]]) -> bool:
     none touches a letter or digit (which could start or end a candidate)."""
     n = len(text)
     for s, e, _ in spans:
-        if (s and text[s - 1].isalnum()) or (e < n and text[e].isalnum()):
+        if (s and text[s - 1] in ALNUM) or (e < n and text[e] in ALNUM):
             return False
     if not windows:
         return True
