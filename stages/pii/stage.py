@@ -24,7 +24,6 @@ from datatrove.data import Document
 from pydantic import Field, field_validator
 
 from gristmill.stages.base import Stage, StageParams
-from gristmill.stages.pii.script import ALNUM, fold
 from gristmill.stages.pii.numbers import NUMBER_BRANCHES, NumberFinder
 from gristmill.stages.pii.patterns import (
     ASSIGN_BRANCH,
@@ -36,6 +35,7 @@ from gristmill.stages.pii.patterns import (
     find_private_keys,
     token_at,
 )
+from gristmill.stages.pii.script import ALNUM, fold
 
 PiiType = Literal["email", "phone", "ip", "credit_card", "iban", "national_id", "secret"]
 NationalId = Literal["us_ssn", "uk_nino", "de_svnr", "fr_nir", "es_dni", "it_cf"]
