@@ -24,7 +24,8 @@ import sys
 
 import phonenumbers as pn
 
-# (phone word frame, frame with no phone word): `{}` is the number. Some have no spaces.
+# (phone word frame, frame with no phone word): `{}` is the number. Some have no spaces. These
+# are the tuning part's frames.
 FRAMES = {
     "en": ("Call me at {} after six.", "Anna Berg, {}, room 4."),
     "de": ("Telefon: {} (Zentrale)", "Frau Keller – {} – Montag bis Freitag"),
@@ -37,6 +38,21 @@ FRAMES = {
     "th": ("โทร {} ครับ", "คุณสมชาย{}ฝ่ายขาย"),
     "ar": ("هاتف: {} شكرا", "السيد أحمد {} قسم المبيعات"),
     "hi": ("फ़ोन: {} पर संपर्क करें", "श्री शर्मा {} बिक्री विभाग"),
+}
+# The held-out part has its own frames (other phone words, other layouts), written before the
+# stage's phone words were extended, so the words are not tuned on them either.
+HELD_OUT_FRAMES = {
+    "en": ("You can reach our desk on {} any weekday.", "Mr. Hale / {} / billing"),
+    "de": ("Rufen Sie uns an: {}", "Herr Braun · {} · Einkauf"),
+    "fr": ("Appelez le {} pour réserver", "M. Petit / {} / comptabilité"),
+    "es": ("Llámenos al {} hoy", "Sr. Ruiz — {} — ventas"),
+    "ru": ("Наш номер {} для справок", "Ольга Смирнова: {}"),
+    "zh": ("手机：{}（微信同号）", "李娜{}市场部"),
+    "ja": ("携帯{}までお電話ください", "鈴木一郎／{}／営業部"),
+    "ko": ("휴대폰 {}로 연락 주세요", "이영희: {} 마케팅팀"),
+    "th": ("เบอร์มือถือ {} ค่ะ", "คุณมาลี {} แผนกบัญชี"),
+    "ar": ("رقم الجوال {} للاستفسار", "السيدة فاطمة: {}"),
+    "hi": ("मोबाइल नंबर {} है", "सुश्री गुप्ता – {} – लेखा"),
 }
 LANGS = sorted(FRAMES)
 # Not phones: each appears in a frame with a phone word and in one without.
@@ -88,6 +104,7 @@ def _forms(rng: random.Random, num: pn.PhoneNumber, region: str) -> list[tuple[s
 def make(part: str) -> list[tuple[str, list[tuple[int, int, str]], dict]]:
     """(text, [(start, end, "phone")], info) of every sentence of the part."""
     rng = random.Random(f"phone-set-{part}")
+    frames = FRAMES if part == "tune" else HELD_OUT_FRAMES
     out = []
     for region in regions(part):
         for kind in (pn.PhoneNumberType.MOBILE, pn.PhoneNumberType.FIXED_LINE):
@@ -98,7 +115,7 @@ def make(part: str) -> list[tuple[str, list[tuple[int, int, str]], dict]]:
             for form, written in _forms(rng, num, region):
                 lang = rng.choice(LANGS)
                 word = rng.random() < 0.5
-                frame = FRAMES[lang][0 if word else 1]
+                frame = frames[lang][0 if word else 1]
                 start = frame.index("{}")
                 text = frame.format(written)
                 info = {"region": region, "form": form, "lang": lang, "word": word}
@@ -106,7 +123,7 @@ def make(part: str) -> list[tuple[str, list[tuple[int, int, str]], dict]]:
     for i, value in enumerate(NOT_PHONES):
         for word in (True, False):
             lang = LANGS[(i + word) % len(LANGS)]
-            text = FRAMES[lang][0 if word else 1].format(value)
+            text = frames[lang][0 if word else 1].format(value)
             out.append((text, [], {"region": "-", "form": "not_phone", "lang": lang, "word": word}))
     return out
 

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 
 from gristmill.stages.pii import checks as ck
+from gristmill.stages.pii.phones import POSSIBLE, VALID, PhoneCheck, international
 from gristmill.stages.pii.script import ALNUM, ALPHA, WORD
 from gristmill.stages.pii.shapes import (
     AFTER_PHONE,
@@ -73,8 +74,15 @@ ES_DNI = re.compile(r"[0-9]{8}-?[A-Z](?![0-9A-Za-z])")
 class NumberFinder:
     """Classifies the number-branch matches of one document; `emit(start, end, type)` each."""
 
-    def __init__(self, types: frozenset[str], national_ids: frozenset[str], keep_ip: frozenset):
+    def __init__(
+        self,
+        types: frozenset[str],
+        national_ids: frozenset[str],
+        keep_ip: frozenset,
+        phones: PhoneCheck | None = None,
+    ):
         self.types, self.ids, self.keep_ip = types, national_ids, keep_ip
+        self.phones = phones if phones is not None else PhoneCheck()
         self.letters = bool({"iban", "national_id"} & types)
         self.chunks = bool({"phone", "ip", "credit_card", "national_id"} & types)
         # (lo, hi) of the text read around candidates to decide them, this document: if a
@@ -175,13 +183,20 @@ class NumberFinder:
         if before in "+(":
             lead = s - 1
             if lead and text[lead - 1] in "+(" and text[lead - 1] != before:
-                lead -= 1  # `(+81) 3-...`; but in `(+81 3-1234-5678)` the `(` is not its own
-                if text[lead] == "(" and ")" not in text[lead:e]:
-                    lead += 1
-            if lead and text[lead - 1] in WORD:
+                lead -= 1  # `(+81) 3-...`
+            if text[lead] == "(" and ")" not in text[lead:e]:
+                lead += 1  # `(+81 3-1234-5678)`, `(0044 ...)`: the brackets are the text's
+            if lead < s and lead and text[lead - 1] in WORD:
                 return 0
         chunk = text[s:e]
         if DOTTED4.match(chunk):
+            if (
+                "phone" in self.types
+                and IPV4.fullmatch(text, s, DOTTED4.match(chunk).end() + s) is None
+                and self._context(text, s, ("phone",)) == "phone"
+                and (end := self._phone(text, lead, e, emit, e))
+            ):
+                return end  # `電話 612.34.20.86`: no address, and a phone word
             return self._ipv4(text, s, e, emit)
         if (d := DATE.match(chunk)) and date_parts(d.group(1), d.group(3), d.group(4)):
             return s + d.end()
@@ -295,19 +310,31 @@ class NumberFinder:
         return end
 
     def _phone(self, text: str, s: int, e: int, emit: Emit, end: int) -> int:
-        """`end` > `e` when an extension (`x123`) follows the number."""
+        """`end` > `e` when an extension (`x123`) follows the number. A `strong` shape is a
+        phone next to a phone word or if possible in its country's plan (with a country code)
+        or in one of `phone_regions` (without); any other shape with a country code if valid
+        in its country's plan; a `local` one next to a phone word; a `weak` one next to a
+        phone word if valid in a region's plan. A veto word nearer than any phone word
+        (`order no.`) wins, unless a label follows (`555 0134 (office)`)."""
         chunk = text[s:e]
         kind = phone_kind(chunk)
         if kind is None:
             return 0
         self.windows.append((s - 16, end + 16))
-        if AFTER_PHONE.match(text, end):  # `555 0134 (office)`, `... fax`
-            emit(s, end, "phone")
-            return end
-        ctx = self._context(text, s, ("phone",))
+        after = AFTER_PHONE.match(text, end)
+        ctx = None if after else self._context(text, s, ("phone",))
         if ctx == "veto":
             return 0
-        if kind == "local" and ctx != "phone" and not LABEL_BEFORE.search(text, max(0, s - 16), s):
+        word = bool(after) or ctx == "phone" or LABEL_BEFORE.search(text, max(0, s - 16), s)
+        if kind == "local" and not word:
+            return 0
+        if kind == "strong":  # possible: of a length the plan has (fictional 555-01xx)
+            ok = word or self.phones.valid(chunk) >= POSSIBLE
+        elif international(chunk, "".join(DIGITS.findall(chunk))) is not None:
+            ok = self.phones.valid(chunk) == VALID
+        else:
+            ok = word and (kind == "local" or self.phones.valid(chunk) == VALID)
+        if not ok:
             return 0
         emit(s, end, "phone")
         return end

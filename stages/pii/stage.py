@@ -6,8 +6,10 @@ Writes `pii`, the list of `{type, start, end}` found, as offsets in the *input* 
 be checked against the original), and `pii_counts` ({type: count}, found types only). It never
 drops a document.
 
-How a find is made precise is in `pii_numbers` (numbers: shape, checksum, context words) and
-`pii_patterns` (emails, IPv6, secrets); the checksums are in `pii_checks`. Here the finds are
+How a find is made precise is in `pii_numbers` (numbers: shape, checksum, context words),
+`pii_phones` (phone numbers checked against libphonenumber's numbering plans) and
+`pii_patterns` (emails, IPv6, secrets); the checksums are in `pii_checks`; where a value ends
+next to text of any script is in `pii_script`. Here the finds are
 made consistent: where two overlap the more specific type wins (a card number is not also a
 phone), allowlisted values are kept, and the text is rescanned after replacing until nothing new
 is found, so that applying the stage twice changes nothing the second time.
@@ -21,6 +23,7 @@ from collections import Counter
 from typing import Literal
 
 from datatrove.data import Document
+from phonenumbers import SUPPORTED_REGIONS
 from pydantic import Field, field_validator
 
 from gristmill.stages.base import Stage, StageParams
@@ -35,6 +38,7 @@ from gristmill.stages.pii.patterns import (
     find_private_keys,
     token_at,
 )
+from gristmill.stages.pii.phones import DEFAULT_REGIONS, PhoneCheck
 from gristmill.stages.pii.script import ALNUM, fold
 
 PiiType = Literal["email", "phone", "ip", "credit_card", "iban", "national_id", "secret"]
@@ -74,7 +78,21 @@ class PiiParams(StageParams):
     # address ranges kept: none of them identifies a person
     keep_ip_ranges: list[IpRange] = list(IpRange.__args__)
     email_obfuscations: bool = True  # also `name [at] domain [dot] com` and the like
+    # a number written without a country code is checked against these countries' numbering
+    # plans (ISO 3166-1 alpha-2 codes, as libphonenumber knows them)
+    phone_regions: list[str] = list(DEFAULT_REGIONS)
     max_rounds: int = Field(MAX_ROUNDS, ge=1, le=10)
+
+    @field_validator("phone_regions")
+    @classmethod
+    def _known_regions(cls, v: list[str]) -> list[str]:
+        bad = [r for r in v if r not in SUPPORTED_REGIONS]
+        if bad:
+            raise ValueError(
+                f"unknown region code(s) {bad}: use ISO 3166-1 alpha-2 codes in upper case,"
+                f" e.g. {list(DEFAULT_REGIONS[:5])}"
+            )
+        return v
 
     @field_validator("placeholders")
     @classmethod
@@ -94,7 +112,9 @@ class Detector:
     def __init__(self, p: PiiParams):
         self.types = frozenset(p.types)
         self.keep_ip = frozenset(p.keep_ip_ranges)
-        self.numbers = NumberFinder(self.types, frozenset(p.national_ids), self.keep_ip)
+        self.numbers = NumberFinder(
+            self.types, frozenset(p.national_ids), self.keep_ip, PhoneCheck(p.phone_regions)
+        )
         self.allow_values = frozenset(v.strip().lower() for v in p.allow_values)
         self.allow_domains = tuple("." + d.lower().strip(".") for d in p.allow_email_domains)
         self.obfuscations = p.email_obfuscations
