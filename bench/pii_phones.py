@@ -35,7 +35,20 @@ def score(items, find) -> tuple[dict, list[str], float]:
     preds_all = [find(text) for text, _, _ in items]
     seconds = time.process_time() - t0
     for (text, gold, info), preds in zip(items, preds_all, strict=True):
-        keys = ("all", f"form {info['form']}", f"phone word: {'yes' if info['word'] else 'no'}")
+        cc = (
+            "-"
+            if info["form"] == "not_phone"
+            else "yes"
+            if info["form"].startswith("intl")
+            else "no"
+        )
+        keys = (
+            "all",
+            f"form {info['form']}",
+            f"phone word: {'yes' if info['word'] else 'no'}",
+            f"country code: {cc}",
+            f"country code or word: {'yes' if cc == 'yes' or info['word'] else 'no'}",
+        )
         for s, e, _ in gold:
             hit = any(pt == "phone" and ps < e and s < pe for ps, pe, pt in preds)
             for k in keys:
