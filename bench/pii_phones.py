@@ -35,13 +35,8 @@ def score(items, find) -> tuple[dict, list[str], float]:
     preds_all = [find(text) for text, _, _ in items]
     seconds = time.process_time() - t0
     for (text, gold, info), preds in zip(items, preds_all, strict=True):
-        cc = (
-            "-"
-            if info["form"] == "not_phone"
-            else "yes"
-            if info["form"].startswith("intl")
-            else "no"
-        )
+        with_cc = info["form"].startswith(("intl", "e164"))
+        cc = "-" if info["form"] == "not_phone" else "yes" if with_cc else "no"
         keys = (
             "all",
             f"form {info['form']}",
