@@ -73,6 +73,20 @@ def test_phone():
     assert finds("Fax 555-123-4567x89") == [("555-123-4567x89", "phone")]  # with extension
 
 
+def test_phones_are_checked_against_numbering_plans():
+    # with a country code: valid in that country's plan, whatever the grouping
+    for number in ("+41 (0)44 043 76 76", "+41 51 044 33 90", "0041 44 668 18 00"):
+        assert finds(f"Kontakt {number} bitte") == [(number, "phone")], number
+    assert finds("Kontakt +41 12 345 67 bitte") == []  # no Swiss number starts with 1
+    # without one: a number written unlike most phones needs a phone word and a valid number
+    # in one of `phone_regions`
+    assert finds("Tel. 0 30 1234567") == [("0 30 1234567", "phone")]  # Berlin
+    assert finds("Tel. 0 30 1234567", phone_regions=["US", "GB"]) == []
+    assert finds("see 0 30 1234567") == []  # no phone word
+    assert finds("see 030 12345678 today", phone_regions=["US"]) == []  # not a US length
+    assert finds("see 030 12345678 today", phone_regions=["DE"]) == [("030 12345678", "phone")]
+
+
 def test_ip():
     assert finds("from 81.2.69.160 and 2a00:1450:4001:82b::200e") == [
         ("81.2.69.160", "ip"),
@@ -257,6 +271,8 @@ def test_bad_params_are_refused_naming_the_key():
         PiiParams(types=["emails"])
     with pytest.raises(ValidationError, match="keep_ip_ranges"):
         PiiParams(keep_ip_ranges=["home"])
+    with pytest.raises(ValidationError, match=r"phone_regions[\s\S]*unknown region code.*'UK'"):
+        PiiParams(phone_regions=["GB", "UK"])
 
 
 def test_counts_reach_the_stage_stats_and_nothing_is_dropped():
