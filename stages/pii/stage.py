@@ -78,9 +78,13 @@ class PiiParams(StageParams):
     # address ranges kept: none of them identifies a person
     keep_ip_ranges: list[IpRange] = list(IpRange.__args__)
     email_obfuscations: bool = True  # also `name [at] domain [dot] com` and the like
-    # a number written without a country code is checked against these countries' numbering
-    # plans (ISO 3166-1 alpha-2 codes, as libphonenumber knows them)
-    phone_regions: list[str] = list(DEFAULT_REGIONS)
+    phone_regions: list[str] = Field(
+        list(DEFAULT_REGIONS),
+        description=(
+            "countries (ISO 3166-1 alpha-2) whose numbering plans a phone number written"
+            " without a country code is checked against"
+        ),
+    )
     max_rounds: int = Field(MAX_ROUNDS, ge=1, le=10)
 
     @field_validator("phone_regions")
