@@ -60,10 +60,10 @@ def library_cost(texts: list[str]) -> tuple[int, int, float, float]:
     inner = check._valid
     spent = [0, 0.0]
 
-    def timed_valid(chunk: str) -> int:
+    def timed_valid(chunk: str, need: int) -> bool:
         t0 = time.process_time()
         try:
-            return inner(chunk)
+            return inner(chunk, need)
         finally:
             spent[0] += 1
             spent[1] += time.process_time() - t0
@@ -73,9 +73,9 @@ def library_cost(texts: list[str]) -> tuple[int, int, float, float]:
     asked = [0]
     cached = check.valid
 
-    def counted(chunk: str) -> int:
+    def counted(chunk: str, need: int) -> bool:
         asked[0] += 1
-        return cached(chunk)
+        return cached(chunk, need)
 
     check.valid = counted
     total = timed(stage, texts)

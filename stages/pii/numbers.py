@@ -329,11 +329,11 @@ class NumberFinder:
         if kind == "local" and not word:
             return 0
         if kind == "strong":  # possible: of a length the plan has (fictional 555-01xx)
-            ok = word or self.phones.valid(chunk) >= POSSIBLE
+            ok = word or self.phones.valid(chunk, POSSIBLE)
         elif international(chunk, "".join(DIGITS.findall(chunk))) is not None:
-            ok = self.phones.valid(chunk) == VALID
+            ok = self.phones.valid(chunk, VALID)
         else:
-            ok = word and (kind == "local" or self.phones.valid(chunk) == VALID)
+            ok = word and (kind == "local" or self.phones.valid(chunk, VALID))
         if not ok:
             return 0
         emit(s, end, "phone")

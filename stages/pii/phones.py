@@ -35,25 +35,21 @@ def international(chunk: str, digits: str) -> str | None:
 
 
 class PhoneCheck:
-    """`valid(chunk)`: VALID, POSSIBLE or 0 for the number in its country's plan, or
-    (written without a country code) the best of it in the plans of `regions`."""
+    """`valid(chunk, need)`: is the number at least `need` (VALID or POSSIBLE) in its country's
+    plan, or (written without a country code) in the plan of one of `regions`? The regions are
+    tried in turn until one answers yes."""
 
     def __init__(self, regions: tuple[str, ...] | list[str] = DEFAULT_REGIONS):
         self.regions = tuple(regions)
         self.valid = lru_cache(maxsize=4096)(self._valid)
 
-    def _valid(self, chunk: str) -> int:
+    def _valid(self, chunk: str, need: int) -> bool:
         chunk = chunk.replace("(0)", "")  # `+41 (0)44 ...`: the trunk 0 is not dialled
         digits = "".join(c for c in chunk if c.isdigit())
         intl = international(chunk, digits)
         if intl is not None:
-            return _level(intl, None)
-        best = 0
-        for r in self.regions:
-            best = max(best, _level(chunk, r))
-            if best == VALID:
-                break
-        return best
+            return _level(intl, None) >= need
+        return any(_level(chunk, r) >= need for r in self.regions)
 
 
 VALID, POSSIBLE = 2, 1
