@@ -8,11 +8,19 @@ Sets:
   (names, addresses, dates, driver licences, ...) are not ours and are not scored, but a find
   on them counts against precision.
 - `hard`: our own cases (tests/stages/pii_cases.py): local phone formats, order numbers next to
-  phones, IPv6, 12-digit cards, non-US national ids, obfuscated emails, secrets.
-- `held-out`: more cases of the same kinds, written after the rules were settled (scored once
-  as written: all 100% but phone 13/15; see tests/stages/pii_cases.py).
+  phones, IPv6, 12-digit cards, non-US national ids, obfuscated emails, secrets. The rules
+  were tuned on them: their figures say the rules still do what they were made to, no more.
+- `old held-out`: more cases of the same kinds (tests/stages/pii_cases.py); two misses there
+  were fixed after scoring, so they are no longer unseen and are reported as tuning cases.
+- `scripts`: every type next to Chinese, Japanese, Korean, Thai, Arabic, Devanagari and
+  Cyrillic text, glued, spaced, with full-width punctuation and digits, in brackets
+  (tests/stages/pii_script_cases.py; our own generated data). Its `held_out` part was never
+  tuned on; figures are reported per type and per script, with the text-preserved rate: the
+  share of texts whose output is the input with exactly the labelled spans replaced.
 - `lookalikes`: versions, dates, prices, ISBNs, hashes, order numbers, timestamps, ids (and a
-  held-out set of them): every find there is a false redaction.
+  held-out set of them, and numbers next to other scripts): every find there is a false
+  redaction.
+- International phones: bench/pii_phones.py (its own script; held-out part by country).
 
 A find counts as correct when it overlaps a labelled span of its type (the acceptance rule).
 Recall: the share of labelled spans overlapped by a find of their type. The stage runs with its
@@ -124,6 +132,49 @@ def table(title: str, counts: dict, goals: dict | None = None) -> list[str]:
     return lines
 
 
+def script_tables(part: str, cases, find, show: bool) -> list[str]:
+    """Per type and per script recall/precision, and the text-preserved rate, of one part."""
+    from gristmill.stages.pii.stage import PLACEHOLDERS, Detector, PiiParams, redact
+    from tests.stages.pii_cases import parse
+
+    det = Detector(PiiParams())
+    by_type: dict = defaultdict(lambda: defaultdict(int))
+    by_script: dict = defaultdict(lambda: defaultdict(int))
+    cell: dict = defaultdict(lambda: [0, 0, 0, 0])  # (script, type): labelled, found, finds, right
+    preserved, lines = 0, []
+    for script, t, layout, marked in cases:
+        text, gold = parse(marked)
+        counts, errors = evaluate([(text, gold)], find)
+        c = cell[script, t]
+        for i, k in enumerate(("n_gold", "found_gold", "n_pred", "right_pred")):
+            c[i] += sum(v[k] for v in counts.values())
+        for pt, c in counts.items():
+            for k, v in c.items():
+                by_type[pt][k] += v
+                by_script[script][k] += v
+        out, pos = [], 0
+        for s, e, gt in gold:
+            out += [text[pos:s], PLACEHOLDERS[gt]]
+            pos = e
+        ok = redact(text, det, PLACEHOLDERS)[0] == "".join(out) + text[pos:]
+        preserved += ok
+        if show:
+            lines += [f"  {script} {layout}: {e}" for e in errors]
+            lines += [] if ok else [f"  {script} {layout}: text changed outside the spans"]
+    title = f"scripts, {part} part ({len(cases)} texts, tests/stages/pii_script_cases.py)"
+    lines = table(title + ", per type", by_type) + table("per script", by_script) + lines
+    types = sorted({t for _, t in cell})
+    lines.append("recall / precision per script and type (found/labelled, right/finds)")
+    lines.append(f"{'':<7}" + "".join(f"{t:>16}" for t in types))
+    for script in by_script:
+        row = [cell[script, t] for t in types]
+        lines.append(
+            f"{script:<7}" + "".join(f"{f'{c[1]}/{c[0]}, {c[3]}/{c[2]}':>16}" for c in row)
+        )
+    lines.append(f"text preserved: {preserved}/{len(cases)} ({preserved / len(cases):.1%})")
+    return lines
+
+
 def stage_redactor():
     from gristmill.stages.pii.stage import PLACEHOLDERS, Detector, PiiParams, redact
 
@@ -158,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(errors))
         print()
 
-    for name, cases in (("hard cases", HARD), ("held-out cases", HELD_OUT)):
+    for name, cases in (("hard cases (tuned on)", HARD), ("old held-out cases", HELD_OUT)):
         items = [parse(m) for m in cases]
         counts, errors = evaluate(items, find)
         print("\n".join(table(f"{name} ({len(items)} texts, tests/stages/pii_cases.py)", counts)))
@@ -166,11 +217,20 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(errors))
         print()
 
-    texts = LOOKALIKES + HELD_OUT_LOOKALIKES
+    from tests.stages.pii_script_cases import HELD_OUT as SCRIPTS_HELD_OUT
+    from tests.stages.pii_script_cases import NOT_PII as SCRIPTS_NOT_PII
+    from tests.stages.pii_script_cases import TUNE as SCRIPTS_TUNE
+
+    for name, cases in (("tune", SCRIPTS_TUNE), ("held_out", SCRIPTS_HELD_OUT)):
+        print("\n".join(script_tables(name, cases, find, args.show)))
+        print()
+
+    texts = LOOKALIKES + HELD_OUT_LOOKALIKES + SCRIPTS_NOT_PII
     false = [(text, find(text)) for text in texts]
     n_false = sum(len(p) for _, p in false)
     print(
-        f"look-alikes: {len(texts)} texts ({len(HELD_OUT_LOOKALIKES)} held out), "
+        f"look-alikes: {len(texts)} texts ({len(HELD_OUT_LOOKALIKES)} held out, "
+        f"{len(SCRIPTS_NOT_PII)} next to other scripts), "
         f"{n_false} false redactions (goal: 0)"
     )
     for text, preds in false:

@@ -62,6 +62,7 @@ class Doc:
     idx: list = field(default_factory=list)  # sentences used from the main topic bank
     sh: set = field(default_factory=set)  # 5-gram shingles, for the similarity guard
     pii: list = field(default_factory=list)
+    pii_values: list = field(default_factory=list)  # (kind, value) as written in the text
     look: bool = False  # contains PII look-alikes
     id: str = ""
     file: str = ""
@@ -134,6 +135,7 @@ def add_pii(doc, paras):
         for kind in ("phone" if n.startswith("phone") else n for n in names):
             if kind not in doc.pii and kind != "person":
                 doc.pii.append(kind)
+        doc.pii_values += [(n.split("_")[0], values[n]) for n in names if n != "person"]
 
 
 def canonical_url(lang, topic, title):
@@ -205,7 +207,7 @@ def make_base():
 
 def derive(src, text, cat, note):
     doc = Doc(src.lang, text, cat, topic=src.topic, rel=src, note=note, canon=src.canon)
-    doc.pii, doc.look = list(src.pii), src.look
+    doc.pii, doc.look, doc.pii_values = list(src.pii), src.look, list(src.pii_values)
     return doc
 
 
@@ -454,6 +456,10 @@ def write_labels(docs, malformed):
         rows.append("\t".join([*cols, ",".join(d.pii), str(int(d.look))]))
     rows += [f"{i}\tweb\tweb/part-broken.jsonl\t\tmalformed\t\t{why}\t\t0" for i, why in malformed]
     (HERE / "labels.tsv").write_text("\n".join(rows) + "\n", "utf-8")
+    # every fake PII value, as written in its document (copies carry their original's values)
+    rows = ["id\tkind\tvalue"]
+    rows += [f"{d.id}\t{kind}\t{value}" for d in docs for kind, value in d.pii_values]
+    (HERE / "pii_values.tsv").write_text("\n".join(rows) + "\n", "utf-8")
 
 
 def print_summary(docs, malformed):

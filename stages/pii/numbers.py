@@ -19,6 +19,8 @@ import re
 from collections.abc import Callable
 
 from gristmill.stages.pii import checks as ck
+from gristmill.stages.pii.phones import POSSIBLE, VALID, PhoneCheck, international
+from gristmill.stages.pii.script import ALNUM, ALPHA, WORD
 from gristmill.stages.pii.shapes import (
     AFTER_PHONE,
     CONTEXT_CHARS,
@@ -36,6 +38,7 @@ from gristmill.stages.pii.shapes import (
 )
 
 Emit = Callable[[int, int, str], None]
+DIGIT = frozenset("0123456789")
 
 # Branches of the stage's one scanning regex (stages/pii/stage.py), tried right after a digit:
 # `ld`: a word starting with two (or six) letters then two digits (IBAN, NINO, fiscal code);
@@ -71,8 +74,15 @@ ES_DNI = re.compile(r"[0-9]{8}-?[A-Z](?![0-9A-Za-z])")
 class NumberFinder:
     """Classifies the number-branch matches of one document; `emit(start, end, type)` each."""
 
-    def __init__(self, types: frozenset[str], national_ids: frozenset[str], keep_ip: frozenset):
+    def __init__(
+        self,
+        types: frozenset[str],
+        national_ids: frozenset[str],
+        keep_ip: frozenset,
+        phones: PhoneCheck | None = None,
+    ):
         self.types, self.ids, self.keep_ip = types, national_ids, keep_ip
+        self.phones = phones if phones is not None else PhoneCheck()
         self.letters = bool({"iban", "national_id"} & types)
         self.chunks = bool({"phone", "ip", "credit_card", "national_id"} & types)
         # (lo, hi) of the text read around candidates to decide them, this document: if a
@@ -88,7 +98,7 @@ class NumberFinder:
     def letter_anchor(self, text: str, p: int, emit: Emit) -> int:
         """IBAN, NINO or fiscal code whose first digit is at `p`; returns its end or 0."""
         s = p - 2
-        alone = s == 0 or not text[s - 1].isalnum()
+        alone = s == 0 or text[s - 1] not in ALNUM
         if alone and "iban" in self.types and (m := IBAN.match(text, s)):
             end = _iban_end(text, m)
             if end:
@@ -108,7 +118,7 @@ class NumberFinder:
             "it_cf" in self.ids
             and p >= 6
             and (m := IT_CF.match(text, p - 6))
-            and (p == 6 or not text[p - 7].isalnum())
+            and (p == 6 or text[p - 7] not in ALNUM)
             and ck.it_cf_ok(m.group())
         ):
             emit(p - 6, m.end(), "national_id")
@@ -120,7 +130,7 @@ class NumberFinder:
     def chunk(self, text: str, s: int, e: int, emit: Emit) -> int:
         """A chunk from the scan; runs of spaces split it into numbers written side by side, and
         a last group glued to a word is not part of it (`01632 960 001 (9am-5pm)`)."""
-        if e < len(text) and text[e].isalpha() and not EXTENSION.match(text, e):
+        if e < len(text) and text[e] in ALPHA and not EXTENSION.match(text, e):
             cut = LAST_GROUP.search(text, s, e)
             if cut is not None and cut.start() > s and not HEX_WORD.match(text, cut.start(1)):
                 e = cut.start()  # (not in a hex dump: `05 06 07 08 09 0c 0f`)
@@ -167,17 +177,26 @@ class NumberFinder:
         starts the chunk (a card is never the tail of a longer run of digit groups); `tail`: e
         ends it (a phone is never the head of one: hex dumps are runs of short groups)."""
         before = text[s - 1] if s else " "
-        if before.isalnum() or before in "_.-/#$€£¥%":
+        if before in WORD or before in ".-/#$€£¥%":
             return 0
         lead = s  # a phone may start with `+` or `(` before its first digit
         if before in "+(":
             lead = s - 1
             if lead and text[lead - 1] in "+(" and text[lead - 1] != before:
-                lead -= 1
-            if lead and (text[lead - 1].isalnum() or text[lead - 1] == "_"):
+                lead -= 1  # `(+81) 3-...`
+            if text[lead] == "(" and ")" not in text[lead:e]:
+                lead += 1  # `(+81 3-1234-5678)`, `(0044 ...)`: the brackets are the text's
+            if lead < s and lead and text[lead - 1] in WORD:
                 return 0
         chunk = text[s:e]
         if DOTTED4.match(chunk):
+            if (
+                "phone" in self.types
+                and IPV4.fullmatch(text, s, DOTTED4.match(chunk).end() + s) is None
+                and self._context(text, s, ("phone",)) == "phone"
+                and (end := self._phone(text, lead, e, emit, e))
+            ):
+                return end  # `電話 612.34.20.86`: no address, and a phone word
             return self._ipv4(text, s, e, emit)
         if (d := DATE.match(chunk)) and date_parts(d.group(1), d.group(3), d.group(4)):
             return s + d.end()
@@ -187,13 +206,13 @@ class NumberFinder:
         if n == 8 and ids & {"de_svnr", "es_dni"} and (end := self._glued_id(text, s, emit)):
             return end
         after = text[e] if e < len(text) else " "
-        if after.isalnum() or after == "_":
+        if after in WORD:
             if ext := EXTENSION.match(text, e):
                 return self._phone(text, lead, e, emit, ext.end())
             return 0
-        if after in "%€$£¥" or (after in ",." and text[e + 1 : e + 2].isdigit()):
+        if after in "%€$£¥" or (after in ",." and text[e + 1 : e + 2] in DIGIT):
             return 0  # 12.5%, 1.234.567,89: amounts
-        if after == "-" and text[e + 1 : e + 2].isalnum() and not AFTER_PHONE.match(text, e):
+        if after == "-" and text[e + 1 : e + 2] in ALNUM and not AFTER_PHONE.match(text, e):
             return 0  # part of a longer code
         if "us_ssn" in ids and (m := SSN_SHAPE.fullmatch(chunk)):
             # 123-45-6789 alone; 123 45 6789 is also a phone shape, so only next to `SSN`
@@ -209,7 +228,7 @@ class NumberFinder:
             and n == 6
             and s >= 3
             and (m := NINO.match(text, s - 3))
-            and (s == 3 or not text[s - 4].isalnum())
+            and (s == 3 or text[s - 4] not in ALNUM)
             and ck.nino_ok(text[s - 3 : s - 1])
         ):
             emit(s - 3, m.end(), "national_id")
@@ -271,7 +290,7 @@ class NumberFinder:
             return dotted.end()  # 999.1.2.3 or 1.2.3.4.5: a version or an OID, not an address
         end = m.end()
         nxt = text[end] if end < len(text) else " "
-        if nxt.isalnum() or nxt in "_-" or (nxt == "." and text[end + 1 : end + 2].isdigit()):
+        if nxt in WORD or nxt == "-" or (nxt == "." and text[end + 1 : end + 2] in DIGIT):
             return end
         if "ip" not in self.types:
             return end
@@ -291,19 +310,31 @@ class NumberFinder:
         return end
 
     def _phone(self, text: str, s: int, e: int, emit: Emit, end: int) -> int:
-        """`end` > `e` when an extension (`x123`) follows the number."""
+        """`end` > `e` when an extension (`x123`) follows the number. A `strong` shape is a
+        phone next to a phone word or if possible in its country's plan (with a country code)
+        or in one of `phone_regions` (without); any other shape with a country code if valid
+        in its country's plan; a `local` one next to a phone word; a `weak` one next to a
+        phone word if valid in a region's plan. A veto word nearer than any phone word
+        (`order no.`) wins, unless a label follows (`555 0134 (office)`)."""
         chunk = text[s:e]
         kind = phone_kind(chunk)
         if kind is None:
             return 0
         self.windows.append((s - 16, end + 16))
-        if AFTER_PHONE.match(text, end):  # `555 0134 (office)`, `... fax`
-            emit(s, end, "phone")
-            return end
-        ctx = self._context(text, s, ("phone",))
+        after = AFTER_PHONE.match(text, end)
+        ctx = None if after else self._context(text, s, ("phone",))
         if ctx == "veto":
             return 0
-        if kind == "local" and ctx != "phone" and not LABEL_BEFORE.search(text, max(0, s - 16), s):
+        word = bool(after) or ctx == "phone" or LABEL_BEFORE.search(text, max(0, s - 16), s)
+        if kind == "local" and not word:
+            return 0
+        if kind == "strong":  # possible: of a length the plan has (fictional 555-01xx)
+            ok = word or self.phones.valid(chunk, POSSIBLE)
+        elif international(chunk, "".join(DIGITS.findall(chunk))) is not None:
+            ok = self.phones.valid(chunk, VALID)
+        else:
+            ok = word and (kind == "local" or self.phones.valid(chunk, VALID))
+        if not ok:
             return 0
         emit(s, end, "phone")
         return end
@@ -318,6 +349,6 @@ def _iban_end(text: str, m: re.Match) -> int:
     while i < m.end() and got < want:
         got += text[i] != " "
         i += 1
-    if got != want or (i < len(text) and text[i].isalnum()):
+    if got != want or (i < len(text) and text[i] in ALNUM):
         return 0
     return i if ck.iban_ok(text[m.start() : i].replace(" ", "")) else 0

@@ -12,16 +12,26 @@ import re
 from collections.abc import Callable
 
 from gristmill.stages.pii import checks as ck
+from gristmill.stages.pii.script import ALNUM, WORD
 
 Emit = Callable[[int, int, str], None]
 
 # -- emails --------------------------------------------------------------------------------
 
-# From the `@`: labels of letters/digits/hyphens, a dot, an alphabetic top-level domain; not
-# followed by more address characters (which would mean the match stopped too early).
-EMAIL_DOMAIN = re.compile(r"@((?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+[^\W\d_]{2,24})(?![\w-]|\.[^\W_])")
+# From the `@`: labels of letters/digits/hyphens, a dot, a top-level domain of ASCII letters
+# (or a punycode `xn--` one); not followed by more address characters (which would mean the
+# match stopped too early). A label may hold the letters of an internationalised domain name
+# (Latin with diacritics, Greek, Cyrillic: `bäckerei-müller.de`), never CJK, kana, hangul,
+# Thai, Arabic or Devanagari: those are the text around an address, written without spaces.
+_L = r"A-Za-z0-9\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0370-\u03ff\u0400-\u04ff"
+EMAIL_DOMAIN = re.compile(
+    rf"@((?:[{_L}](?:[{_L}-]{{0,61}}[{_L}])?\.)+(?:[A-Za-z]{{2,24}}|xn--[a-z0-9-]{{2,59}}))"
+    rf"(?![A-Za-z0-9_-]|\.[{_L}])"
+)
 LOCAL_CHARS = frozenset("._%+-'")  # a local part neither starts nor ends with these
-LOCAL_REVERSED = re.compile(r"[\w.%+'-]*")  # o'brien@..., first.last+tag@...
+# The local part is ASCII (RFC 5321): read backwards from the `@`, it stops at the first
+# character of any other script, so the sentence before a glued address is never taken.
+LOCAL_REVERSED = re.compile(r"[A-Za-z0-9_.%+'-]*")  # o'brien@..., first.last+tag@...
 RETINA = re.compile(r"[0-9.]+x")  # icon@2x.png is a file name
 FILE_TLDS = frozenset({"png", "jpg", "jpeg", "gif", "svg", "webp", "css", "js", "json", "html"})
 
@@ -33,7 +43,8 @@ OBFUSCATION_BRANCH = "|".join(
     rf"(?<=[\[({{<]{w}[\])}}>])" for w in ("at", "AT", " at ", " AT ", "dot", "DOT")
 )
 OBFUSCATED = re.compile(
-    rf"(?i)(?<![\w.+-])([\w][\w.+-]{{0,63}}){_AT}((?:[^\W_][\w-]{{0,62}}{_DOT})+[a-z]{{2,24}})(?![\w-])"
+    rf"(?i)(?<![A-Za-z0-9_.+-])([A-Za-z0-9_][A-Za-z0-9_.+-]{{0,63}}){_AT}"
+    rf"((?:[{_L}][{_L}_-]{{0,62}}{_DOT})+[a-z]{{2,24}})(?![{_L}_-])"
 )
 SPELLED_TLDS = frozenset(
     {"com", "org", "net", "edu", "gov", "io", "co", "info", "biz", "eu", "de", "uk", "fr", "es"}
@@ -104,9 +115,7 @@ def find_ipv6(text: str, emit: Emit, keep: frozenset[str]) -> None:
             e -= 1  # sentence punctuation after the address
         while s < e and (text[s] == "." or (text[s] == ":" and text[s : s + 2] != "::")):
             s += 1
-        if (s and (text[s - 1].isalnum() or text[s - 1] in "_")) or (
-            e < len(text) and (text[e].isalnum() or text[e] == "_")
-        ):
+        if (s and text[s - 1] in WORD) or (e < len(text) and text[e] in WORD):
             continue  # std::vector, a::b, 12ab:cd:...
         value = text[s:e]
         if value.count(":") < 2 or not any(c.isdigit() for c in value):
@@ -207,7 +216,7 @@ def assignment(text: str, m: re.Match, emit: Emit) -> None:
     if i and text[i - 1] in "\"']":
         i -= 1  # `key = ...`, `"key": ...`, `key: ...`
     j, lo = i, max(0, i - 40)
-    while j > lo and (text[j - 1].isalnum() or text[j - 1] in NAME_CHARS):
+    while j > lo and (text[j - 1] in ALNUM or text[j - 1] in NAME_CHARS):
         j -= 1
     name = text[j:i]
     low = name.lower()

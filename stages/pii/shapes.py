@@ -36,10 +36,23 @@ _VETO_WORDS = (
     r"customer|booking|confirmation|receipt|item|product|article|page|pages|vol|zip|postcode|"
     r"plz|box|id|uuid|pid|uid|hash|checksum|timestamp|epoch|size|bytes|kb|mb|gb"
 )
+# Phone, card and veto words of scripts written without spaces between words (or with
+# prefixes glued to words: Arabic), matched with no boundary: \w would count the neighbouring
+# characters as part of the word. Cyrillic words are matched like Latin ones (тел is in
+# телевизор).
+_PHONE_WORDS += r"|телефон|тел|моб|мобильный|сотовый|звоните|позвоните"
+_PHONE_GLUED = (
+    r"电话|電話|手机|手機|座机|联系|聯繫|聯絡|携帯|ケータイ|連絡|전화|휴대폰|핸드폰|연락|"
+    r"โทร|มือถือ|เบอร์|هاتف|الهاتف|جوال|الجوال|تلفون|اتصل|موبايل|फ़ोन|फोन|मोबाइल|संपर्क|"
+    r"दूरभाष"
+)
+_CARD_GLUED = r"信用卡|银行卡|クレジットカード|カード|카드|บัตร|بطاقة|कार्ड"
+_VETO_GLUED = r"订单|訂單|注文|주문|발주|คำสั่งซื้อ|طلب|ऑर्डर|版本|バージョン|버전|邮编|郵便番号"
 CONTEXT = re.compile(
     rf"(?<![\w])(?:(?P<phone>{_PHONE_WORDS})|(?P<card>{_CARD_WORDS})|(?P<ssn>{_SSN_WORDS})"
     rf"|(?P<nino>{_NINO_WORDS})"
-    rf"|(?P<veto>{_VETO_WORDS}))(?![\w])"
+    rf"|(?P<veto>{_VETO_WORDS}|заказ|версия|индекс))(?![\w])"
+    rf"|(?P<phone_>{_PHONE_GLUED})|(?P<card_>{_CARD_GLUED})|(?P<veto_>{_VETO_GLUED})"
 )
 # a label after the number (`416 60 039 office`), not before the next one (`, tel +49 ...`)
 AFTER_PHONE = re.compile(
@@ -68,14 +81,15 @@ def last_context(text: str, s: int, kinds: tuple[str, ...]) -> str | None:
     line_start = window.rfind("\n") + 1
     last = None
     for m in CONTEXT.finditer(window):
-        kind = m.lastgroup
+        kind = m.lastgroup.rstrip("_")
         if kind in kinds or (kind == "veto" and m.start() >= line_start):
             last = kind
     return last
 
 
 def phone_kind(chunk: str) -> str | None:
-    """`strong` (a phone on its own), `local` (a phone only in context) or None."""
+    """`strong` (a phone on its own), `local` (a phone only in context), `weak` (written unlike
+    most phones: a phone only in context and if valid in a numbering plan) or None (never)."""
     groups = DIGITS.findall(chunk)
     if len(groups) > 6:
         return None
@@ -83,35 +97,35 @@ def phone_kind(chunk: str) -> str | None:
     if any(len(x) > 2 and "-" in x and x[0] == x[-1] == " " for x in seps[1:-1]):
         return None  # 170 - 353207: a range
     inner = {x.strip(" \u00a0\u202f") for x in seps[1:-1]}
-    if not inner <= {"", "-", ".", "/", "(", ")", ")-", "-(", "(0)", ")("} or seps[-1]:
+    if not inner <= {"", "-", ".", "/", "(", ")", ")-", "-(", "(0)", ")(", ")."} or seps[-1]:
         return None
     if seps[0] not in ("", "+", "(", "+(", "(+"):
         return None
-    if {".", "/"} <= inner or ("." in inner and len(groups) == 2):
-        return None  # 3.14159265 or a mix of dots and slashes: not written like a phone
     if chunk.count("(") != chunk.count(")"):
         return None
     trunk0 = "(0)" in chunk.replace(" ", "")
     digits = "".join(groups)
     n = len(digits) - trunk0
-    if chunk.startswith(("+", "(+")):
-        return "strong" if 8 <= n <= 15 and digits[0] != "0" and len(set(digits)) > 2 else None
-    if not 7 <= n <= 15 or any(len(g) < 2 for g in groups[1:]):
-        return None
     if len(set(digits)) < (3 if n < 10 else 4) or digits.count("0") * 5 > n * 3:
         return None  # 012 021 102 120, 01000000 02: a list or a dump, not a phone
-    if groups.count("00") > 1:
-        return None  # 04 00 01 00 00 10: bytes (044 668 18 00 stays a phone)
-    if len(groups) >= 6 and all(len(g) == 2 for g in groups):
-        return None  # 08 90 90 90 90 90: bytes
     if any(date_parts(*d.group(1, 3, 4)) for d in DATE.finditer(chunk)):
         return None  # 0 2021-07-25 20 (ls -l): a date inside
+    if groups.count("00") > 1 or (len(groups) >= 6 and all(len(g) == 2 for g in groups)):
+        return None  # 04 00 01 00 00 10, 08 90 90 90 90 90: bytes (044 668 18 00 is a phone)
+    if "." in inner and len(groups) == 2:
+        return None  # 3.14159265, 48.8566: a decimal number
+    if {".", "/"} <= inner:
+        return "weak"  # a mix of dots and slashes: not written like most phones
+    if chunk.startswith(("+", "(+")):
+        return "strong" if 8 <= n <= 15 and digits[0] != "0" and len(set(digits)) > 2 else "weak"
+    if not 7 <= n <= 15 or any(len(g) < 2 for g in groups[1:]):
+        return "weak" if n >= 5 else None
     if digits.startswith("00") and digits[2] != "0" and 10 <= n <= 17 and 2 < len(groups[0]) < 6:
         return "strong"  # 0044 20 ..., 001-518-...: international call prefix
     if NANP.fullmatch(chunk):
         return "strong"
     if len(groups[0]) < 2 and seps[0] != "(":
-        return None
+        return "weak"
     if digits[0] == "0" and digits[1] != "0" and 10 <= n <= 12 and len(groups) > 1:
         return "strong"  # trunk prefix: 030 1234 5678, 07700 900123, 01 84 17 61 18
     if n > 12:

@@ -6,8 +6,10 @@ Writes `pii`, the list of `{type, start, end}` found, as offsets in the *input* 
 be checked against the original), and `pii_counts` ({type: count}, found types only). It never
 drops a document.
 
-How a find is made precise is in `pii_numbers` (numbers: shape, checksum, context words) and
-`pii_patterns` (emails, IPv6, secrets); the checksums are in `pii_checks`. Here the finds are
+How a find is made precise is in `pii_numbers` (numbers: shape, checksum, context words),
+`pii_phones` (phone numbers checked against libphonenumber's numbering plans) and
+`pii_patterns` (emails, IPv6, secrets); the checksums are in `pii_checks`; where a value ends
+next to text of any script is in `pii_script`. Here the finds are
 made consistent: where two overlap the more specific type wins (a card number is not also a
 phone), allowlisted values are kept, and the text is rescanned after replacing until nothing new
 is found, so that applying the stage twice changes nothing the second time.
@@ -21,6 +23,7 @@ from collections import Counter
 from typing import Literal
 
 from datatrove.data import Document
+from phonenumbers import SUPPORTED_REGIONS
 from pydantic import Field, field_validator
 
 from gristmill.stages.base import Stage, StageParams
@@ -35,6 +38,8 @@ from gristmill.stages.pii.patterns import (
     find_private_keys,
     token_at,
 )
+from gristmill.stages.pii.phones import DEFAULT_REGIONS, PhoneCheck
+from gristmill.stages.pii.script import ALNUM, fold
 
 PiiType = Literal["email", "phone", "ip", "credit_card", "iban", "national_id", "secret"]
 NationalId = Literal["us_ssn", "uk_nino", "de_svnr", "fr_nir", "es_dni", "it_cf"]
@@ -86,9 +91,27 @@ class PiiParams(StageParams):
         description="address ranges kept (none identifies a person); `[]` redacts every address",
     )
     email_obfuscations: bool = Field(True, description="also find `[at]`/`(dot)`-style addresses")
+    phone_regions: list[str] = Field(
+        list(DEFAULT_REGIONS),
+        description=(
+            "countries (ISO 3166-1 alpha-2) whose numbering plans a phone number written"
+            " without a country code is checked against"
+        ),
+    )
     max_rounds: int = Field(
         MAX_ROUNDS, ge=1, le=10, description="most scans of one document (the rescans above)"
     )
+
+    @field_validator("phone_regions")
+    @classmethod
+    def _known_regions(cls, v: list[str]) -> list[str]:
+        bad = [r for r in v if r not in SUPPORTED_REGIONS]
+        if bad:
+            raise ValueError(
+                f"unknown region code(s) {bad}: use ISO 3166-1 alpha-2 codes in upper case,"
+                f" e.g. {list(DEFAULT_REGIONS[:5])}"
+            )
+        return v
 
     @field_validator("placeholders")
     @classmethod
@@ -108,12 +131,15 @@ class Detector:
     def __init__(self, p: PiiParams):
         self.types = frozenset(p.types)
         self.keep_ip = frozenset(p.keep_ip_ranges)
-        self.numbers = NumberFinder(self.types, frozenset(p.national_ids), self.keep_ip)
+        self.numbers = NumberFinder(
+            self.types, frozenset(p.national_ids), self.keep_ip, PhoneCheck(p.phone_regions)
+        )
         self.allow_values = frozenset(v.strip().lower() for v in p.allow_values)
         self.allow_domains = tuple("." + d.lower().strip(".") for d in p.allow_email_domains)
         self.obfuscations = p.email_obfuscations
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
+        text = fold(text)  # full-width digits as ASCII, one for one: offsets are unchanged
         found: list[tuple[int, int, str]] = []
         types, allow = self.types, self.allow_values
 
@@ -199,7 +225,7 @@ def settled(text: str, spans, windows: list[tuple[int, int]]) -> bool:
     none touches a letter or digit (which could start or end a candidate)."""
     n = len(text)
     for s, e, _ in spans:
-        if (s and text[s - 1].isalnum()) or (e < n and text[e].isalnum()):
+        if (s and text[s - 1] in ALNUM) or (e < n and text[e] in ALNUM):
             return False
     if not windows:
         return True

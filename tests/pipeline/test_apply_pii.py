@@ -31,6 +31,27 @@ def test_gristmill_apply_pii(tmp_path):
     assert b["metadata"]["pii"] == []
 
 
+def test_gristmill_apply_pii_next_to_cjk_text(tmp_path):
+    lines = [
+        "クレジットカード4958082995117233が使われました。",
+        "电话+44 20 7946 0478联系我们",
+        "ご不明な点はtakahashi.mai@mail-example.co.jpまでご連絡ください。",
+        "邮箱：wang.wei@mail-example.com。",
+    ]
+    inp = write_jsonl(
+        tmp_path / "in.jsonl", [{"id": str(i), "text": t} for i, t in enumerate(lines)]
+    )
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(cli, ["apply", "pii", "-i", str(inp), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert [r["text"] for r in read_records(out)] == [
+        "クレジットカード<CREDIT_CARD>が使われました。",
+        "电话<PHONE>联系我们",
+        "ご不明な点は<EMAIL>までご連絡ください。",
+        "邮箱：<EMAIL>。",
+    ]
+
+
 def test_apply_pii_refuses_an_unknown_type_naming_the_key(tmp_path):
     inp = write_jsonl(tmp_path / "in.jsonl", [{"id": "a", "text": "x"}])
     with pytest.raises(ConfigError, match=r"--set types\[0\]: .*'email'.*\(got 'mail'\)"):

@@ -108,13 +108,15 @@ GOLDEN_STAGES = {
         "seen": 325,
         "kept": 325,
         "dropped": {},
-        "pii_credit_card": 10,
+        # issue 16: cards and phones glued to Chinese/Japanese text are found (10 -> 14 cards,
+        # 18 -> 21 phones); emails there no longer take the sentence around them
+        "pii_credit_card": 14,
         "pii_email": 22,
         "pii_iban": 8,
-        "pii_phone": 18,
+        "pii_phone": 21,
     },
-    "tokenize": {"seen": 325, "kept": 325, "dropped": {}, "tokens": 112271},
-    "pack": {"seen": 325, "kept": 325, "dropped": {}, "tokens": 112271},
+    "tokenize": {"seen": 325, "kept": 325, "dropped": {}, "tokens": 112343},
+    "pack": {"seen": 325, "kept": 325, "dropped": {}, "tokens": 112343},
 }
 # GPT-2 ids of the first document of tokens/web/00000, "Around Westmere this week\n\nThe bus
 # route ..." (see `gristmill inspect OUT --doc ID`)

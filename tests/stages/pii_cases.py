@@ -135,11 +135,13 @@ LOOKALIKES = [
     "Look at the dot product and at this site dot com later.",
 ]
 
-# Written after the stage's rules were settled, as a check on cases they were not tuned on
-# (bench/pii_eval.py reports them apart). Scored once as written: every type 100% except phone,
-# 13/15; 0 false finds in HELD_OUT_LOOKALIKES. The two misses were then fixed (a last digit
-# group glued to a word, `01632 960 001 (9am-5pm)`, and a zero-heavy freephone number,
-# `0800 555 0100`), so these are no longer unseen.
+# Written after the stage's rules were settled, as a check on cases they were not tuned on.
+# Scored once as written: every type 100% except phone, 13/15; 0 false finds in
+# HELD_OUT_LOOKALIKES. The two misses were then fixed (a last digit group glued to a word,
+# `01632 960 001 (9am-5pm)`, and a zero-heavy freephone number, `0800 555 0100`), so these are
+# NOT held out any more: bench/pii_eval.py reports them as "old held-out", and no figure is
+# claimed on them. The held-out sets the rules are never tuned against are the `HELD_OUT` part
+# of tests/stages/pii_script_cases.py and the `held_out` part of bench/phone_set.py.
 HELD_OUT = [
     "Kontaktieren Sie uns unter ⟦phone|+49 (0)89 1234 5678⟧ oder per Mail.",
     "Numéro: ⟦phone|04 72 12 34 56⟧",

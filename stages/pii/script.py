@@ -1,0 +1,31 @@
+"""Where a value ends, by script, for the `pii` stage.
+
+Python's `str.isalnum()`, `\\w` and `\\b` count CJK ideographs, kana, hangul, Thai, Arabic and
+Devanagari as word characters, so `電話+44 20 7946 0478まで` has no word boundary around the
+number and `ご不明な点はtakahashi.mai@...` has one only at the sentence start. Those scripts
+are written without spaces: a value there ends where its own characters end. So every boundary
+test of the stage asks whether a neighbour is an *ASCII* letter or digit: anything else (CJK,
+kana, hangul, Thai, Arabic, Devanagari, Cyrillic, full-width punctuation, emoji) is a boundary.
+
+Full-width digits and the signs written with them (`０-９`, `＋`, `－`, `（`, `）`, `．`) are read
+as their ASCII forms: the text is folded one character for one character, so every offset
+found in the folded text is an offset in the original, and only the found spans are replaced.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+ALNUM = frozenset(string.ascii_letters + string.digits)
+ALPHA = frozenset(string.ascii_letters)
+WORD = ALNUM | {"_"}
+
+_WIDE = "０１２３４５６７８９＋－（）．"
+FOLD = str.maketrans(_WIDE, "0123456789+-().")
+HAS_WIDE = re.compile(f"[{_WIDE}]")
+
+
+def fold(text: str) -> str:
+    """`text` with full-width digits and number signs as ASCII; the same length."""
+    return text.translate(FOLD) if HAS_WIDE.search(text) else text
