@@ -12,7 +12,7 @@ from typing import Literal
 
 from datatrove.data import Document
 
-from gristmill.stages.base import Stage, StageParams
+from gristmill.stages.base import DEFAULT_SOURCE, Stage, StageParams
 
 ORIGINS = ("real", "synthetic")
 
@@ -39,7 +39,7 @@ class Provenance(Stage):
             m["source"] = p.source
         if p.origin is not None:
             m["origin"] = p.origin
-        m.setdefault("source", "default")
+        m.setdefault("source", DEFAULT_SOURCE)
         m.setdefault("origin", "real")
         if m["origin"] not in ORIGINS:
             return "invalid_origin"
