@@ -1,6 +1,7 @@
 """The `quality` stage: scoring, deciding with reasons, thresholds from config, language-aware
 bounds, and re-deciding already-scored documents without recomputing their signals."""
 
+import dataclasses
 import pickle
 
 import pytest
@@ -10,7 +11,7 @@ from pydantic import ValidationError
 import gristmill.stages.quality.stage as quality_module
 from gristmill.stages.quality.languages import default_bounds, in_language, profile, word_ratio
 from gristmill.stages.quality.rules import RULES, blend, failed_rule, heuristic_score
-from gristmill.stages.quality.signals import SIGNALS, compute_signals
+from gristmill.stages.quality.signals import SIGNALS
 from gristmill.stages.quality.stage import Quality, QualityParams
 
 PROSE = (
@@ -224,12 +225,24 @@ def test_failed_rule_order_and_none_signals():
     assert failed_rule({"gopher_word_count": 60, "gopher_stop_words": None}, 1, bounds) is None
 
 
-def test_heuristic_score_is_a_weighted_mean_in_unit_interval():
-    good = compute_signals(PROSE, profile("en"))
-    bad = compute_signals(NAV, profile("en"))
-    for s in (good, bad):
-        assert 0.0 <= heuristic_score(s, profile("en")) <= 1.0
-    assert heuristic_score({}, profile("en")) == 0.0
+def test_heuristic_score_is_the_weighted_mean_of_its_components(monkeypatch):
+    """A hand-computed value on a spec of the test's own (not the shipped weights, which are
+    fitted): a gate below its minimum, a `max` and a `min` reference, a rule that is off for
+    the language and a signal that does not apply (both left out of the mean)."""
+    spec = {
+        "a": {"weight": 2.0, "gate": True},  # x = 5 under min 10: (5 / 10) ** 2 = 0.25
+        "b": {"weight": 1.0, "max": 2.0},  # x = 2: exp(-2 / 2) = 0.367879
+        "c": {"weight": 1.0, "min": 4.0},  # x = 4: 1 - exp(-4 / 4) = 0.632121
+        "d": {"weight": 5.0, "gate": True},  # the rule is off (None): says nothing
+        "e": {"weight": 3.0, "max": 1.0},  # the signal does not apply (None)
+    }
+    monkeypatch.setattr("gristmill.stages.quality.rules.score_spec", lambda: spec)
+    prof = dataclasses.replace(profile("en"), bounds={"a": (10, None), "d": None})
+    signals = {"a": 5, "b": 2, "c": 4, "d": 0, "e": None}
+    # (2 * 0.25 + 0.367879 + 0.632121) / (2 + 1 + 1) = 1.5 / 4
+    assert heuristic_score(signals, prof) == pytest.approx(0.375)
+    assert heuristic_score({"a": 20, "b": 0}, prof) == pytest.approx(1.0)  # (2 * 1 + 1) / 3
+    assert heuristic_score({}, prof) == 0.0
     assert blend(0.4, None, 0.5) == 0.4
     assert blend(0.4, 1.0, 0.5) == pytest.approx(0.7)
 

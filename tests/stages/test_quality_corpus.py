@@ -1,8 +1,6 @@
 """A regression guard on the development corpus: the main text of a page scores higher than
 the same page with navigation and sidebars (bench/quality_eval.py measures all pages)."""
 
-from pathlib import Path
-
 import orjson
 import pytest
 
@@ -10,11 +8,12 @@ from gristmill.stages.formats.docio import open_binary
 from gristmill.stages.quality.languages import profile
 from gristmill.stages.quality.rules import failed_rule, heuristic_score
 from gristmill.stages.quality.signals import compute_signals
+from tests.conftest import shared_data
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpus" / "docs_web.jsonl.zst"
+CORPUS = shared_data("corpus/docs_web.jsonl.zst")
 
 
-@pytest.mark.skipif(not CORPUS.is_file(), reason=f"development corpus not found at {CORPUS}")
+@pytest.mark.needs_data("corpus/docs_web.jsonl.zst")
 def test_main_text_scores_higher_than_the_full_page():
     pairs = []
     with open_binary(CORPUS) as fh:
@@ -34,7 +33,7 @@ def test_main_text_scores_higher_than_the_full_page():
     assert wins / len(pairs) >= 0.9
 
 
-@pytest.mark.skipif(not CORPUS.is_file(), reason=f"development corpus not found at {CORPUS}")
+@pytest.mark.needs_data("corpus/docs_web.jsonl.zst")
 def test_translations_are_not_dropped_more_than_their_english_original():
     """The same page in English and in a translation, decided with the shipped bounds of the
     page's own language: pages dropped only in the translation must not outnumber those dropped
