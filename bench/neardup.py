@@ -18,7 +18,7 @@ Scores (pairs; a pair is merged when both documents end in one cluster):
   negatives every pair of documents of different families (all of them: any cross-family pair
   in a cluster is a false positive); recall per edit level;
 - the ambiguous band (pairs with a `medium` copy, reference J mostly 0.5-0.8): the share
-  merged, by kind of edit and by reference J band: reported, neither right nor wrong;
+  merged, by reference J band: reported, neither right nor wrong;
 - false merges: documents removed in favour of a document of another family (the false-merge
   rate is their share of all removed documents), and clusters holding more than one family;
   hard negatives (template, shared paragraph) merged;
