@@ -6,15 +6,17 @@ was done to it, so no label depends on how the stage (or anyone) shingles text:
 - bases: distinct documents of the corpus (150 to 3,000 words; any two share under 30% of
   their word 5-grams, so the corpus' own translations and versions are not in one set twice);
 - a family is a base and 1 to 3 edited copies, each of one edit level drawn by construction:
-  `copy` (paragraphs reordered, nothing else), `light` (0.2-2% of the words inserted, deleted
-  or substituted; maybe a header/footer of at most 2% of the words from another document; maybe
-  the last 0-3% cut off) and `medium` (3-8% of the words edited, or cut to 60-85%, or a
-  header/footer of 15-30% of the words). The base with its `copy` and `light` copies are near
+  `copy` (paragraphs reordered, nothing else), `light` (0.2-2% of the units inserted, deleted
+  or substituted; maybe a header and/or footer of 1% of the units each from another document;
+  maybe the last 0-3% cut off) and `medium` (3-8% of the units edited, or cut to 60-85%, or a
+  header of 15-30% of the units). A unit is a word, or a character in a text mostly of
+  scripts written without spaces (Chinese, Japanese, Thai...), so an edit is as small in
+  every language. The base with its `copy` and `light` copies are near
   duplicates (positives); pairs with a `medium` copy are the ambiguous band, scored apart;
 - hard negatives, each a family of its own: (1) `shared_paragraph`: another document with the
   longest paragraph (60+ words) of a base put in its middle; (2) `template`: 3 different
   documents wrapped in one header and footer taken from a fourth, long enough to make them look
-  alike (the template's share aimed at 30-70% of each document's words);
+  alike (the template's share aimed at 30-70% of each document's units);
 - every document of another family is a negative of every other.
 
 The reference word 5-gram Jaccard (regex words of the NFKC-lower-cased text, Python sets;
@@ -59,6 +61,19 @@ def shingles(text: str, n: int = 5) -> set:
     return {tuple(units[i : i + n]) for i in range(max(1, len(units) - n + 1))}
 
 
+def no_space(text: str) -> bool:
+    """Mostly a script written without spaces: its unit of text is the character, not the
+    space-separated word (edits, boilerplate and lengths below count in these units)."""
+    letters = [c for c in text if c.isalpha()]
+    return sum(any(lo <= ord(c) <= hi for lo, hi in NO_SPACE) for c in letters) > 0.3 * max(
+        1, len(letters)
+    )
+
+
+def units(text: str) -> list[str]:
+    return list(text) if no_space(text) else text.split()
+
+
 def jaccard(a: set, b: set) -> float:
     return len(a & b) / len(a | b) if a or b else 1.0
 
@@ -67,28 +82,36 @@ def jaccard(a: set, b: set) -> float:
 
 
 def edit_words(text: str, rate: float, rng, log: list) -> str:
-    lines = [line.split(" ") for line in text.split("\n")]
+    """Insert, delete or substitute each unit (word; character in scripts without spaces)
+    with probability `rate`; new units are made-up words, or characters of the text itself."""
+    ns = no_space(text)
+    own = [c for c in text if c.isalpha()] or ["x"]
+    lines = [list(line) if ns else line.split(" ") for line in text.split("\n")]
     counts = {"insert": 0, "delete": 0, "substitute": 0}
     for words in lines:
         for i in reversed(range(len(words))):
             if rng.random() < rate:
                 op = ("insert", "delete", "substitute")[rng.randint(3)]
                 counts[op] += 1
+                new = own[rng.randint(len(own))] if ns else f"{op[:3]}{rng.randint(10**6)}"
                 if op == "insert":
-                    words.insert(i, f"ins{rng.randint(10**6)}")
+                    words.insert(i, new)
                 elif op == "delete":
                     del words[i]
                 else:
-                    words[i] = f"sub{rng.randint(10**6)}"
-    log.append({"op": "words", "rate": round(rate, 4), **counts})
-    return "\n".join(" ".join(w) for w in lines)
+                    words[i] = new
+    log.append({"op": "words", "rate": round(rate, 4), "unit": "char" if ns else "word", **counts})
+    return "\n".join(("" if ns else " ").join(w) for w in lines)
+
+
+def take(donor: str, start: int, n: int) -> str:
+    """n units of `donor` from unit `start`, joined as the donor writes them."""
+    return ("" if no_space(donor) else " ").join(units(donor)[start : start + n])
 
 
 def add_boilerplate(text: str, donor: str, where: str, n: int, rng, log: list) -> str:
-    words = donor.split()
-    start = rng.randint(max(1, len(words) - n))
-    extra = " ".join(words[start : start + n])
-    log.append({"op": where, "words": len(extra.split())})
+    extra = take(donor, rng.randint(max(1, len(units(donor)) - n)), n)
+    log.append({"op": where, "units": n})
     return f"{extra}\n{text}" if where == "header" else f"{text}\n{extra}"
 
 
@@ -114,7 +137,7 @@ def truncate(text: str, keep: float, log: list) -> str:
 def variant(text: str, donor: str, level: str, rng) -> tuple[str, list]:
     """An edited copy of `text` at one edit level (see the module docstring)."""
     log: list = []
-    n = len(text.split())
+    n = len(units(text))
     if level == "copy":
         return reorder(text, rng, log), log
     if level == "light":
@@ -138,24 +161,24 @@ def variant(text: str, donor: str, level: str, rng) -> tuple[str, list]:
 
 
 def longest_line(text: str) -> str:
-    return max(text.split("\n"), key=lambda s: len(s.split()))
+    return max(text.split("\n"), key=lambda s: len(units(s)))
 
 
 def shared_paragraphs(bases, hosts, rng, n: int) -> list[tuple[int, int, str]]:
     """n (base, host, text): the host with the base's longest line (60+ words, the largest
     shares first) in its middle; the host chosen by length so the two look alike (the shared
-    paragraph aimed at 20-50% of the pair's words)."""
+    paragraph aimed at 20-50% of the pair's units)."""
     shares = []
     for b, (_, text) in enumerate(bases):
-        lw, bw = len(longest_line(text).split()), len(text.split())
+        lw, bw = len(units(longest_line(text))), len(units(text))
         if lw >= 60:
             shares.append((-lw / bw, b))
     shares.sort()
-    host_words = np.array([len(t.split()) for _, t in hosts])
+    host_words = np.array([len(units(t)) for _, t in hosts])
     out, used = [], set()
     for _, b in shares[:n]:
         line = longest_line(bases[b][1])
-        lw, bw = len(line.split()), len(bases[b][1].split())
+        lw, bw = len(units(line)), len(units(bases[b][1]))
         want = lw / rng.uniform(0.2, 0.5) - bw
         h = next(
             (int(i) for i in np.argsort(np.abs(host_words - want)) if int(i) not in used), None
@@ -171,22 +194,22 @@ def shared_paragraphs(bases, hosts, rng, n: int) -> list[tuple[int, int, str]]:
 
 def templates(hosts, used: set, rng, n: int) -> list[list[str]]:
     """n groups of 3 texts: different documents in one header + footer (a fourth document's
-    words), sized so the template is 30-70% of each document's words."""
+    words), sized so the template is 30-70% of each document's units."""
     free = [i for i in range(len(hosts)) if i not in used]
     rng.shuffle(free)
     groups = []
     while len(groups) < n and len(free) >= 4:
-        donor, bodies = hosts[free.pop()][1].split(), [hosts[free.pop()][1] for _ in range(3)]
-        body = np.mean([len(t.split()) for t in bodies])
+        donor, bodies = hosts[free.pop()][1], [hosts[free.pop()][1] for _ in range(3)]
+        body = np.mean([len(units(t)) for t in bodies])
         share = rng.uniform(0.3, 0.7)
-        t = min(len(donor), int(share * body / (1 - share)))
-        head, foot = " ".join(donor[: t // 2]), " ".join(donor[t // 2 : t])
+        t = min(len(units(donor)), int(share * body / (1 - share)))
+        head, foot = take(donor, 0, t // 2), take(donor, t // 2, t - t // 2)
         groups.append([f"{head}\n{text}\n{foot}" for text in bodies])
     return groups
 
 
 def choose(texts, n: int, rng) -> list[tuple[str, str]]:
-    pool = [t for t in texts if 150 <= len(t[1].split()) <= 3000]
+    pool = [t for t in texts if 150 <= len(units(t[1])) <= 3000]
     chosen, sets = [], []
     for i in rng.permutation(len(pool)):
         sh = shingles(pool[i][1])
