@@ -61,6 +61,15 @@ class StageContext:
     tokenizer: TokenizerInfo | None = None
 
 
+DEFAULT_SOURCE = "default"  # the source of a document that names none (`apply`, plain records)
+
+
+def source_of(doc: Document) -> str:
+    """The document's source as a report key: a string, `default` when it names none."""
+    src = doc.metadata.get("source")
+    return DEFAULT_SOURCE if src is None else str(src)
+
+
 def batched(data: DocumentsPipeline, n: int) -> Iterator[list[Document]]:
     it = iter(data or ())
     while batch := list(islice(it, n)):

@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 from datatrove.data import Document, DocumentsPipeline
 
-from gristmill.stages.base import LAST, Stage, StageParams
+from gristmill.stages.base import LAST, Stage, StageParams, source_of
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardWriter
 
@@ -49,7 +49,7 @@ class Pack(Stage):
         tokens = doc.metadata.pop("_tokens", None)
         if tokens is None:
             raise GristmillError(f"pack: document {doc.id} has no tokens (run `tokenize` first)")
-        source, origin = doc.metadata.get("source", "default"), doc.metadata.get("origin", "real")
+        source, origin = source_of(doc), doc.metadata.get("origin", "real")
         record = doc.metadata.get("synthetic")  # provenance's record; the sidecar keeps it
         synthetic = None if record is None else orjson.dumps(record, option=_SORTED).decode()
         self._writer(source).add(tokens, doc.id, source, origin, synthetic)

@@ -13,7 +13,7 @@ from typing import Literal
 from datatrove.data import Document
 from pydantic import Field
 
-from gristmill.stages.base import FIRST, Stage, StageParams
+from gristmill.stages.base import DEFAULT_SOURCE, FIRST, Stage, StageParams
 
 ORIGINS = ("real", "synthetic")
 
@@ -45,7 +45,7 @@ class Provenance(Stage):
             m["source"] = p.source
         if p.origin is not None:
             m["origin"] = p.origin
-        m.setdefault("source", "default")
+        m.setdefault("source", DEFAULT_SOURCE)
         m.setdefault("origin", "real")
         if m["origin"] not in ORIGINS:
             return "invalid_origin"

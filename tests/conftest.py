@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -16,6 +17,40 @@ from datatrove.data import Document
 from loguru import logger
 
 from gristmill.stages.formats.docio import read_records
+
+# Development data (../shared/data beside the repo; see its INDEX.md). A test that reads it is
+# marked `@pytest.mark.needs_data("corpus/docs_web.jsonl.zst", ...)`: it skips, with the path
+# in the reason, when the data is absent, and fails instead under REQUIRE_DATA=1 (CI has it),
+# so a CI run can never pass by skipping every test that looks at real text.
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def shared_data(relative: str) -> Path:
+    return SHARED_DATA / relative
+
+
+def missing_data(paths: tuple[str, ...]) -> str | None:
+    """The reason a test needing `paths` cannot run, or None when they are all there."""
+    missing = [p for p in paths if not shared_data(p).exists()]
+    if not missing:
+        return None
+    return f"development data ../shared/data/{missing[0]} is absent"
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "needs_data(*paths): paths under ../shared/data the test reads (REQUIRE_DATA)"
+    )
+
+
+def pytest_runtest_setup(item):
+    for mark in item.iter_markers("needs_data"):
+        reason = missing_data(mark.args)
+        if reason is None:
+            continue
+        if os.environ.get("REQUIRE_DATA") == "1":
+            pytest.fail(f"{reason} and REQUIRE_DATA=1", pytrace=False)
+        pytest.skip(reason)
 
 
 def jsonl_bytes(records) -> bytes:

@@ -8,14 +8,12 @@ import yaml
 
 from gristmill.pipeline.run.config import load_config
 from gristmill.stages.registry import STAGES
-from tests.conftest import run_quietly
+from tests.conftest import run_quietly, shared_data
 
 REPO = Path(__file__).resolve().parents[2]
 WEB = REPO / "configs" / "web.yaml"
-FIXTURES = REPO.parent / "shared" / "data" / "fixtures"
-needs_fixtures = pytest.mark.skipif(
-    not FIXTURES.is_dir(), reason="development data ../shared/data/fixtures is absent"
-)
+FIXTURES = shared_data("fixtures")
+needs_fixtures = pytest.mark.needs_data("fixtures")
 
 
 def stage_names(data: dict) -> list[str]:

@@ -7,20 +7,14 @@ from __future__ import annotations
 import gzip
 import json
 from collections import Counter, defaultdict
-from pathlib import Path
 
 import pytest
 from datatrove.data import Document
 
 from gristmill.stages.langid import LangId, LangIdParams, load_fasttext, prepare
+from tests.conftest import shared_data
 
-DATA = (
-    Path(__file__).resolve().parents[3]
-    / "shared"
-    / "data"
-    / "langid"
-    / "manpages_paragraphs.jsonl.gz"
-)
+DATA = shared_data("langid/manpages_paragraphs.jsonl.gz")
 PER_LANGUAGE = 200  # the first N paragraphs of >= 80 characters per language
 MIN_CHARS = 80
 # the set's locale labels vs lid.176's codes
@@ -40,7 +34,7 @@ def _paragraphs() -> list[tuple[str, str]]:
     return out
 
 
-@pytest.mark.skipif(not DATA.exists(), reason="../shared/data/langid is absent (development data)")
+@pytest.mark.needs_data("langid/manpages_paragraphs.jsonl.gz")
 def test_stage_equals_bare_fasttext_and_report_accuracy():
     paras = _paragraphs()
     stage = LangId(LangIdParams(allowed_languages="all", min_score=0.0))

@@ -218,6 +218,19 @@ def test_report_and_source_loss_rail(tmp_path):
     dedup(tmp_path / "fine", corpus, max_source_loss=0.5, strict=True)
 
 
+def test_report_without_sources(tmp_path):
+    """Plain records (`gristmill apply`) name no source: the report counts them under the
+    default source instead of failing on a null key."""
+    corpus = corpus_with_clusters()
+    for d in corpus:
+        del d.metadata["source"]
+    dedup(tmp_path, corpus)
+    report = orjson.loads(Files(StageContext(work=tmp_path / "work")).report().read_bytes())
+    assert list(report["sources"]) == ["default"]
+    assert report["sources"]["default"]["removed"] == REMOVED
+    assert report["largest_clusters"][0]["sources"] == {"default": 4}
+
+
 def test_params_are_checked():
     with pytest.raises(ValueError, match="set both"):
         MinHashParams(bands=10)

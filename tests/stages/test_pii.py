@@ -1,5 +1,4 @@
 import json
-from pathlib import Path
 
 import pytest
 from datatrove.data import Document
@@ -9,10 +8,10 @@ from pydantic import ValidationError
 
 from gristmill.stages.pii import checks as ck
 from gristmill.stages.pii.stage import PLACEHOLDERS, Detector, Pii, PiiParams, redact
-from tests.conftest import run_step, stats
+from tests.conftest import run_step, shared_data, stats
 from tests.stages.pii_cases import HARD, HELD_OUT, HELD_OUT_LOOKALIKES, LOOKALIKES, parse
 
-SYNTH = Path(__file__).resolve().parents[3] / "shared" / "data" / "pii" / "synth_dataset_v2.json"
+SYNTH = shared_data("pii/synth_dataset_v2.json")
 DEFAULT = Detector(PiiParams())
 CASES = HARD + HELD_OUT
 NOT_PII = LOOKALIKES + HELD_OUT_LOOKALIKES
@@ -176,7 +175,7 @@ def test_running_twice_changes_nothing_the_second_time():
     assert all(d.metadata["pii"] == [] for d in twice)
 
 
-@pytest.mark.skipif(not SYNTH.is_file(), reason="../shared/data/pii is absent")
+@pytest.mark.needs_data("pii/synth_dataset_v2.json")
 def test_idempotent_and_consistent_on_the_synth_set():
     texts = [r["full_text"] for r in json.loads(SYNTH.read_text(encoding="utf-8"))]
     once = apply(*texts)
@@ -207,7 +206,7 @@ SYNTH_FLOORS = {
 }
 
 
-@pytest.mark.skipif(not SYNTH.is_file(), reason="../shared/data/pii is absent")
+@pytest.mark.needs_data("pii/synth_dataset_v2.json")
 def test_recall_and_precision_per_type_on_the_synth_set():
     gold_n, found, pred_n, right = (dict.fromkeys(SYNTH_FLOORS, 0) for _ in range(4))
     for r in json.loads(SYNTH.read_text(encoding="utf-8")):

@@ -3,8 +3,6 @@
 page with navigation and sidebars, on the held part of the score split; translations are not
 dropped more than their English original, on a package the word ratios were not fitted on."""
 
-from pathlib import Path
-
 import orjson
 import pytest
 
@@ -13,11 +11,10 @@ from gristmill.stages.quality.fit import HELD, page_key, page_language, part
 from gristmill.stages.quality.languages import fitted, profile
 from gristmill.stages.quality.rules import failed_rule, heuristic_score
 from gristmill.stages.quality.signals import compute_signals
+from tests.conftest import shared_data
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpus" / "docs_web.jsonl.zst"
-needs_corpus = pytest.mark.skipif(
-    not CORPUS.is_file(), reason=f"development corpus not found at {CORPUS}"
-)
+CORPUS = shared_data("corpus/docs_web.jsonl.zst")
+needs_corpus = pytest.mark.needs_data("corpus/docs_web.jsonl.zst")
 
 
 def records():

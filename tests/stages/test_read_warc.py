@@ -12,12 +12,10 @@ from warcio.warcwriter import WARCWriter
 from gristmill.stages.base import StageContext
 from gristmill.stages.errors import InputError
 from gristmill.stages.read.sources import InputFile, ReadSources
-from tests.conftest import rejected_records, run_step, stats
+from tests.conftest import rejected_records, run_step, shared_data, stats
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "data" / "fixtures"
-needs_fixtures = pytest.mark.skipif(
-    not FIXTURES.is_dir(), reason="development data ../shared/data/fixtures is absent"
-)
+FIXTURES = shared_data("fixtures")
+needs_fixtures = pytest.mark.needs_data("fixtures")
 PAGE = "<html><head><title>T</title></head><body><p>Grüße, Köln.</p></body></html>"
 
 

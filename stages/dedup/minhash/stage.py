@@ -34,7 +34,7 @@ from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 from pydantic import Field, model_validator
 
-from gristmill.stages.base import GlobalStage, Stage, StageParams
+from gristmill.stages.base import GlobalStage, Stage, StageParams, source_of
 from gristmill.stages.dedup.minhash import core as mh
 from gristmill.stages.dedup.minhash.cluster import MinHashCluster
 from gristmill.stages.dedup.minhash.shingles import shingle_batch
@@ -189,7 +189,7 @@ class MinHashMap(Stage):
         lengths = np.diff(offsets)
         for doc, n in zip(docs, lengths.tolist(), strict=True):
             key = survivor_key(doc, self.ctx, p.prefer)
-            self._meta.write(dumps([*key, doc.metadata.get("source"), n]))
+            self._meta.write(dumps([*key, source_of(doc), n]))
         self.stat_update("letter_shingled", value=int(by_letters.sum()))
         self.stat_update("no_shingles", value=int((lengths == 0).sum()))
         sigs = mh.signatures(hashes, offsets, self._perms)

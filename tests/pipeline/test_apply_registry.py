@@ -1,0 +1,189 @@
+"""Every stage of the registry through `gristmill apply` on plain `{id, text}` records: no
+`source`, `language` or `url`, as a user evaluating one stage on their own data has them.
+
+Each stage must finish without an internal error (the CLI's exceptions propagate here), keep or
+drop every input id exactly once (every drop with a reason), leave the text alone unless it is a
+stage that rewrites text, and do its own job on these records (`STAGE_CHECKS`). `pack` writes
+token shards, not jsonl: `apply pack` is one line of error, exit 2.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from gristmill.pipeline.cli.main import cli
+from gristmill.stages.formats.docio import read_records
+from gristmill.stages.registry import STAGES, is_global
+from tests.conftest import write_jsonl
+
+EN = (
+    "The old mill stood beside the river for more than two hundred years, grinding wheat and "
+    "barley for the farms of the valley. Every autumn the farmers brought their harvest down the "
+    "narrow road, and the miller weighed each sack before it went under the stones. In winter the "
+    "wheel froze, so the work stopped until the ice broke in early spring. Today the building is "
+    "a small museum, and children from the village school visit it to learn how flour was made."
+)
+# an email in each script, with and without spaces around it, next to full-width and the
+# script's own punctuation; ko and th have letters right after the top-level domain
+SCRIPTS = {
+    "zh": "请联系张伟：zhangwei@mail.cn，谢谢。明天下午三点在会议室开会。",
+    "ja": "お問い合わせは tanaka@mail.jp まで。東京の天気は晴れです。",
+    "ko": "문의는 kim@mail.kr로 보내 주세요. 서울은 오늘 맑습니다.",
+    "th": "ติดต่อเราที่somchai@mail.co.thได้ทุกวัน กรุงเทพมหานครเป็นเมืองหลวง",
+    "ar": "راسلنا على ali@mail.eg، شكرا لكم. القاهرة مدينة كبيرة.",
+    "hi": "कृपया raj@mail.in पर लिखें। दिल्ली भारत की राजधानी है।",
+    "ru": "Пишите на ivan@mail.ru（ответим завтра）. Москва — столица России.",
+}
+EMAILS = {"zh": "zhangwei@mail.cn", "ja": "tanaka@mail.jp", "ko": "kim@mail.kr"}
+EMAILS |= {"th": "somchai@mail.co.th", "ar": "ali@mail.eg", "hi": "raj@mail.in"}
+EMAILS |= {"ru": "ivan@mail.ru"}
+HTML = (
+    "<html><head><title>Mill</title></head><body><nav>Home | About</nav>"
+    f"<article><p>{EN}</p></article><footer>Contact</footer></body></html>"
+)
+RECORDS = [
+    {"id": "en", "text": EN},
+    {"id": "en-near", "text": EN.replace("two hundred", "three hundred")},  # one word changed
+    {"id": "en-upper", "text": EN.upper()},  # the same words, another case
+    *({"id": lang, "text": text} for lang, text in SCRIPTS.items()),
+    {"id": "html", "text": HTML},
+]
+TEXT = {r["id"]: r["text"] for r in RECORDS}
+REWRITES = {"extract", "pii"}  # the stages that may change `text`
+
+
+def check_provenance(kept, dropped):
+    assert not dropped
+    for r in kept.values():  # no source given: the one default, as `gristmill run` would write
+        assert (r["metadata"]["source"], r["metadata"]["origin"]) == ("default", "real")
+
+
+def check_langid(kept, dropped):
+    # the default allowed list may drop some, but every kept document is labelled, and the
+    # labels of the clear cases are right
+    for r in kept.values():
+        assert 0 < r["metadata"]["language_score"] <= 1
+    for lang in ("en", *SCRIPTS):
+        if lang in kept:
+            assert kept[lang]["metadata"]["language"] == lang
+
+
+def check_extract(kept, dropped):
+    assert kept["html"]["text"] == EN  # the article, without the navigation and footer
+    assert {i: r["reason"] for i, r in dropped.items()} == {
+        i: "no_text_extracted" for i in TEXT if i != "html"
+    }
+
+
+def check_url_dedup(kept, dropped):
+    assert not dropped  # no url: nobody's duplicate
+    assert all("duplicate_of" not in r["metadata"] for r in kept.values())
+
+
+def check_exact_dedup(kept, dropped):
+    assert {i: (r["reason"], r["metadata"]["duplicate_of"]) for i, r in dropped.items()} == {
+        "en-upper": ("duplicate_exact", "en")
+    }
+
+
+def check_minhash_dedup(kept, dropped):
+    # the survivor is the longest text ("three" is longer than "two")
+    assert {i: (r["reason"], r["metadata"]["duplicate_of"]) for i, r in dropped.items()} == {
+        "en": ("near_duplicate", "en-near"),
+        "en-upper": ("near_duplicate", "en-near"),
+    }
+    assert kept["en-near"]["metadata"]["cluster_size"] == 3
+    assert all("cluster_id" not in kept[i]["metadata"] for i in SCRIPTS)
+
+
+def check_quality(kept, dropped):
+    assert "en" in kept and "en-near" in kept
+    for r in [*kept.values(), *dropped.values()]:
+        assert 0 <= r["metadata"]["quality_score"] <= 1
+
+
+def check_safety(kept, dropped):
+    assert not dropped
+    assert all(r["metadata"]["safety_flags"]["blocked_words"] == {} for r in kept.values())
+
+
+def masked(lang: str, r: dict) -> None:
+    """`r` is SCRIPTS[lang] with exactly its email replaced, and nothing else changed."""
+    assert r["text"] == SCRIPTS[lang].replace(EMAILS[lang], "<EMAIL>"), lang
+    assert r["metadata"]["pii_counts"] == {"email": 1}, lang
+
+
+def check_pii(kept, dropped):
+    assert not dropped
+    for lang in SCRIPTS:
+        masked(lang, kept[lang])
+    assert all(kept[i]["text"] == TEXT[i] for i in ("en", "en-near", "html"))
+
+
+def check_tokenize(kept, dropped):
+    assert not dropped
+    assert all(r["metadata"]["n_tokens"] > 0 for r in kept.values())
+    assert kept["en"]["metadata"]["n_tokens"] == kept["en-near"]["metadata"]["n_tokens"]
+
+
+STAGE_CHECKS = {
+    "provenance": check_provenance,
+    "langid": check_langid,
+    "extract": check_extract,
+    "url_dedup": check_url_dedup,
+    "exact_dedup": check_exact_dedup,
+    "minhash_dedup": check_minhash_dedup,
+    "quality": check_quality,
+    "safety": check_safety,
+    "pii": check_pii,
+    "tokenize": check_tokenize,
+}
+
+
+def test_every_stage_has_a_check():
+    assert set(STAGE_CHECKS) | {"pack"} == set(STAGES)
+    assert any(is_global(cls) for cls in STAGES.values())  # the global ones are covered too
+
+
+@pytest.mark.parametrize("stage", [s for s in STAGES if s != "pack"])
+def test_apply_on_plain_records(tmp_path, stage):
+    inp = write_jsonl(tmp_path / "in.jsonl", RECORDS)
+    out, rej = tmp_path / "out.jsonl", tmp_path / "rejected.jsonl"
+    args = ["apply", stage, "-i", str(inp), "-o", str(out), "--rejected", str(rej)]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    kept = {r["id"]: r for r in read_records(out)}
+    dropped = {r["id"]: r for r in read_records(rej)}
+    # every id once: kept or dropped with a reason
+    assert sorted([*kept, *dropped]) == sorted(TEXT)
+    assert all(isinstance(r["reason"], str) and r["reason"] for r in dropped.values())
+    assert f"{out}: {len(kept)} documents" in result.stderr
+    if stage not in REWRITES:
+        assert all(r["text"] == TEXT[i] for i, r in [*kept.items(), *dropped.items()])
+    STAGE_CHECKS[stage](kept, dropped)
+
+
+def test_apply_pack_is_one_line_exit_2(tmp_path):
+    inp = write_jsonl(tmp_path / "in.jsonl", RECORDS[:1])
+    cmd = [sys.executable, "-m", "gristmill.pipeline.cli.main", "apply", "pack", "-i", str(inp)]
+    cmd += ["-o", str(tmp_path / "out.jsonl")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (
+        "error: apply pack: it writes a run's output, not jsonl; use `gristmill run`\n"
+    )
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+@pytest.mark.parametrize("lang", ["ko", "th"])  # letters right after the top-level domain
+def test_pii_email_before_letters(tmp_path, lang):
+    inp = write_jsonl(tmp_path / "in.jsonl", [{"id": lang, "text": SCRIPTS[lang]}])
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(cli, ["apply", "pii", "-i", str(inp), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    [r] = read_records(out)
+    masked(lang, r)
