@@ -11,15 +11,18 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 echo "== build the wheel"
-"$PYTHON" -m pip wheel -q --no-deps -w "$TMP/dist" "$REPO" 2>&1 | grep -v -i warning || true
+quiet() {  # pip's output only when it fails
+  "$@" >"$TMP/pip.log" 2>&1 || { cat "$TMP/pip.log" >&2; exit 1; }
+}
+quiet "$PYTHON" -m pip wheel -q --no-deps -w "$TMP/dist" "$REPO"
 WHEEL=$(ls "$TMP"/dist/gristmill-*.whl)
 echo "$(basename "$WHEEL"): $(du -k "$WHEEL" | cut -f1) KB"
 
 echo "== install it into a fresh venv (core only, no extras)"
 "$PYTHON" -m venv "$TMP/venv"
-"$TMP/venv/bin/pip" install -q "$WHEEL"
+quiet "$TMP/venv/bin/pip" install -q "$WHEEL"
 # as the Makefile does: fasttext-predict's module must not win over fasttext's (see Makefile)
-"$TMP/venv/bin/pip" install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
+quiet "$TMP/venv/bin/pip" install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
 echo "venv: $(du -sm "$TMP/venv" | cut -f1) MB"
 
 echo "== run from a folder with the sample data, its own pipeline/ and stages/, no source"
@@ -57,7 +60,7 @@ for what, path in found.items():
     print(f"{what}: {path.relative_to(site)}")
 PY
 "$TMP/venv/bin/gristmill" --version
-"$TMP/venv/bin/gristmill" run configs/sample.yaml | tail -4
+"$TMP/venv/bin/gristmill" run configs/sample.yaml | grep -E "^(kept|token shards|rejected):"
 "$TMP/venv/bin/gristmill" verify out/sample
 set +e
 line=$("$TMP/venv/bin/gristmill" train configs/train_tiny.yaml 2>&1)
