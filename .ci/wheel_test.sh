@@ -14,7 +14,16 @@ echo "== build the wheel"
 quiet() {  # pip's output only when it fails
   "$@" >"$TMP/pip.log" 2>&1 || { cat "$TMP/pip.log" >&2; exit 1; }
 }
-quiet "$PYTHON" -m pip wheel -q --no-deps -w "$TMP/dist" "$REPO"
+# from a copy of the tracked and new files: setuptools' build/ in the tree could hold stale modules
+mkdir "$TMP/src"
+if git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1; then
+  (cd "$REPO" && git ls-files -co --exclude-standard | while read -r f; do
+    if [ -e "$f" ]; then cp --parents "$f" "$TMP/src"; fi
+  done)
+else
+  tar -C "$REPO" --exclude=./.venv --exclude=./out --exclude=./build -cf - . | tar -C "$TMP/src" -xf -
+fi
+quiet "$PYTHON" -m pip wheel -q --no-deps -w "$TMP/dist" "$TMP/src"
 WHEEL=$(ls "$TMP"/dist/gristmill-*.whl)
 echo "$(basename "$WHEEL"): $(du -k "$WHEEL" | cut -f1) KB"
 
@@ -60,7 +69,7 @@ for what, path in found.items():
     print(f"{what}: {path.relative_to(site)}")
 PY
 "$TMP/venv/bin/gristmill" --version
-"$TMP/venv/bin/gristmill" run configs/sample.yaml | grep -E "^(kept|token shards|rejected):"
+"$TMP/venv/bin/gristmill" run configs/sample.yaml | grep -E "^(kept |token shards:|rejected:)"
 "$TMP/venv/bin/gristmill" verify out/sample
 set +e
 line=$("$TMP/venv/bin/gristmill" train configs/train_tiny.yaml 2>&1)
