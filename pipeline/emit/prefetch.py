@@ -12,6 +12,8 @@ import queue
 import threading
 import time
 
+from gristmill.pipeline.extras import require
+
 
 class Prefetcher:
     """An iterator of the emitter's batches, made `depth` batches ahead by a thread."""
@@ -133,7 +135,7 @@ def torch_dataset(batches):
     (torch.from_numpy, no copy), with state_dict() / load_state_dict(). Use it with
     DataLoader(batch_size=None, num_workers=0): the emitter batches and prefetches itself, and
     worker processes would each replay the same samples."""
-    import torch
+    torch = require("torch", "torch_dataset")
 
     class EmitterDataset(torch.utils.data.IterableDataset):
         def __init__(self, source):

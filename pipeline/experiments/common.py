@@ -21,6 +21,7 @@ import orjson
 from pydantic import Field
 
 from gristmill.pipeline import __version__
+from gristmill.pipeline.extras import require
 from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, load_config
 from gristmill.stages.base import StrictModel
@@ -112,12 +113,8 @@ def open_run(root: Path, run: str | None, folder: str | None, echo=print) -> Run
 
 
 def require_torch(verb: str) -> None:
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        raise GristmillError(
-            f"gristmill {verb} needs torch, an optional extra: pip install -e '.[torch]'"
-        ) from None
+    """One line naming the `train` extra when torch is missing, before any work starts."""
+    require("torch", f"gristmill {verb}")
 
 
 def check_output(out: Path, run: RunData) -> None:

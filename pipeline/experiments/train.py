@@ -23,6 +23,7 @@ import orjson
 from pydantic import Field, model_validator
 
 from gristmill.pipeline.emit.emitter import Emitter
+from gristmill.pipeline.extras import require
 from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, load_config, load_yaml_model
 from gristmill.stages.base import StrictModel
@@ -78,12 +79,9 @@ def train(
 ) -> dict:
     path = Path(config)
     cfg = load_train_config(path)
-    try:
-        from gristmill.trainer import Trainer
-    except ImportError:
-        raise GristmillError(
-            "gristmill train needs torch, an optional extra: pip install -e '.[torch]'"
-        ) from None
+    require("torch", "gristmill train")
+    from gristmill.trainer import Trainer
+
     root, d = path.parent, cfg.data
     run_cfg = load_config(root / d.run) if d.run else None
     out = run_cfg.output if run_cfg else (root / d.folder).resolve()

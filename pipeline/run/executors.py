@@ -27,6 +27,7 @@ from datatrove.executor.slurm import SlurmPipelineExecutor
 from datatrove.pipeline.base import PipelineStep
 from loguru import logger
 
+from gristmill.pipeline.extras import require
 from gristmill.pipeline.run.config import RayConfig, RunConfig, SlurmConfig
 from gristmill.pipeline.run.phases import Phase
 from gristmill.stages.errors import GristmillError
@@ -119,12 +120,7 @@ class RayRunner(PhaseRunner):
 
     def __init__(self, cfg: RayConfig, workers: int):
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no report home, ever
-        try:
-            import ray
-        except ImportError:
-            raise GristmillError(
-                "executor: ray needs the `ray` package (pip install 'gristmill[dev]' or ray)"
-            ) from None
+        ray = require("ray", "executor: ray")
         self.ray, self.cfg, self.workers = ray, cfg, workers
         self.started = not ray.is_initialized()
         if not self.started:

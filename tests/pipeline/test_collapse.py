@@ -15,7 +15,7 @@ from gristmill.pipeline.experiments.collapse.runner import collapse
 from tests.conftest import restored_logging
 from tests.pipeline.experiment_data import HELD_OUT, TINY_TOKENS, TINY_TRAINER, make_base
 
-pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[torch]")
+pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[train]")
 
 
 def write_collapse(folder, **changes):

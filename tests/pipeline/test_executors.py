@@ -38,7 +38,7 @@ def tree(out: Path) -> dict[str, bytes]:
 
 
 def test_ray_gives_the_local_executors_shards_and_hashes(sample_local_run, tmp_path, monkeypatch):
-    pytest.importorskip("ray", reason="ray is not installed (it is in the dev extra)")
+    pytest.importorskip("ray", reason="ray is not installed (the ray extra)")
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
     local_out, local = sample_local_run
     cfg = sample_config_at(tmp_path, executor="ray", ray={"num_cpus": 2}, workers=2)

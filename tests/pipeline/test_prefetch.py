@@ -60,7 +60,7 @@ def test_an_error_in_the_thread_reaches_the_consumer(emitter):
 
 
 def test_torch_dataset_gives_the_same_batches_as_tensors(emitter):
-    torch = pytest.importorskip("torch", reason="torch is an optional extra: pip install .[torch]")
+    torch = pytest.importorskip("torch", reason="torch is an optional extra: pip install .[train]")
     sync = emitter()
     data = torch_dataset(emitter().prefetch(depth=2))
     loader = torch.utils.data.DataLoader(data, batch_size=None, num_workers=0)

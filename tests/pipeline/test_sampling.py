@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[torch]")
+torch = pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[train]")
 
 from gristmill.pipeline.experiments.sampling import SamplingConfig, _draw, generate  # noqa: E402
 from gristmill.trainer.config import ModelConfig  # noqa: E402

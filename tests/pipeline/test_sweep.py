@@ -18,7 +18,7 @@ from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging
 from tests.pipeline.experiment_data import HELD_OUT, TINY_TOKENS, TINY_TRAINER, make_base
 
-pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[torch]")
+pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[train]")
 
 
 @pytest.fixture(scope="module")

@@ -46,7 +46,7 @@ def step_losses(folder) -> list:
 
 
 def test_train_writes_metrics_plot_summary_and_resumes_exactly(tmp_path):
-    pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[torch]")
+    pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[train]")
     whole = train(write_config(tmp_path / "a"), **QUIET)
     out = tmp_path / "a" / "out"
     assert whole["steps"] == 8 and whole["val_loss"] is not None

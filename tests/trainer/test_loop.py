@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-torch = pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[torch]")
+torch = pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[train]")
 
 from gristmill.trainer import Trainer, TrainerConfig  # noqa: E402
 from gristmill.trainer import checkpoint as ckpt  # noqa: E402

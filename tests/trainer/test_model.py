@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[torch]")
+torch = pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[train]")
 
 from gristmill.pipeline.emit.emitter import Emitter  # noqa: E402
 from gristmill.trainer.config import GuardConfig, ModelConfig, OptimConfig  # noqa: E402

@@ -1,0 +1,33 @@
+"""Optional extras. The core install runs every stage, `gristmill run`, `mix`, `verify` and the
+rest; these need more, and say in one line which extra to install when it is missing:
+
+- `train` (torch): `gristmill train`, `sweep`, `collapse`, `synth`, `torch_dataset`;
+- `ray` (ray): `executor: ray`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from gristmill.stages.errors import GristmillError
+
+EXTRA_OF = {"torch": "train", "ray": "ray"}  # module -> the extra that installs it
+
+
+def missing_extra(module: str, what: str) -> GristmillError:
+    extra = EXTRA_OF[module]
+    return GristmillError(
+        f"{what} needs {module}, in the `{extra}` extra: pip install 'gristmill[{extra}]' "
+        f"(in a clone: pip install -e '.[{extra}]')"
+    )
+
+
+def require(module: str, what: str) -> ModuleType:
+    """Import `module` (torch, ray), or raise the one-line error naming its extra."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name is not None and e.name.split(".")[0] != module:
+            raise  # installed, but one of its own dependencies is missing: show that
+        raise missing_extra(module, what) from None
