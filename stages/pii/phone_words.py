@@ -17,6 +17,8 @@ written without spaces, or with prefixes glued to words (Arabic, Hebrew), matche
 
 from __future__ import annotations
 
+import re
+
 SPACED = {
     "en": "phone~ telephone~ tel mob mobile cell cellphone fax dial sms whatsapp viber "
     "telegram contact hotline helpline freephone landline switchboard",
@@ -94,14 +96,30 @@ GLUED = {
 
 
 def alternation(words: dict[str, str], stem_letters: str = "") -> str:
-    """One regex alternation of all the words, longest first; `~` becomes `[letters]*`."""
-    import re
+    """One regex of all the words, as a trie (`tel(?:efon(?:[...]*)?)?`: the engine reads each
+    character once per position instead of trying every word); `~` becomes `[letters]*`, `_`
+    becomes `\\s+`."""
+    trie: dict = {}
+    for line in words.values():
+        for w in line.split():
+            node = trie
+            for ch in w:
+                node = node.setdefault(ch, {})
+            node[""] = {}
+    return _regex(trie, stem_letters)
 
-    seen = {w for line in words.values() for w in line.split()}
-    parts = []
-    for w in sorted(seen, key=lambda w: (-len(w), w)):
-        if w.endswith("~"):
-            parts.append(re.escape(w[:-1]) + f"[{stem_letters}]*")
-        else:
-            parts.append(r"\s+".join(re.escape(x) for x in w.split("_")))
-    return "|".join(parts)
+
+def _regex(node: dict, stem: str) -> str:
+    alts = []
+    for ch, child in sorted(node.items()):
+        if ch == "~":
+            alts.append(f"[{stem}]*" + _regex(child, stem))
+        elif ch == "_":
+            alts.append(r"\s+" + _regex(child, stem))
+        elif ch:
+            alts.append(re.escape(ch) + _regex(child, stem))
+    if not alts:
+        return ""
+    if "" not in node:
+        return alts[0] if len(alts) == 1 else f"(?:{'|'.join(alts)})"
+    return f"(?:{'|'.join(alts)})?"

@@ -47,16 +47,22 @@ _VETO_WORDS = (
 # characters as part of the word. Cyrillic words are matched like Latin ones (тел is in
 # телевизор).
 _PHONE_GLUED = alternation(GLUED)
-_CARD_GLUED = r"信用卡|银行卡|クレジットカード|カード|카드|บัตร|بطاقة|कार्ड"
-_VETO_GLUED = r"订单|訂單|注文|주문|발주|คำสั่งซื้อ|طلب|ऑर्डर|版本|バージョン|버전|邮编|郵便番号"
+_CARD_GLUED = alternation({"": "信用卡 银行卡 クレジットカード カード 카드 บัตร بطاقة कार्ड"})
+_VETO_GLUED = alternation(
+    {"": "订单 訂單 注文 주문 발주 คำสั่งซื้อ طلب ऑर्डर 版本 バージョン 버전 邮编 郵便番号"}
+)
 # A spaced word's boundary is a letter of its own scripts (Latin, Greek, Cyrillic), not `\w`,
 # so a word glued to CJK or kana (`担当TEL：`) still counts.
 CONTEXT = re.compile(
-    rf"(?<![{LETTERS}0-9_])(?:(?P<phone>{_PHONE_WORDS})|(?P<card>{_CARD_WORDS})|(?P<ssn>{_SSN_WORDS})"
+    rf"(?<![{LETTERS}0-9_])(?=[{LETTERS}])(?:(?P<phone>{_PHONE_WORDS})|(?P<card>{_CARD_WORDS})|(?P<ssn>{_SSN_WORDS})"
     rf"|(?P<nino>{_NINO_WORDS})"
     rf"|(?P<veto>{_VETO_WORDS}|заказ|версия|индекс))(?![{LETTERS}0-9_])"
-    rf"|(?P<phone_>{_PHONE_GLUED})|(?P<card_>{_CARD_GLUED})|(?P<veto_>{_VETO_GLUED})"
 )
+# ... searched only in a window with a character of those scripts (from Hebrew, U+0590, on)
+CONTEXT_GLUED = re.compile(
+    rf"(?P<phone>{_PHONE_GLUED})|(?P<card>{_CARD_GLUED})|(?P<veto>{_VETO_GLUED})"
+)
+GLUED_FROM = "\u0590"
 # a label after the number (`416 60 039 office`), not before the next one (`, tel +49 ...`)
 AFTER_PHONE = re.compile(
     r"(?i)[ \-(]{0,2}(?:office|fax|mobile|cell|home|work|tel|phone|desk)\b"
@@ -84,9 +90,12 @@ def last_context(text: str, s: int, kinds: tuple[str, ...]) -> str | None:
     window = text[lo:s].lower()
     line_start = window.rfind("\n") + 1
     last = None
-    for m in CONTEXT.finditer(window, start - lo):
-        kind = m.lastgroup.rstrip("_")
-        if kind in kinds or (kind == "veto" and m.start() >= line_start):
+    found = [(m.start(), m.lastgroup) for m in CONTEXT.finditer(window, start - lo)]
+    if window and max(window) >= GLUED_FROM:
+        found += [(m.start(), m.lastgroup) for m in CONTEXT_GLUED.finditer(window, start - lo)]
+        found.sort()
+    for at, kind in found:
+        if kind in kinds or (kind == "veto" and at >= line_start):
             last = kind
     return last
 
