@@ -91,16 +91,20 @@ def _level(number: str, region: str | None) -> int:
 
 
 @lru_cache(maxsize=1)
-def _plans() -> tuple[tuple[str, str, frozenset[int], re.Pattern], ...]:
-    """(region, national prefix, lengths, pattern of its number types) of every region's plan:
-    a valid number fits one of the types' patterns (fixed line, mobile, toll free, ...)."""
+def _plans() -> tuple[tuple[str, re.Pattern | None, bool, frozenset[int], re.Pattern], ...]:
+    """(region, its national prefix for parsing, whether the library rewrites what that
+    prefix matched, lengths, pattern of its number types) of every region's plan: a valid
+    number fits one of the types' patterns (fixed line, mobile, toll free, ...)."""
     out = []
     for r in ALL_REGIONS:
         m = pn.PhoneMetadata.metadata_for_region(r)
         types = [getattr(m, t) for t in _TYPES]
         alts = [d.national_number_pattern for d in types if d and d.national_number_pattern]
         pattern = re.compile("|".join(f"(?:{a})" for a in alts) or "(?!)")
-        out.append((r, m.national_prefix or "", frozenset(m.general_desc.possible_length), pattern))
+        npp = m.national_prefix_for_parsing or m.national_prefix
+        prefix = re.compile(npp) if npp else None
+        rewrites = bool(m.national_prefix_transform_rule)
+        out.append((r, prefix, rewrites, frozenset(m.general_desc.possible_length), pattern))
     return tuple(out)
 
 
@@ -109,13 +113,17 @@ _TYPES += ("voip", "pager", "uan", "voicemail")
 
 
 def fitting_regions(digits: str) -> list[str]:
-    """Regions whose plan's lengths and general pattern the national number fits, after the
-    region's national (trunk) prefix where the number starts with it; a superset of the
-    regions where it is valid (the library then decides), in a fraction of the time."""
+    """Regions whose plan's lengths and type patterns the national number fits, as written
+    or after the region's national (trunk) prefix; a superset of the regions where it is valid
+    (the library then decides), in a fraction of the time. A region whose library rewrites
+    the prefix (`011 15-...` in Argentina) is kept whenever its prefix is there."""
     out = []
-    for r, prefix, lengths, pattern in _plans():
-        nsn = digits[len(prefix) :] if prefix and digits.startswith(prefix) else digits
-        # the number after the prefix, or (a prefix digit that is part of the number) all of it
+    for r, prefix, rewrites, lengths, pattern in _plans():
+        m = prefix.match(digits) if prefix is not None else None
+        if m is not None and m.end() and rewrites:
+            out.append(r)
+            continue
+        nsn = digits[m.end() :] if m is not None else digits
         if any(len(x) in lengths and pattern.fullmatch(x) for x in {nsn, digits}):
             out.append(r)
     return out
