@@ -97,8 +97,8 @@ class PiiParams(StageParams):
             "countries (ISO 3166-1 alpha-2) whose numbering plans a phone number written"
             " without a country code is checked against; `*` adds every other country, where"
             " the number must be valid (not just of a possible length) and have a phone word"
-            " near it, a strong shape, or a trunk prefix 0 and groups (default: 42 countries"
-            " and `*`)"
+            " near it, a strong shape, or a national number's shape (a trunk prefix 0 or 8, or"
+            " an area code in brackets, then groups) (default: 42 countries and `*`)"
         ),
     )
     max_rounds: int = Field(
