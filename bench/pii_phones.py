@@ -46,6 +46,7 @@ def score(items, find) -> tuple[dict, list[str], float]:
             f"phone word: {'yes' if info['word'] else 'no'}",
             f"country code: {cc}",
             f"country code or word: {'yes' if cc == 'yes' or info['word'] else 'no'}",
+            f"cc {cc}, word {'yes' if info['word'] else 'no'}",
         )
         for s, e, _ in gold:
             hit = any(pt == "phone" and ps < e and s < pe for ps, pe, pt in preds)
