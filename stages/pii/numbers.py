@@ -32,6 +32,7 @@ from gristmill.stages.pii.shapes import (
     card_shape,
     date_parts,
     last_context,
+    national_shape,
     netmask,
     nir_shape,
     phone_kind,
@@ -310,12 +311,15 @@ class NumberFinder:
         return end
 
     def _phone(self, text: str, s: int, e: int, emit: Emit, end: int) -> int:
-        """`end` > `e` when an extension (`x123`) follows the number. A `strong` shape is a
-        phone next to a phone word or if possible in its country's plan (with a country code)
-        or in one of `phone_regions` (without); any other shape with a country code if valid
-        in its country's plan; a `local` one next to a phone word; a `weak` one next to a
-        phone word if valid in a region's plan. A veto word nearer than any phone word
-        (`order no.`) wins, unless a label follows (`555 0134 (office)`)."""
+        """`end` > `e` when an extension (`x123`) follows the number. With a country code, the
+        country's plan decides: a `strong` shape if possible in it (a phone word or not), any
+        other if valid. Without one: a `strong` shape next to a phone word, or if possible in
+        one of `phone_regions`; a `local` one next to a phone word; a `weak` one next to a
+        phone word if valid in a region's plan. Where `phone_regions` holds `*`, valid in any
+        other region's plan counts too, and with no phone word a number written as a national
+        number (`pii_shapes.national_shape`: `022 344 099`, `(11) 96123-4543`) counts if valid
+        in a plan. A veto word nearer than any phone word (`order no.`) wins, unless a label
+        follows (`555 0134 (office)`)."""
         chunk = text[s:e]
         kind = phone_kind(chunk)
         if kind is None:
@@ -326,14 +330,22 @@ class NumberFinder:
         if ctx == "veto":
             return 0
         word = bool(after) or ctx == "phone" or LABEL_BEFORE.search(text, max(0, s - 16), s)
-        if kind == "local" and not word:
-            return 0
-        if kind == "strong":  # possible: of a length the plan has (fictional 555-01xx)
-            ok = word or self.phones.valid(chunk, POSSIBLE)
-        elif international(chunk, "".join(DIGITS.findall(chunk))) is not None:
-            ok = self.phones.valid(chunk, VALID)
+        phones = self.phones
+        intl = international(chunk, "".join(DIGITS.findall(chunk))) is not None
+        if kind != "strong" and not word and not intl:
+            ok = national_shape(chunk) and (
+                phones.valid(chunk, VALID) or phones.valid_elsewhere(chunk)
+            )
+        elif kind == "strong" and intl:  # a country code: its plan decides, word or not
+            ok = phones.valid(chunk, POSSIBLE)
+        elif kind == "strong":  # possible: of a length the plan has (fictional 555-01xx)
+            ok = word or phones.valid(chunk, POSSIBLE) or phones.valid_elsewhere(chunk)
+        elif intl:
+            ok = phones.valid(chunk, VALID)
         else:
-            ok = word and (kind == "local" or self.phones.valid(chunk, VALID))
+            ok = word and (
+                kind == "local" or phones.valid(chunk, VALID) or phones.valid_elsewhere(chunk)
+            )
         if not ok:
             return 0
         emit(s, end, "phone")

@@ -13,7 +13,13 @@ from __future__ import annotations
 
 import re
 
+from gristmill.stages.pii.phone_words import GLUED, SPACED, alternation
+
 DIGITS = re.compile(r"[0-9]+")
+# lower-case letters of the scripts written with spaces between words: Latin (with Vietnamese),
+# Greek, Cyrillic
+LETTERS = "a-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u1e00-\u1eff"
+AREA_IN_BRACKETS = re.compile(r"\([0-9]{1,5}\)[ ]?[0-9]{2,8}(?:[ \-][0-9]{2,5}){0,3}")
 DATE = re.compile(r"([0-9]{1,4})([-./])([0-9]{1,2})\2([0-9]{1,4})")
 NANP = re.compile(
     r"(?:\+?1[ .\-]?)?(?:\([2-9][0-9]{2}\)[ ]?|[2-9][0-9]{2}([.\-]))[0-9]{3}(?(1)\1|[ .\-])[0-9]{4}"
@@ -22,10 +28,10 @@ NANP = re.compile(
 # Context words, searched in the 40 characters before a number (lower case). The one nearest to
 # the number decides: `order no. 12345678` is not a phone even if `phone` came earlier.
 _PHONE_WORDS = (
-    r"phone|phones|telephone|tel|tél|telefon|telefono|teléfono|téléphone|tfno|ph|mobile|mobil|"
+    r"phones?|telephone|tel|tél|telefon|telefono|teléfono|téléphone|tfno|ph|mobile|mobil|"
     r"mob|cell|cellphone|fax|dial|sms|whatsapp|contact|hotline|landline|handy|portable|natel|"
     r"message|messages|answering|(?:call|ring|text|reach)(?:ed|ing)?\s+(?:me|us|him|her|them)|"
-    r"call\s+(?:at|on)"
+    r"call\s+(?:at|on)|" + alternation(SPACED, LETTERS)
 )
 _CARD_WORDS = r"card|cc|credit|debit|visa|mastercard|amex|maestro|kreditkarte|carte|tarjeta"
 _SSN_WORDS = r"ssn|ss#|social security|social security number"
@@ -40,20 +46,23 @@ _VETO_WORDS = (
 # prefixes glued to words: Arabic), matched with no boundary: \w would count the neighbouring
 # characters as part of the word. Cyrillic words are matched like Latin ones (тел is in
 # телевизор).
-_PHONE_WORDS += r"|телефон|тел|моб|мобильный|сотовый|звоните|позвоните"
-_PHONE_GLUED = (
-    r"电话|電話|手机|手機|座机|联系|聯繫|聯絡|携帯|ケータイ|連絡|전화|휴대폰|핸드폰|연락|"
-    r"โทร|มือถือ|เบอร์|هاتف|الهاتف|جوال|الجوال|تلفون|اتصل|موبايل|फ़ोन|फोन|मोबाइल|संपर्क|"
-    r"दूरभाष"
+_PHONE_GLUED = alternation(GLUED)
+_CARD_GLUED = alternation({"": "信用卡 银行卡 クレジットカード カード 카드 บัตร بطاقة कार्ड"})
+_VETO_GLUED = alternation(
+    {"": "订单 訂單 注文 주문 발주 คำสั่งซื้อ طلب ऑर्डर 版本 バージョン 버전 邮编 郵便番号"}
 )
-_CARD_GLUED = r"信用卡|银行卡|クレジットカード|カード|카드|บัตร|بطاقة|कार्ड"
-_VETO_GLUED = r"订单|訂單|注文|주문|발주|คำสั่งซื้อ|طلب|ऑर्डर|版本|バージョン|버전|邮编|郵便番号"
+# A spaced word's boundary is a letter of its own scripts (Latin, Greek, Cyrillic), not `\w`,
+# so a word glued to CJK or kana (`担当TEL：`) still counts.
 CONTEXT = re.compile(
-    rf"(?<![\w])(?:(?P<phone>{_PHONE_WORDS})|(?P<card>{_CARD_WORDS})|(?P<ssn>{_SSN_WORDS})"
+    rf"(?<![{LETTERS}0-9_])(?=[{LETTERS}])(?:(?P<phone>{_PHONE_WORDS})|(?P<card>{_CARD_WORDS})|(?P<ssn>{_SSN_WORDS})"
     rf"|(?P<nino>{_NINO_WORDS})"
-    rf"|(?P<veto>{_VETO_WORDS}|заказ|версия|индекс))(?![\w])"
-    rf"|(?P<phone_>{_PHONE_GLUED})|(?P<card_>{_CARD_GLUED})|(?P<veto_>{_VETO_GLUED})"
+    rf"|(?P<veto>{_VETO_WORDS}|заказ|версия|индекс))(?![{LETTERS}0-9_])"
 )
+# ... searched only in a window with a character of those scripts (from Hebrew, U+0590, on)
+CONTEXT_GLUED = re.compile(
+    rf"(?P<phone>{_PHONE_GLUED})|(?P<card>{_CARD_GLUED})|(?P<veto>{_VETO_GLUED})"
+)
+GLUED_FROM = "\u0590"
 # a label after the number (`416 60 039 office`), not before the next one (`, tel +49 ...`)
 AFTER_PHONE = re.compile(
     r"(?i)[ \-(]{0,2}(?:office|fax|mobile|cell|home|work|tel|phone|desk)\b"
@@ -76,13 +85,17 @@ def last_context(text: str, s: int, kinds: tuple[str, ...]) -> str | None:
     A veto word counts on the number's own line only (`Box 12` on the line above an address
     block's phone number says nothing about it); a phone word may be on the line before
     (`Phone:\n555 0134`)."""
-    lo = max(0, s - CONTEXT_CHARS)
+    start = max(0, s - CONTEXT_CHARS)
+    lo = max(0, start - 1)  # one more, for the boundary of a word cut by the window (`st|ring`)
     window = text[lo:s].lower()
     line_start = window.rfind("\n") + 1
     last = None
-    for m in CONTEXT.finditer(window):
-        kind = m.lastgroup.rstrip("_")
-        if kind in kinds or (kind == "veto" and m.start() >= line_start):
+    found = [(m.start(), m.lastgroup) for m in CONTEXT.finditer(window, start - lo)]
+    if window and max(window) >= GLUED_FROM:
+        found += [(m.start(), m.lastgroup) for m in CONTEXT_GLUED.finditer(window, start - lo)]
+        found.sort()
+    for at, kind in found:
+        if kind in kinds or (kind == "veto" and at >= line_start):
             last = kind
     return last
 
@@ -91,7 +104,7 @@ def phone_kind(chunk: str) -> str | None:
     """`strong` (a phone on its own), `local` (a phone only in context), `weak` (written unlike
     most phones: a phone only in context and if valid in a numbering plan) or None (never)."""
     groups = DIGITS.findall(chunk)
-    if len(groups) > 6:
+    if len(groups) - ("(0)" in chunk.replace(" ", "")) > 6:  # `+33 (0)6 12 34 56 78`: six
         return None
     seps = DIGITS.split(chunk)
     if any(len(x) > 2 and "-" in x and x[0] == x[-1] == " " for x in seps[1:-1]):
@@ -113,7 +126,10 @@ def phone_kind(chunk: str) -> str | None:
     if groups.count("00") > 1 or (len(groups) >= 6 and all(len(g) == 2 for g in groups)):
         return None  # 04 00 01 00 00 10, 08 90 90 90 90 90: bytes (044 668 18 00 is a phone)
     if "." in inner and len(groups) == 2:
-        return None  # 3.14159265, 48.8566: a decimal number
+        # 3.14159265, 48.8566, 4942145.150704: a decimal number; 5123.0876, 0712.347762 (an
+        # area code, a dot, the rest) next to a phone word and valid in a plan: a phone
+        area = 2 <= len(groups[0]) <= 5 and len(groups[1]) >= 4 and n >= 7
+        return "weak" if area and seps[1] == "." else None
     if {".", "/"} <= inner:
         return "weak"  # a mix of dots and slashes: not written like most phones
     if chunk.startswith(("+", "(+")):
@@ -131,6 +147,23 @@ def phone_kind(chunk: str) -> str | None:
     if n > 12:
         return None
     return "local"
+
+
+def national_shape(chunk: str) -> bool:
+    """Written like a national number, so that with no phone word, a number valid in a plan is
+    a phone: a trunk prefix 0 (not 00) and 8 to 12 digits in three or more groups of two or
+    more (`022 344 099`; not one solid run, an id; nor two groups: `02111-1307` is a US ZIP+4
+    code); the trunk prefix 8 of the former Soviet plans as its own group (`8 (301) 123-34-87`,
+    `8 029 491-83-26`); or an area code in brackets then groups (`(11) 96123-4543`)."""
+    groups = DIGITS.findall(chunk)
+    digits = "".join(groups)
+    n = len(digits)
+    grouped = len(groups) > 2 and all(len(g) > 1 for g in groups)
+    if grouped and digits[0] == "0" and digits[1] != "0" and 8 <= n <= 12:
+        return True
+    if groups[0] == "8" and n == 11 and len(groups) > 2 and chunk.startswith(("8 ", "8-")):
+        return True
+    return bool(AREA_IN_BRACKETS.fullmatch(chunk)) and 8 <= n <= 12
 
 
 def card_shape(chunk: str) -> bool:

@@ -38,7 +38,7 @@ from gristmill.stages.pii.patterns import (
     find_private_keys,
     token_at,
 )
-from gristmill.stages.pii.phones import DEFAULT_REGIONS, PhoneCheck
+from gristmill.stages.pii.phones import ANY, DEFAULT_REGIONS, PhoneCheck
 from gristmill.stages.pii.script import ALNUM, fold
 
 PiiType = Literal["email", "phone", "ip", "credit_card", "iban", "national_id", "secret"]
@@ -92,10 +92,13 @@ class PiiParams(StageParams):
     )
     email_obfuscations: bool = Field(True, description="also find `[at]`/`(dot)`-style addresses")
     phone_regions: list[str] = Field(
-        list(DEFAULT_REGIONS),
+        [*DEFAULT_REGIONS, ANY],
         description=(
             "countries (ISO 3166-1 alpha-2) whose numbering plans a phone number written"
-            " without a country code is checked against"
+            " without a country code is checked against; `*` adds every other country, where"
+            " the number must be valid (not just of a possible length) and have a phone word"
+            " near it, a strong shape, or a national number's shape (a trunk prefix 0 or 8, or"
+            " an area code in brackets, then groups) (default: 42 countries and `*`)"
         ),
     )
     max_rounds: int = Field(
@@ -105,11 +108,11 @@ class PiiParams(StageParams):
     @field_validator("phone_regions")
     @classmethod
     def _known_regions(cls, v: list[str]) -> list[str]:
-        bad = [r for r in v if r not in SUPPORTED_REGIONS]
+        bad = [r for r in v if r not in SUPPORTED_REGIONS and r != ANY]
         if bad:
             raise ValueError(
                 f"unknown region code(s) {bad}: use ISO 3166-1 alpha-2 codes in upper case,"
-                f" e.g. {list(DEFAULT_REGIONS[:5])}"
+                f" e.g. {list(DEFAULT_REGIONS[:5])}, or `*` for every other country"
             )
         return v
 

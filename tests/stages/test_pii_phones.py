@@ -1,0 +1,128 @@
+"""Phone numbers of any country in the `pii` stage: phone words of many languages and scripts,
+numbers written as national numbers with no phone word, the `*` entry of `phone_regions`, and
+the narrowing of all the world's plans before the library is asked."""
+
+import phonenumbers as pn
+import pytest
+from pydantic import ValidationError
+
+from gristmill.stages.pii.phones import ALL_REGIONS, DEFAULT_REGIONS, fitting_regions
+from gristmill.stages.pii.shapes import last_context
+from gristmill.stages.pii.stage import PLACEHOLDERS, Detector, PiiParams, redact
+
+DEFAULT = Detector(PiiParams())
+LOCAL = "467 3395"  # a short local number: a phone only next to a phone word
+
+
+def finds(text: str, **params) -> list[tuple[str, str]]:
+    det = Detector(PiiParams(**params)) if params else DEFAULT
+    _, spans = redact(text, det, PLACEHOLDERS)
+    return [(text[s:e], t) for s, e, t in spans]
+
+
+# (phone word, a neutral word of the same language) in languages written with spaces
+SPACED = [
+    ("Rufnummer", "Hausnummer"), ("Téléphonez au", "Chambre"), ("Llámenos al", "Habitación"),
+    ("Chiamaci al", "Stanza"), ("Ligue", "Quarto"), ("Bel", "Kamer"), ("Zadzwoń", "Pokój"),
+    ("Arayın", "Oda"), ("Позвоните", "Комната"), ("Καλέστε", "Δωμάτιο"), ("Gọi", "Phòng"),
+    ("Hubungi", "Kamar"), ("Simu", "Chumba"), ("Telefonu", "Pokoju"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("word", "neutral"), SPACED, ids=[w for w, _ in SPACED])
+def test_phone_words_of_languages_written_with_spaces(word, neutral):
+    assert finds(f"{word} {LOCAL}.") == [(LOCAL, "phone")]
+    assert finds(f"{neutral} {LOCAL}.") == []
+
+
+# (script, phone word, neutral word): Chinese, Japanese, Korean, Thai, Arabic, Devanagari,
+# Cyrillic, plus Hebrew and Bengali
+GLUED = [
+    ("zh", "致电", "房间"), ("ja", "問い合わせ", "部屋番号"), ("ko", "문의", "객실"),
+    ("th", "ติดต่อ", "ห้อง"), ("ar", "للتواصل", "الغرفة"), ("hi", "कॉल", "कमरा"),
+    ("ru", "факс", "комната"), ("he", "טלפון", "חדר"), ("bn", "ফোন", "কক্ষ"),
+]  # fmt: skip
+LAYOUTS = {"glued": "{w}{n}。", "spaces": "{w} {n} .", "fullwidth": "{w}：{n}。"}
+WIDE = str.maketrans("0123456789", "０１２３４５６７８９")
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(("script", "word", "neutral"), GLUED, ids=[g[0] for g in GLUED])
+def test_phone_words_of_every_script(script, word, neutral, layout):
+    form = LAYOUTS[layout]
+    assert finds(form.format(w=word, n=LOCAL)) == [(LOCAL, "phone")]
+    assert finds(form.format(w=neutral, n=LOCAL)) == []
+    wide = LOCAL.translate(WIDE)  # full-width digits: found, and the text kept around them
+    assert finds(form.format(w=word, n=wide)) == [(wide, "phone")]
+
+
+def test_a_word_glued_to_other_scripts_still_counts_and_a_word_inside_one_does_not():
+    assert finds(f"担当TEL：{LOCAL}") == [(LOCAL, "phone")]  # `TEL` right after kanji
+    assert finds(f"hotel {LOCAL}") == []  # `tel` inside a word
+    assert finds(f"телевизор {LOCAL}") == []  # `тел` inside a word
+    assert finds(f"The function call took {LOCAL} ns") == []  # `call` is not a phone word
+
+
+def test_a_word_cut_by_the_context_window_does_not_count():
+    fill = "." * 35
+    cut = f"string{fill} {LOCAL}"  # the window starts at `ring` inside `string`
+    whole = f"  ring{fill} {LOCAL}"  # ... and here at the word `ring`
+    s = cut.index(LOCAL)
+    assert s == whole.index(LOCAL) == 42
+    assert last_context(cut, s, ("phone",)) is None
+    assert last_context(whole, s, ("phone",)) == "phone"
+    assert finds(cut) == [] and finds(whole) == [(LOCAL, "phone")]
+
+
+def test_national_numbers_with_no_phone_word():
+    # written as national numbers: a trunk 0 and 3+ groups, the Soviet trunk 8, an area code
+    # in brackets; each valid in some plan
+    for number in ("022 345 678", "8 (301) 123-34-87", "(11) 96123-4543", "0551 23 45 67"):
+        assert finds(f"Ana Gil, {number}, sales") == [(number, "phone")], number
+    # numbers that are not: a US ZIP+4 code, years, screen sizes, a /proc/maps device, counts
+    for text in (
+        "Boston, MA 02111-1307, USA",
+        "Copyright 1999-2018 Intel",
+        "Resolution 1024 768",
+        "r-xp 00000000 08:03 130904 /bin/zsh",
+        "Population 13 960 236",
+        "Ana Gil, 0701136626, sales",  # one solid run with no phone word: an id as often
+    ):
+        assert finds(text) == [], text
+
+
+def test_star_adds_every_other_region():
+    # valid in Belarus only; no region of the default list has it
+    number = "8 0152 45-09-11"
+    assert finds(f"Ana Gil, {number}, sales") == [(number, "phone")]
+    assert finds(f"Ana Gil, {number}, sales", phone_regions=list(DEFAULT_REGIONS)) == []
+    assert finds("see 030 12345678 today", phone_regions=["*"]) == [("030 12345678", "phone")]
+    assert finds("see 030 12345678 today", phone_regions=["US"]) == []
+
+
+def test_a_country_code_decides_even_next_to_a_phone_word():
+    assert finds("Telefon +41 44 668 18 00") == [("+41 44 668 18 00", "phone")]
+    assert finds("Telefon +41 12 345 67") == []  # no Swiss number starts with 1
+
+
+def test_phone_regions_accepts_star_and_names_a_bad_code():
+    assert PiiParams(phone_regions=["*"]).phone_regions == ["*"]
+    with pytest.raises(ValidationError, match="XX"):
+        PiiParams(phone_regions=["DE", "XX"])
+
+
+def test_fitting_regions_keeps_every_region_a_number_is_valid_in():
+    # the narrowing must never drop the region of a valid number (it only saves lookups)
+    checked = 0
+    for region in ALL_REGIONS:
+        for kind in (pn.PhoneNumberType.FIXED_LINE, pn.PhoneNumberType.MOBILE):
+            ex = pn.example_number_for_type(region, kind)
+            if ex is None or pn.region_code_for_number(ex) != region:
+                continue
+            national = pn.format_number(ex, pn.PhoneNumberFormat.NATIONAL)
+            digits = "".join(c for c in national if c.isdigit())
+            if pn.is_valid_number_for_region(pn.parse(national, region), region):
+                assert region in fitting_regions(digits), (region, national)
+                checked += 1
+    assert checked > 300
+    assert len(fitting_regions("0701136626")) < len(ALL_REGIONS) / 4  # it does narrow
