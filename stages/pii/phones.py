@@ -49,8 +49,20 @@ class PhoneCheck:
     def __init__(self, regions: tuple[str, ...] | list[str] = (*DEFAULT_REGIONS, ANY)):
         self.regions = tuple(r for r in regions if r != ANY)
         self.others = ANY in regions
+        self._caches()
+
+    def _caches(self) -> None:
         self.valid = lru_cache(maxsize=4096)(self._valid)
         self.valid_elsewhere = lru_cache(maxsize=4096)(self._valid_elsewhere)
+
+    # The caches wrap bound methods, which do not pickle: a stage sent to a Ray worker or a
+    # Slurm job carries the settings and builds its caches again there.
+    def __getstate__(self) -> dict:
+        return {"regions": self.regions, "others": self.others}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._caches()
 
     def _valid(self, chunk: str, need: int) -> bool:
         chunk = chunk.replace("(0)", "")  # `+41 (0)44 ...`: the trunk 0 is not dialled

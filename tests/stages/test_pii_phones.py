@@ -4,9 +4,10 @@ the narrowing of all the world's plans before the library is asked."""
 
 import phonenumbers as pn
 import pytest
+from datatrove.data import Document
 from pydantic import ValidationError
 
-from gristmill.stages.pii.phones import ALL_REGIONS, DEFAULT_REGIONS, fitting_regions
+from gristmill.stages.pii.phones import ALL_REGIONS, DEFAULT_REGIONS, PhoneCheck, fitting_regions
 from gristmill.stages.pii.shapes import last_context
 from gristmill.stages.pii.stage import PLACEHOLDERS, Detector, PiiParams, redact
 
@@ -126,3 +127,20 @@ def test_fitting_regions_keeps_every_region_a_number_is_valid_in():
                 checked += 1
     assert checked > 300
     assert len(fitting_regions("0701136626")) < len(ALL_REGIONS) / 4  # it does narrow
+
+
+def test_the_stage_pickles_as_executors_send_it():
+    """Ray and Slurm pickle every step; the phone check's caches are rebuilt on the other side
+    and give the same finds."""
+    import pickle
+
+    from gristmill.stages.pii.stage import Pii
+
+    text = "Call us: +44 20 7946 0478 or mail anna.berg@mail.se"
+    stage = Pii()
+    again = pickle.loads(pickle.dumps(stage))
+    check = pickle.loads(pickle.dumps(PhoneCheck(["GB"])))
+    assert check.regions == ("GB",) and check.valid("020 7946 0478", 1)
+    docs = [Document(text=text, id="a")]
+    out = [d.text for d in again.run(docs)]
+    assert out == ["Call us: <PHONE> or mail <EMAIL>"]
