@@ -24,6 +24,7 @@ from gristmill.pipeline.report.html import REPORT, write_report
 from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_executor, load_config
 from gristmill.pipeline.run.executors import make_runner, quiet_parent_logs, submit_slurm
+from gristmill.pipeline.run.meter import cpu_now, meter, run_figures
 from gristmill.pipeline.run.outdir import check_inside, output_lock
 from gristmill.pipeline.run.phases import plan
 from gristmill.pipeline.run.progress import (
@@ -142,9 +143,11 @@ def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None], dry_run: 
 
     phases, tokenizer = plan(cfg, work, strict)
     instrument(phases, work)  # progress counters and the report's tally
+    meter(phases, work)  # CPU, wall and memory per task and step
     if cfg.run.executor == "slurm" and not _all_done(phases, work):
         return _submit(cfg, phases, work, strict, dry_run, echo)
     timing, seen, started, expected = {}, {}, time.time(), None
+    cpu_started = cpu_now()
     runner = make_runner(cfg.run)  # every task of a phase ends before the next phase
     try:
         for i, phase in enumerate(phases, start=1):
@@ -164,7 +167,11 @@ def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None], dry_run: 
     finally:
         runner.close()
 
-    timing = {"phases_seconds": timing, "total_seconds": round(time.time() - started, 3)}
+    timing = {
+        "phases_seconds": timing,
+        "total_seconds": round(time.time() - started, 3),
+        "cpu": run_figures([work / p.name for p in phases], cpu_now() - cpu_started),
+    }
     manifest = mf.build(
         out,
         cfg.resolved(),
@@ -185,7 +192,7 @@ def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None], dry_run: 
     except Exception as e:  # the run's outputs are complete; say so, do not fail it
         echo(f"warning: {REPORT} not written: {type(e).__name__}: {e}")
         report = None
-    for line in summary_lines(manifest, seen):
+    for line in summary_lines(manifest, seen, timing["cpu"]):
         echo(line)
     _summary(out, path, manifest, echo)
     if report is not None:
