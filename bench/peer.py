@@ -56,7 +56,7 @@ def prepare(corpus: Path, folder: Path, shards: int, scale: int) -> list[Path]:
     paths = [folder / f"part-{i:05d}.jsonl.gz" for i in range(shards)]
     if all(p.is_file() for p in paths) and (folder / "done").is_file():
         return paths
-    outs = [gzip.open(p, "wb", compresslevel=1) for p in paths]
+    outs = [gzip.open(p, "wb", compresslevel=1) for p in paths]  # noqa: SIM115 (closed below)
     n = 0
     for copy in range(scale):
         for rec in read_records(corpus):
@@ -74,11 +74,11 @@ def gristmill_config(shards: list[Path], out: Path, workers: int) -> Path:
     import yaml
 
     cfg = {
-        "output": str(out),
+        "output": str(out.resolve()),
         "tasks": len(shards),
         "workers": workers,
         "keep_rejected": True,
-        "sources": [{"name": "web", "paths": [str(p) for p in shards]}],
+        "sources": [{"name": "web", "paths": [str(p.resolve()) for p in shards]}],
         "stages": [
             {"langid": {"allowed_languages": "all", "min_score": MIN_LANG_SCORE}},
             "quality",

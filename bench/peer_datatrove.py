@@ -110,7 +110,6 @@ def main(argv: list[str] | None = None) -> int:
     from datatrove.pipeline.readers import JsonlReader
     from datatrove.pipeline.tokens import DocumentTokenizer
     from datatrove.pipeline.writers import JsonlWriter
-
     from datatrove.utils.hashing import HashConfig
 
     from gristmill.stages.tokenize import build_gpt2
@@ -158,7 +157,11 @@ def main(argv: list[str] | None = None) -> int:
         ],
         tasks,
     )
-    run("2-exact-find", [ExactFindDedups(str(out / "exact_sigs"), str(out / "exact_dups"), exact)], 1)
+    run(
+        "2-exact-find",
+        [ExactFindDedups(str(out / "exact_sigs"), str(out / "exact_dups"), exact)],
+        1,
+    )
     run(
         "3-exact-filter",
         [
