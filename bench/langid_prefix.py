@@ -63,7 +63,8 @@ def main() -> int:
         if chosen is None and tune[1] >= args.target:
             chosen = (n, held)
     if chosen:
-        print(f"chosen on the even pages: {chosen[0]}; held-out decision agreement {chosen[1][1]:.4%}")
+        n, held = chosen
+        print(f"chosen on the even pages: {n}; held-out decision agreement {held[1]:.4%}")
     else:
         print(f"no length reaches {args.target:.1%} on the even pages")
     return 0
