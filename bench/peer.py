@@ -114,13 +114,12 @@ def measured(cmd: list[str], log: Path) -> dict:
     return {"cpu_s": cpu, "wall_s": wall, "peak_rss_mb": after.ru_maxrss / 1024}
 
 
-def run_side(side: str, shards: list[Path], out: Path, workers: int) -> dict:
+def run_side(side: str, shards: list[Path], out: Path, workers: int, bins: dict) -> dict:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    if side == "gristmill":
+    if side.startswith("gristmill"):
         cfg = gristmill_config(shards, out, workers)
-        gm = Path(sys.executable).with_name("gristmill")
-        fig = measured([str(gm), "run", str(cfg)], out / "run.log")
+        fig = measured([str(bins[side]), "run", str(cfg)], out / "run.log")
         manifest = orjson.loads((out / "manifest.json").read_bytes())
         fig["kept"] = {k: v["kept"] for k, v in manifest["stages"].items() if "kept" in v}
         fig["tokens"] = sum(s["tokens"] for s in manifest["shards"])
@@ -157,6 +156,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=1, help="runs of each side, alternated")
     ap.add_argument("--scale", type=int, default=1, help="copies of the corpus (memory check)")
     ap.add_argument("--only", choices=["datatrove", "gristmill"], help="run one side only")
+    ap.add_argument(
+        "--before",
+        type=Path,
+        help="the `gristmill` executable of another version (e.g. a venv of main): run as a "
+        "third side, `gristmill-before`, alternated with the others",
+    )
     args = ap.parse_args(argv)
     corpus = corpus_path(args.data)
     if corpus is None:
@@ -167,15 +172,19 @@ def main(argv: list[str] | None = None) -> int:
     shards = prepare(corpus, args.work / f"shards-x{args.scale}", args.shards, args.scale)
     shards = shards[: args.shards_used or args.shards]
     sides = [args.only] if args.only else ["datatrove", "gristmill"]
+    bins = {"gristmill": Path(sys.executable).with_name("gristmill")}
+    if args.before:
+        sides.append("gristmill-before")
+        bins["gristmill-before"] = args.before
     tag = f"{len(shards)}of{args.shards}-x{args.scale}"
     results: dict[str, list[dict]] = {s: [] for s in sides}
     for rep in range(args.reps):
         for side in sides:
-            fig = run_side(side, shards, args.work / f"{side}-{tag}", args.workers)
+            fig = run_side(side, shards, args.work / f"{side}-{tag}", args.workers, bins)
             results[side].append(fig)
             print(f"{side:<10} rep {rep}: {fig['cpu_s']:8.1f} CPU-s {fig['wall_s']:8.1f} s wall")
     report = {"shards": [p.name for p in shards], "scale": args.scale, "runs": results}
-    if len(sides) == 2:
+    if "datatrove" in sides and "gristmill" in sides:
         best = {s: min(results[s], key=lambda f: f["cpu_s"]) for s in sides}
         ratio = best["datatrove"]["cpu_s"] / best["gristmill"]["cpu_s"]
         report["cpu_ratio"] = ratio
@@ -187,6 +196,16 @@ def main(argv: list[str] | None = None) -> int:
     for side in sides:
         fig = results[side][-1]
         print(f"{side} kept per stage: {fig.get('kept')}; tokens {fig.get('tokens'):,}")
+    if "gristmill-before" in results:
+        best = {s: min(f["cpu_s"] for f in results[s]) for s in ("gristmill-before", "gristmill")}
+        report["before_over_after"] = best["gristmill-before"] / best["gristmill"]
+        print(
+            f"gristmill before / after: {best['gristmill-before']:.1f} / "
+            f"{best['gristmill']:.1f} CPU-s = {report['before_over_after']:.2f}x"
+        )
+        if "datatrove" in results:
+            dt = min(f["cpu_s"] for f in results["datatrove"])
+            print(f"datatrove / gristmill before: {dt / best['gristmill-before']:.1f}x")
     if "gristmill" in results:
         fig = min(results["gristmill"], key=lambda f: f["cpu_s"])
         cpu = fig["timing"]["cpu"]
@@ -199,6 +218,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    {name:<22}{s['cpu_s']:8.1f} CPU-s")
         for name, p in cpu["phases"].items():
             print(f"    {name:<28}{p['cpu_s']:8.1f} CPU-s  peak RSS {p['peak_rss_mb']:6.0f} MB")
+    if "gristmill" in results:
+        from peer_blocks import blocks
+
+        fig = min(results["gristmill"], key=lambda f: f["cpu_s"])
+        report["blocks"] = b = blocks(shards, args.work / f"gristmill-{tag}")
+        report["run_over_blocks"] = fig["cpu_s"] / b["sum"]
+        print("bare building blocks, CPU-s, on the texts each stage read:")
+        for k, v in b.items():
+            print(f"    {k:<32}{v:10.1f}" if isinstance(v, float) else f"    {k:<32}{v:10,}")
+        print(f"gristmill run / bare blocks: {fig['cpu_s'] / b['sum']:.2f}x")
     out = args.work / f"peer-{tag}.json"
     out.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2))
     print(f"figures: {out}")
