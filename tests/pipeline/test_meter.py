@@ -106,3 +106,19 @@ def test_summary_shows_cpu_per_stage_and_phase():
     assert lines[1].split() == ["burn", "9", "9", "0", "2.5"]
     assert lines[3].split()[:3] == ["01-x", "2.0", "3.0"]
     assert lines[-1].startswith("CPU: 3.0 s in tasks (2.5 s in stages), 0.2 s in the run")
+
+
+def test_report_section_lists_stages_and_phases():
+    from gristmill.pipeline.report.html import _cpu
+
+    cpu = {
+        "tasks_cpu_s": 4.0,
+        "stages_cpu_s": 3.0,
+        "run_process_cpu_s": 0.5,
+        "stages": {"quality": {"cpu_s": 3.0, "wall_s": 3.5}, "input": {"cpu_s": 1.0, "wall_s": 1}},
+        "phases": {"01-x": {"tasks": 2, "cpu_s": 4.0, "wall_s": 4.5, "peak_rss_mb": 120.5}},
+    }
+    html = _cpu({"manifest": {"timing": {"cpu": cpu}}})
+    assert '<td>quality</td><td class="n">3.00</td>' in html and "75.0%" in html
+    assert '<td>01-x</td><td class="n">2</td>' in html and "120.50" in html
+    assert "no CPU figures" in _cpu({"manifest": {"timing": {}}})
