@@ -140,7 +140,7 @@ def agreement(dt_out: Path, gm_out: Path) -> dict:
 
     gm = set()
     for idx in sorted((gm_out / "tokens").glob("*/*.idx")):
-        gm.update(ShardReader(idx.with_suffix("")).sidecar().column("id").to_pylist())
+        gm.update(ShardReader(idx.with_suffix("")).sidecar().column("doc_id").to_pylist())
     dt = dt_kept(dt_out)
     both = len(gm & dt)
     return {"kept_gristmill": len(gm), "kept_datatrove": len(dt), "kept_by_both": both}

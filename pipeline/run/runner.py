@@ -28,6 +28,7 @@ from gristmill.pipeline.run.meter import cpu_now, meter, run_figures
 from gristmill.pipeline.run.outdir import check_inside, output_lock
 from gristmill.pipeline.run.phases import plan
 from gristmill.pipeline.run.progress import (
+    CountProgress,
     PhaseMonitor,
     completed_tasks,
     docs_leaving,
@@ -154,7 +155,8 @@ def _run(cfg: LoadedConfig, strict: bool, echo: Callable[[str], None], dry_run: 
             label = (
                 f"[{i}/{len(phases)}] {phase.name}: {phase.tasks} tasks, {cfg.run.workers} workers"
             )
-            moves_docs = len(phase.steps) > 1  # a reduce phase shows finished tasks
+            # a reduce phase (no progress counter: no documents) shows finished tasks
+            moves_docs = any(isinstance(s, CountProgress) for s in phase.steps)
             watch = PhaseMonitor(
                 label, work / phase.name, phase.tasks, expected, echo, counts_docs=moves_docs
             )
