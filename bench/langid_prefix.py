@@ -16,7 +16,18 @@ import time
 from corpus import corpus_path
 
 from gristmill.stages.formats.docio import read_records
-from gristmill.stages.langid import default_model_path, load_fasttext, prefix, prepare
+from gristmill.stages.langid import default_model_path, load_fasttext, prepare
+
+
+def prefix(text: str, n: int) -> str:
+    """The first `n` characters of `text`, extended to the end of a word cut there (up to 64
+    more characters), so that fastText sees no half word at the end."""
+    if len(text) <= n:
+        return text
+    end = n
+    while end < len(text) and end < n + 64 and not text[end].isspace():
+        end += 1
+    return text[:end]
 
 
 def predict(model, texts: list[str]) -> tuple[list[str], list[float], float]:

@@ -58,17 +58,6 @@ def prepare(text: str) -> str:
     return text.replace("\n", " ")
 
 
-def prefix(text: str, n: int) -> str:
-    """The first `n` characters of `text`, extended to the end of a word cut there (up to 64
-    more characters), so that fastText sees no half word at the end."""
-    if len(text) <= n:
-        return text
-    end = n
-    while end < len(text) and end < n + 64 and not text[end].isspace():
-        end += 1
-    return text[:end]
-
-
 class LangIdParams(StageParams):
     allowed_languages: list[str] | Literal["all"] = "all"  # fastText codes, e.g. [en, de, zh]
     min_score: float = Field(0.0, ge=0.0, le=1.0)
