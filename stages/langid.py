@@ -36,6 +36,17 @@ def default_model_path() -> Path:
 
 
 def load_fasttext(path: str | os.PathLike):
+    """The model at `path`, loaded once per process (a worker runs many tasks)."""
+    key = str(Path(path).resolve())
+    if key not in _MODELS:
+        _MODELS[key] = _load_fasttext(key)
+    return _MODELS[key]
+
+
+_MODELS: dict[str, object] = {}
+
+
+def _load_fasttext(path: str):
     import fasttext
 
     # fasttext's load_model prints a deprecation warning on stderr; it says nothing useful here

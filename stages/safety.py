@@ -95,9 +95,58 @@ def blocked_domain(host: str | None, blocked: frozenset[str]) -> str | None:
     return None
 
 
-def term_matcher(bounded: set[str], anywhere: set[str]) -> re.Pattern | None:
-    """One regex for all terms: whole-word terms between non-word characters, others bare.
-    Longer terms first, so a phrase wins over a word inside it."""
+def is_word_char(c: str) -> bool:
+    """Python's `\\w` on str: alphanumeric (str.isalnum) or the underscore."""
+    return c.isalnum() or c == "_"
+
+
+class TermMatcher:
+    """All listed terms in one Aho-Corasick automaton (pyahocorasick): whole-word terms between
+    non-word characters, others anywhere. Its matches are exactly those of the regex
+    alternation `(?<!\\w)(?:bounded)(?!\\w)|(?:anywhere)` with longer terms first
+    (`regex_matcher`, kept as the reference the tests compare with): scanning left to right, the
+    longest whole-word term at a position, else its longest anywhere term, never overlapping.
+    The regex tries every alternative at every position (look-arounds included); the
+    automaton reads the text once."""
+
+    def __init__(self, bounded: set[str], anywhere: set[str]):
+        import ahocorasick
+
+        self.automaton = ahocorasick.Automaton()
+        for t in bounded | anywhere:
+            self.automaton.add_word(t, (len(t), t in bounded, t in anywhere))
+        self.automaton.make_automaton()
+
+    def findall(self, text: str) -> list[str]:
+        best: dict[int, tuple[int, int]] = {}  # start -> (rank, length); bounded ranks first
+        n = len(text)
+        for end, (length, bounded, anywhere) in self.automaton.iter(text):
+            start = end - length + 1
+            rank = 0
+            before_ok = start == 0 or not is_word_char(text[start - 1])
+            if bounded and before_ok and (end + 1 == n or not is_word_char(text[end + 1])):
+                rank = 2
+            if not rank and anywhere:
+                rank = 1
+            if rank and (rank, length) > best.get(start, (0, 0)):
+                best[start] = (rank, length)
+        found, pos = [], 0
+        for start in sorted(best):
+            if start >= pos:
+                length = best[start][1]
+                found.append(text[start : start + length])
+                pos = start + length
+        return found
+
+
+def term_matcher(bounded: set[str], anywhere: set[str]) -> TermMatcher | None:
+    return TermMatcher(bounded, anywhere) if bounded or anywhere else None
+
+
+def regex_matcher(bounded: set[str], anywhere: set[str]) -> re.Pattern | None:
+    """The one-regex form of `TermMatcher` (its reference in the tests): whole-word terms between
+    non-word characters, others bare. Longer terms first, so a phrase wins over a word inside
+    it."""
 
     def alternation(terms: set[str]) -> str:
         return "|".join(re.escape(t) for t in sorted(terms, key=lambda t: (-len(t), t)))
@@ -122,7 +171,7 @@ class Safety(Stage):
         for f in [*files, *map(Path, p.domain_files)]:
             domains += read_word_list(f)
         self.domains = frozenset(normalize_domain(d) for d in domains if d.strip())
-        self._matchers: dict[str, re.Pattern | None] = {}
+        self._matchers: dict[str, TermMatcher | None] = {}
 
     def terms(self, lang: str) -> list[str]:
         """The listed terms of one language (shipped + config), lower case."""
@@ -136,7 +185,7 @@ class Safety(Stage):
         out += p.words.get(lang, [])
         return [t.strip().lower() for t in out if t.strip()]
 
-    def matcher(self, lang: str) -> re.Pattern | None:
+    def matcher(self, lang: str) -> TermMatcher | None:
         if lang not in self._matchers:
             bounded: set[str] = set()
             anywhere: set[str] = set()

@@ -114,7 +114,18 @@ def reload_tokenizer(recorded: dict, where: str):
 
 def load_encoder(params: TokenizeParams):
     """(texts -> id lists, TokenizerInfo) for the stage's params. The identity (TokenizerInfo) is
-    always the HF tokenizer's: the backends are interchangeable, the ids the same."""
+    always the HF tokenizer's: the backends are interchangeable, the ids the same. Built once per
+    process: a worker runs many tasks, and building GPT-2 from its files costs about 0.5 CPU-s."""
+    key = (params.tokenizer, params.eos, params.backend, params.threads)
+    if key not in _ENCODERS:
+        _ENCODERS[key] = _build_encoder(params)
+    return _ENCODERS[key]
+
+
+_ENCODERS: dict[tuple, tuple] = {}
+
+
+def _build_encoder(params: TokenizeParams):
     tok, info = load_tokenizer(params.tokenizer, params.eos)
     backend = params.backend
     if backend == "auto":

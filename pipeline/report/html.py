@@ -156,6 +156,7 @@ def render(data: dict) -> str:
         ("Tokens per source, real vs synthetic", _sources),
         ("Mixes: achieved vs target shares per window", _mixes),
         ("Throughput per phase", _throughput),
+        ("Where the CPU goes", _cpu),
     ):
         parts.append(f"<h2>{_e(title)}</h2>{section(data)}")
     for name, rep in m.get("reports", {}).items():  # stages' own summaries, if any
@@ -326,3 +327,35 @@ def _throughput(data: dict) -> str:
     )
     note = _note("a resumed run times only the part it ran; a reduce phase moves no documents")
     return _img(plots.throughput(plot_rows), "throughput") + table + note
+
+
+def _cpu(data: dict) -> str:
+    """CPU-seconds (user + system, counted inside every task) per stage and per phase, summed
+    over tasks, with each phase's largest worker peak RSS (pipeline/run/meter.py)."""
+    cpu = data["manifest"].get("timing", {}).get("cpu")
+    if not cpu:
+        return _note("no CPU figures in the manifest (a run of an earlier version)")
+    total = max(cpu["tasks_cpu_s"], 1e-9)
+    stages = _table(
+        ["stage or step", "CPU s", "wall s", "share of tasks' CPU"],
+        [
+            [n, s["cpu_s"], s["wall_s"], f"{s['cpu_s'] / total:.1%}"]
+            for n, s in cpu["stages"].items()
+        ],
+        {1, 2, 3},
+    )
+    phases = _table(
+        ["phase", "tasks", "CPU s", "task seconds", "peak RSS MB"],
+        [
+            [n, p["tasks"], p["cpu_s"], p["wall_s"], p["peak_rss_mb"]]
+            for n, p in cpu["phases"].items()
+        ],
+        {1, 2, 3, 4},
+    )
+    note = _note(
+        f"tasks {cpu['tasks_cpu_s']:,.1f} CPU-s, of which the stages' own code "
+        f"{cpu['stages_cpu_s']:,.1f}; the run process {cpu['run_process_cpu_s']:,.1f}. Steps "
+        "named _* are plumbing (progress, work files); `input` is reading. A worker's start-up "
+        "is in no task: bench/peer.py measures a whole run from outside"
+    )
+    return stages + phases + note

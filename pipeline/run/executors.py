@@ -66,7 +66,32 @@ class LocalExecutor(LocalPipelineExecutor):
     logging patch above there too."""
 
 
+# What a task's worker imports to unpickle its steps: datatrove, the stages and their libraries,
+# about 2 CPU-s per worker. The forkserver imports them once and every worker of every phase is
+# forked from it with them loaded (a preload that fails to import is skipped by multiprocess;
+# the worker then imports it itself, as before).
+FORKSERVER_PRELOAD = [
+    "__main__",  # multiprocess's default: what the caller's own script defines
+    "gristmill.pipeline.run.executors",
+    "gristmill.pipeline.run.phases",
+    "gristmill.pipeline.run.meter",
+    "gristmill.pipeline.run.progress",
+    "gristmill.pipeline.run.tally",
+    "gristmill.stages.registry",
+    "fasttext",
+    "tiktoken",
+    "tokenizers",
+]
+
+
+def preload_forkserver() -> None:
+    import multiprocess
+
+    multiprocess.get_context("forkserver").set_forkserver_preload(FORKSERVER_PRELOAD)
+
+
 def run_local(steps: list[PipelineStep], tasks: int, workers: int, logging_dir: Path) -> None:
+    preload_forkserver()  # takes effect when the forkserver starts: the run's first pool
     LocalExecutor(
         pipeline=steps,
         tasks=tasks,

@@ -203,23 +203,37 @@ def _clock(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
 
 
-def summary_lines(manifest: dict, phases: dict[str, dict]):
+def summary_lines(manifest: dict, phases: dict[str, dict], cpu: dict | None = None):
     """The top of the end-of-run screen: documents in and out and tokens per stage, then time
-    and rates per phase (the runner adds where the outputs are)."""
-    yield f"{'stage':<28}{'seen':>10}{'kept':>10}{'dropped':>10}{'tokens':>12}"
+    and rates per phase (the runner adds where the outputs are). With `cpu` (the manifest's
+    `timing.cpu`) each stage and phase also shows its CPU-seconds summed over tasks, and a last
+    line the run's total."""
+    stage_cpu = (cpu or {}).get("stages", {})
+    phase_cpu = (cpu or {}).get("phases", {})
+    cpu_col = f"{'CPU s':>9}" if cpu else ""
+    yield f"{'stage':<28}{'seen':>10}{'kept':>10}{'dropped':>10}{'tokens':>12}{cpu_col}"
     for name, s in manifest["stages"].items():
         if "seen" not in s:
             continue  # a reduce step: no documents pass through it
         tokens = f"{s['tokens']:,}" if "tokens" in s else ""
         dropped = sum(s["dropped"].values())
-        yield f"{name:<28}{s['seen']:>10,}{s['kept']:>10,}{dropped:>10,}{tokens:>12}"
-    yield f"{'phase':<28}{'seconds':>10}{'docs':>10}{'docs/s':>10}{'MB/s':>12}"
+        c = f"{stage_cpu[name]['cpu_s']:>9.1f}" if name in stage_cpu else ""
+        yield f"{name:<28}{s['seen']:>10,}{s['kept']:>10,}{dropped:>10,}{tokens:>12}{c}"
+    yield f"{'phase':<28}{'seconds':>10}{cpu_col}{'docs':>10}{'docs/s':>10}{'MB/s':>12}"
     for name, p in phases.items():
         secs = max(p["seconds"], 1e-9)
         rates = ""
         if p["docs"]:
             rates = f"{p['docs']:>10,}{p['docs'] / secs:>10,.0f}{p['bytes'] / 1e6 / secs:>12.2f}"
-        yield f"{name:<28}{p['seconds']:>10.1f}{rates}"
+        c = f"{phase_cpu[name]['cpu_s']:>9.1f}" if name in phase_cpu else " " * len(cpu_col)
+        yield f"{name:<28}{p['seconds']:>10.1f}{c}{rates}"
+    if cpu:
+        peak = max((p["peak_rss_mb"] for p in phase_cpu.values()), default=0.0)
+        yield (
+            f"CPU: {cpu['tasks_cpu_s']:,.1f} s in tasks ({cpu['stages_cpu_s']:,.1f} s in stages), "
+            f"{cpu['run_process_cpu_s']:,.1f} s in the run process; peak RSS of a worker "
+            f"{peak:,.0f} MB"
+        )
 
 
 def instrument(phases: list, work: Path) -> None:

@@ -23,9 +23,11 @@ import orjson
 from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_executor, load_config
 from gristmill.pipeline.run.executors import make_runner, quiet_parent_logs, submit_slurm
+from gristmill.pipeline.run.meter import cpu_now, meter, run_figures
 from gristmill.pipeline.run.outdir import REPORT, check_inside, output_lock
 from gristmill.pipeline.run.phases import plan_run
 from gristmill.pipeline.run.progress import (
+    CountProgress,
     PhaseMonitor,
     completed_tasks,
     docs_leaving,
@@ -158,16 +160,19 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after) -> dict:
 
     phases, ctx = plan_run(cfg, work, strict)
     instrument(phases, work)  # progress counters and the report's tally
+    meter(phases, work)  # CPU, wall and memory per task and step
     if cfg.run.executor == "slurm" and not _all_done(phases, work):
         return _submit(cfg, phases, work, strict, dry_run, echo)
     timing, seen, started, expected = {}, {}, time.time(), None
+    cpu_started = cpu_now()
     runner = make_runner(cfg.run)  # every task of a phase ends before the next phase
     try:
         for i, phase in enumerate(phases, start=1):
             label = (
                 f"[{i}/{len(phases)}] {phase.name}: {phase.tasks} tasks, {cfg.run.workers} workers"
             )
-            moves_docs = len(phase.steps) > 1  # a reduce phase shows finished tasks
+            # a reduce phase (no progress counter: no documents) shows finished tasks
+            moves_docs = any(isinstance(s, CountProgress) for s in phase.steps)
             watch = PhaseMonitor(
                 label, work / phase.name, phase.tasks, expected, echo, counts_docs=moves_docs
             )
@@ -180,7 +185,11 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after) -> dict:
     finally:
         runner.close()
 
-    timing = {"phases_seconds": timing, "total_seconds": round(time.time() - started, 3)}
+    timing = {
+        "phases_seconds": timing,
+        "total_seconds": round(time.time() - started, 3),
+        "cpu": run_figures([work / p.name for p in phases], cpu_now() - cpu_started),
+    }
     manifest = mf.build(
         out,
         cfg.resolved(),
@@ -197,7 +206,7 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after) -> dict:
     for scratch in [*work.glob("docs_*"), *work.glob("*/sigs"), *work.glob("*/drops")]:
         shutil.rmtree(scratch, ignore_errors=True)  # intermediates; the markers and stats stay
     closing = after(out)
-    for line in summary_lines(manifest, seen):
+    for line in summary_lines(manifest, seen, timing["cpu"]):
         echo(line)
     _summary(out, path, manifest, echo)
     for line in closing:

@@ -36,6 +36,9 @@ PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 SYMBOL_UNIT = re.compile(r"(?<!\S)(?:[^\w\s]|_)+(?!\S)")
 # a unit with no letter at all (digits, symbols): counted against the alphabetic-word share
 NON_ALPHA_UNIT = re.compile(r"(?<!\S)(?:[^\w\s]|[\d_])+(?!\S)")
+# the symbol units are the non-alphabetic units without a digit: one pass over the text finds
+# both (`word_unit_counts`)
+DIGIT = re.compile(r"\d")
 # a word of 3+ capital letters ("CAUTION", "NEXT"): sidebar labels, menus, shouting
 UPPER_WORD = re.compile(r"\b[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ]{3,}\b")
 # a lower-case letter directly followed by a capital ("ebookPrev", "HandbookNext"): words of
@@ -191,11 +194,13 @@ def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | 
     lines = [s for s in (line.strip() for line in text.split("\n")) if s]
     lower = text.lower()
     if profile.unit == "word":
-        symbols = SYMBOL_UNIT.findall(text)
+        non_alpha_units = NON_ALPHA_UNIT.findall(text)
+        has_digit = DIGIT.search
+        symbols = [u for u in non_alpha_units if not has_digit(u)]  # = SYMBOL_UNIT.findall
         n_words = n_units - len(symbols)
         word_chars = sum(map(len, units)) - sum(map(len, symbols))
         mean_len = word_chars / n_words if n_words else 0.0
-        non_alpha = len(NON_ALPHA_UNIT.findall(text))
+        non_alpha = len(non_alpha_units)
     else:
         n_words = sum(1 for u in units if not SYMBOL_UNIT.fullmatch(u))
         mean_len = None  # one character per unit: a mean length says nothing

@@ -3,6 +3,8 @@ minimum count, lists extended from config, and the flags it writes."""
 
 import pytest
 from datatrove.data import Document
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from gristmill.stages.safety import (
@@ -10,6 +12,7 @@ from gristmill.stages.safety import (
     SafetyParams,
     blocked_domain,
     normalize_domain,
+    regex_matcher,
     term_matcher,
     url_host,
 )
@@ -135,3 +138,35 @@ def test_missing_files_are_refused():
         SafetyParams(word_files={"en": ["no/such/file.txt"]})
     with pytest.raises(ValidationError):
         SafetyParams(min_blocked_words=0)
+
+
+# The automaton against the regex it replaced: the same matches, in the same order -------------
+
+PIECES = [
+    "sex", "sex video", "video", "porn", "_", "a", "x", " ", "\n", "-", "。", "，", "（", "）",
+    "色情", "色情片", "片", "エロ", "動画", "야동", "보기", "โป๊", "ภาพ", "إباحي", "नग्न", "порно",
+    "видео", "Порно", "１２", "é", "İ", "ß",
+]  # fmt: skip
+BOUNDED = {"sex", "sex video", "video", "porn", "порно", "إباحي", "नग्न", "a_b", "x"}
+ANYWHERE = {"色情", "色情片", "エロ", "야동", "โป๊", "sex", "ロ動"}
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=40))
+def test_automaton_finds_what_the_regex_found(pieces):
+    text = "".join(pieces).lower()
+    rx = regex_matcher(BOUNDED, ANYWHERE)
+    assert term_matcher(BOUNDED, ANYWHERE).findall(text) == rx.findall(text)
+    for b, a in ((BOUNDED, set()), (set(), ANYWHERE)):
+        assert term_matcher(b, a).findall(text) == regex_matcher(b, a).findall(text)
+
+
+def test_automaton_in_every_script_with_and_without_spaces():
+    m = term_matcher(BOUNDED, ANYWHERE)
+    assert m.findall("порно видео, порновидео") == ["порно"]  # Cyrillic: whole words only
+    assert m.findall("إباحي،إباحيات") == ["إباحي"]  # Arabic comma is no word character
+    assert m.findall("नग्न नग्नता") == ["नग्न"]  # Devanagari
+    assert m.findall("看色情片。色情（动画）") == ["色情片", "色情"]  # Chinese, no spaces
+    assert m.findall("エロ動画") == ["エロ"]  # Japanese: the first match wins, no overlap
+    assert m.findall("야동보기 야동") == ["야동", "야동"]  # Korean
+    assert m.findall("ภาพโป๊ภาพ") == ["โป๊"]  # Thai, no spaces
+    assert m.findall("ｓｅｘ，sex，sex_video") == ["sex", "sex"]  # full-width: no ASCII `sex`

@@ -1,0 +1,99 @@
+"""The bare building blocks of bench/peer.py's job, called directly in one loop each over the
+texts the run's stage read, in this process (CPU-s by `time.process_time`, threads included):
+
+- fastText lid.176 `predict` (k=1) on every input page, newlines as spaces (langid's input);
+- the quality stage's `process_batch` (signals, score, rules) on the pages langid kept;
+- the safety stage's `process` on the pages quality kept;
+- the MinHash kernel (`shingle_batch` + `signatures`) on the pages exact dedup kept;
+- the PII stage's `process` on the pages MinHash dedup kept, then tiktoken
+  `encode_ordinary_batch` (all threads, as the run's tokenize) on its output.
+
+Which pages each stage read comes from the gristmill run: the ids it dropped are in its
+`rejected/<stage>/` files. `blocks(shards, run_dir)` returns CPU-s per block and their sum.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from datatrove.data import Document
+
+from gristmill.stages.formats.docio import read_records
+
+
+def dropped_ids(run_dir: Path, stage: str) -> set[str]:
+    return {
+        str(r["id"])
+        for f in sorted((run_dir / "rejected" / stage).glob("*.jsonl.zst"))
+        for r in read_records(f)
+    }
+
+
+def timed(fn):
+    t0 = time.process_time()
+    out = fn()
+    return out, time.process_time() - t0
+
+
+def blocks(shards: list[Path], run_dir: Path) -> dict[str, float]:
+    from gristmill.stages.dedup.minhash import core as mh
+    from gristmill.stages.dedup.minhash.shingles import shingle_batch
+    from gristmill.stages.dedup.minhash.stage import MinHashParams
+    from gristmill.stages.langid import default_model_path, load_fasttext, prepare
+    from gristmill.stages.pii.stage import Pii
+    from gristmill.stages.quality.stage import Quality
+    from gristmill.stages.safety import Safety
+    from gristmill.stages.tokenize import tiktoken_gpt2
+
+    recs = [r for s in shards for r in read_records(s)]
+    cpu: dict[str, float] = {}
+    model = load_fasttext(default_model_path())
+    encode = tiktoken_gpt2()
+    model.predict("warm up", k=1)
+    encode(["warm up"])
+
+    texts = [prepare(r["text"]) for r in recs]  # what langid hands fastText
+    (labels, scores), cpu["fasttext_predict"] = timed(lambda: model.predict(texts, k=1))
+    docs = []
+    for r, label, score in zip(recs, labels, scores, strict=True):
+        if min(float(score[0]), 1.0) >= 0.65:
+            lang = label[0].removeprefix("__label__")
+            meta = {"language": lang, "url": r.get("url")}
+            docs.append(Document(text=r["text"], id=str(r["id"]), metadata=meta))
+
+    quality = Quality()
+
+    def run_quality():
+        out = []
+        for i in range(0, len(docs), quality.batch_size):
+            batch = docs[i : i + quality.batch_size]
+            reasons = quality.process_batch(batch)
+            out += [d for d, why in zip(batch, reasons, strict=True) if not why]
+        return out
+
+    docs, cpu["quality"] = timed(run_quality)
+    safety = Safety()
+    docs, cpu["safety"] = timed(lambda: [d for d in docs if safety.process(d) is None])
+
+    exact = dropped_ids(run_dir, "exact_dedup")
+    docs = [d for d in docs if d.id not in exact]
+    p = MinHashParams()
+    perms = mh.permutations(p.num_perm, p.seed)
+
+    def run_minhash():
+        for i in range(0, len(docs), 256):
+            texts = [d.text for d in docs[i : i + 256]]
+            hashes, offsets, _ = shingle_batch(texts, p.ngram_words, p.ngram_chars, p.shingles)
+            mh.signatures(hashes, offsets, perms)
+
+    _, cpu["minhash_kernel"] = timed(run_minhash)
+    near = dropped_ids(run_dir, "minhash_dedup")
+    docs = [d for d in docs if d.id not in near]
+    pii = Pii()
+    _, cpu["pii"] = timed(lambda: [pii.process(d) for d in docs])
+    ids, cpu["tiktoken_encode_ordinary_batch"] = timed(lambda: encode([d.text for d in docs]))
+    cpu["tokens"] = int(sum(map(len, ids)) + len(ids))  # + EOS each: comparable to the run's
+    cpu["docs_tokenized"] = len(docs)
+    cpu["sum"] = sum(v for k, v in cpu.items() if k not in ("tokens", "docs_tokenized"))
+    return cpu

@@ -1,0 +1,170 @@
+"""Where a run's CPU goes: CPU-seconds, wall seconds and peak memory per task, phase and stage.
+
+Tasks run in other processes (datatrove's forkserver pool, Ray actors, Slurm jobs), and a pool
+worker is a child of the forkserver, not of the run, so the run's `RUSAGE_CHILDREN` never sees
+it. So every task counts itself: a `_meter` step after each step of a phase records the CPU
+(`getrusage(RUSAGE_SELF)`, user + system, every thread of the process) and wall time spent
+pulling documents through everything up to it; one step's own time is its meter's figure minus
+the previous meter's. The last meter, whose loop drives the whole task, writes
+`<phase>/meter/<task>.json`: the task's CPU and wall seconds, the worker's peak RSS, and the
+time of each step. `phase_figures` sums them over tasks for the manifest's `timing` section.
+
+What a task spends before its first document is pulled (the worker's start-up, imports, the
+executor's set-up) is not in any task's figure: it shows as the difference between what the
+whole run cost (`bench/peer.py` measures that from outside) and the sum of the tasks here.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+from pathlib import Path
+
+import orjson
+from datatrove.data import DocumentsPipeline
+from datatrove.pipeline.base import PipelineStep
+
+METER = "meter"
+
+
+def cpu_now() -> float:
+    """User + system CPU seconds of this process so far, all its threads."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+class TaskClock:
+    """Shared by the meters of one phase (they are pickled together with the executor, so
+    they share it in the worker too); holds the running task's figures."""
+
+    def __init__(self, folder: Path, names: list[str]):
+        self.folder, self.names = folder, names
+        self.cpu = [0.0] * len(names)
+        self.wall = [0.0] * len(names)
+
+    def reset(self) -> None:
+        self.cpu = [0.0] * len(self.names)
+        self.wall = [0.0] * len(self.names)
+
+    def write(self, rank: int, cpu: float, wall: float) -> None:
+        steps, prev_c, prev_w = {}, 0.0, 0.0
+        for name, c, w in zip(self.names, self.cpu, self.wall, strict=True):
+            acc = steps.setdefault(name, [0.0, 0.0])  # a name twice: one entry
+            acc[0] += max(c - prev_c, 0.0)
+            acc[1] += max(w - prev_w, 0.0)
+            prev_c, prev_w = c, w
+        rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # Linux: KiB
+        body = {
+            "cpu_s": cpu,
+            "wall_s": wall,
+            "peak_rss_mb": rss_kb / 1024,
+            "steps": {k: {"cpu_s": c, "wall_s": w} for k, (c, w) in steps.items()},
+        }
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / f"{rank:05d}.json"
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(orjson.dumps(body))
+        os.replace(tmp, path)
+
+
+class Meter(PipelineStep):
+    """Pass-through step: CPU and wall seconds spent in its upstream (all steps before it)."""
+
+    name, type = "_meter", "work"
+
+    def __init__(self, clock: TaskClock, index: int, last: bool):
+        super().__init__()
+        self.clock, self.index, self.last = clock, index, last
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
+        clock, i = self.clock, self.index
+        if self.last:
+            clock.reset()
+            c_start, w_start = cpu_now(), time.perf_counter()
+        it = iter(data or ())
+        cpu = wall = 0.0
+        while True:
+            c0, w0 = time.process_time(), time.perf_counter()
+            try:
+                doc = next(it)
+            except StopIteration:
+                break
+            finally:
+                cpu += time.process_time() - c0
+                wall += time.perf_counter() - w0
+            yield doc
+        clock.cpu[i], clock.wall[i] = cpu, wall
+        if self.last:
+            clock.write(rank, cpu_now() - c_start, time.perf_counter() - w_start)
+
+
+def step_label(step: PipelineStep) -> str:
+    return str(getattr(step, "name", type(step).__name__))
+
+
+def meter(phases: list, work: Path) -> None:
+    """Put a meter after every step of every phase (after `instrument`, last of all)."""
+    for phase in phases:
+        names = [step_label(s) for s in phase.steps]
+        clock = TaskClock(work / phase.name / METER, names)
+        steps = []
+        for i, step in enumerate(phase.steps):
+            steps += [step, Meter(clock, i, last=i == len(phase.steps) - 1)]
+        phase.steps = steps
+
+
+def phase_figures(phase_dir: Path) -> dict | None:
+    """One phase's figures summed over its tasks: cpu_s, wall_s (task seconds, not the phase's
+    elapsed time), the largest peak RSS of a worker, and per step cpu_s and wall_s."""
+    files = sorted((phase_dir / METER).glob("*.json"))
+    if not files:
+        return None
+    out = {"tasks": 0, "cpu_s": 0.0, "wall_s": 0.0, "peak_rss_mb": 0.0, "steps": {}}
+    for f in files:
+        t = orjson.loads(f.read_bytes())
+        out["tasks"] += 1
+        out["cpu_s"] += t["cpu_s"]
+        out["wall_s"] += t["wall_s"]
+        out["peak_rss_mb"] = max(out["peak_rss_mb"], t["peak_rss_mb"])
+        for name, s in t["steps"].items():
+            acc = out["steps"].setdefault(name, {"cpu_s": 0.0, "wall_s": 0.0})
+            acc["cpu_s"] += s["cpu_s"]
+            acc["wall_s"] += s["wall_s"]
+    return _rounded(out)
+
+
+def _rounded(d):
+    if isinstance(d, dict):
+        return {k: _rounded(v) for k, v in d.items()}
+    return round(d, 3) if isinstance(d, float) else d
+
+
+def run_figures(phase_dirs: list[Path], parent_cpu_s: float) -> dict:
+    """The manifest's `timing.cpu`: per phase, per stage (summed over phases: a stage's map and
+    filter steps count under its name), the tasks' total and the run process's own CPU."""
+    phases, stages = {}, {}
+    total = 0.0
+    for d in phase_dirs:
+        fig = phase_figures(d)
+        if fig is None:
+            continue
+        phases[d.name] = fig
+        total += fig["cpu_s"]
+        for name, s in fig["steps"].items():
+            if name == "_meter":
+                continue
+            key = name.rsplit(".", 1)[0] if "." in name and not name.startswith("_") else name
+            acc = stages.setdefault(key, {"cpu_s": 0.0, "wall_s": 0.0})
+            acc["cpu_s"] += s["cpu_s"]
+            acc["wall_s"] += s["wall_s"]
+    in_stages = sum(s["cpu_s"] for k, s in stages.items() if not k.startswith("_") and k != "input")
+    return _rounded(
+        {
+            "tasks_cpu_s": total,
+            "run_process_cpu_s": parent_cpu_s,
+            "stages_cpu_s": in_stages,
+            "phases": phases,
+            "stages": dict(sorted(stages.items(), key=lambda kv: -kv[1]["cpu_s"])),
+        }
+    )
