@@ -35,17 +35,17 @@ quiet "$TMP/venv/bin/pip" install -q --force-reinstall --no-deps fasttext-numpy2
 echo "venv: $(du -sm "$TMP/venv" | cut -f1) MB"
 
 echo "== run from a folder with the sample data, its own pipeline/ and stages/, no source"
-mkdir -p "$TMP/work/configs"
-cp "$REPO/configs/sample.yaml" "$REPO/configs/train_tiny.yaml" "$TMP/work/configs/"
-cp -r "$REPO/sample_data" "$TMP/work/"
-find "$TMP/work/sample_data" -name '*.py' -delete  # the data only, not its generators
+mkdir -p "$TMP/project/configs"
+cp "$REPO/configs/sample.yaml" "$REPO/configs/train_tiny.yaml" "$TMP/project/configs/"
+cp -r "$REPO/sample_data" "$TMP/project/"
+find "$TMP/project/sample_data" -name '*.py' -delete  # the data only, not its generators
 for pkg in pipeline stages trainer; do  # a user's own packages of these names, first on the path
-  mkdir -p "$TMP/work/$pkg"
+  mkdir -p "$TMP/project/$pkg"
   echo "raise ImportError('the user-side $pkg package was imported instead of gristmill.$pkg')" \
-    >"$TMP/work/$pkg/__init__.py"
+    >"$TMP/project/$pkg/__init__.py"
 done
-cd "$TMP/work"
-export PYTHONPATH="$TMP/work"
+cd "$TMP/project"
+export PYTHONPATH="$TMP/project"
 "$TMP/venv/bin/python" - <<'PY'
 import importlib.util
 import sys
