@@ -104,25 +104,34 @@ def _forms(rng: random.Random, num: pn.PhoneNumber, region: str) -> list[tuple[s
     return [rng.choice(with_cc), rng.choice(without)]
 
 
+def phone_sentences(rng, regions, redraw, forms, langs, frame) -> list:
+    """A mobile and a fixed-line number of every region, redrawn from libphonenumber's example
+    (`redraw`), each written in the `forms` chosen for it, in a frame of a random language with
+    or without a phone word (`frame(lang, word)`): (text, [(start, end, "phone")], info)."""
+    out = []
+    for region in regions:
+        for kind in (pn.PhoneNumberType.MOBILE, pn.PhoneNumberType.FIXED_LINE):
+            ex = pn.example_number_for_type(region, kind)
+            num = redraw(rng, ex) if ex is not None else None
+            if num is None:
+                continue
+            for form, written in forms(rng, num, region):
+                lang = rng.choice(langs)
+                word = rng.random() < 0.5
+                text = frame(lang, word)
+                start = text.index("{}")
+                info = {"region": region, "form": form, "lang": lang, "word": word}
+                out.append((text.format(written), [(start, start + len(written), "phone")], info))
+    return out
+
+
 def make(part: str) -> list[tuple[str, list[tuple[int, int, str]], dict]]:
     """(text, [(start, end, "phone")], info) of every sentence of the part."""
     rng = random.Random(f"phone-set-{part}")
     frames = FRAMES if part == "tune" else HELD_OUT_FRAMES
-    out = []
-    for region in regions(part):
-        for kind in (pn.PhoneNumberType.MOBILE, pn.PhoneNumberType.FIXED_LINE):
-            ex = pn.example_number_for_type(region, kind)
-            num = _redraw(rng, ex) if ex is not None else None
-            if num is None:
-                continue
-            for form, written in _forms(rng, num, region):
-                lang = rng.choice(LANGS)
-                word = rng.random() < 0.5
-                frame = frames[lang][0 if word else 1]
-                start = frame.index("{}")
-                text = frame.format(written)
-                info = {"region": region, "form": form, "lang": lang, "word": word}
-                out.append((text, [(start, start + len(written), "phone")], info))
+    out = phone_sentences(
+        rng, regions(part), _redraw, _forms, LANGS, lambda lang, word: frames[lang][1 - word]
+    )
     for i, value in enumerate(NOT_PHONES):
         for word in (True, False):
             lang = LANGS[(i + word) % len(LANGS)]

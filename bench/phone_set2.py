@@ -29,6 +29,7 @@ import random
 import sys
 
 import phonenumbers as pn
+from phone_set import phone_sentences
 
 PART = "held_out_2"
 # lang: (frames with a phone word, frames without). `{}` is the number.
@@ -161,21 +162,12 @@ def _forms(rng: random.Random, num: pn.PhoneNumber, region: str) -> list[tuple[s
 def make() -> list[tuple[str, list[tuple[int, int, str]], dict]]:
     """(text, [(start, end, "phone")], info) of every sentence of the part."""
     rng = random.Random(f"phone-set-{PART}")
-    out = []
-    for region in regions():
-        for kind in (pn.PhoneNumberType.MOBILE, pn.PhoneNumberType.FIXED_LINE):
-            ex = pn.example_number_for_type(region, kind)
-            num = _redraw(rng, ex) if ex is not None else None
-            if num is None:
-                continue
-            for form, written in _forms(rng, num, region):
-                lang = rng.choice(LANGS)
-                word = rng.random() < 0.5
-                frame = rng.choice(FRAMES[lang][0 if word else 1])
-                start = frame.index("{}")
-                text = frame.format(written)
-                info = {"region": region, "form": form, "lang": lang, "word": word}
-                out.append((text, [(start, start + len(written), "phone")], info))
+
+    def frame(lang: str, word: bool) -> str:
+        return rng.choice(FRAMES[lang][1 - word])
+
+    # the loop is phone_set's; the frames, forms, languages and numbers are this file's own
+    out = phone_sentences(rng, regions(), _redraw, _forms, LANGS, frame)
     for i, value in enumerate(NOT_PHONES):
         for word in (True, False):
             lang = LANGS[(3 * i + word) % len(LANGS)]

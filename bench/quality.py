@@ -40,23 +40,21 @@ import sys
 import time
 from pathlib import Path
 
+from gristmill.stages.quality.signals import SIGNALS
+
 _HERE = Path(__file__).resolve().parent
 REPO = _HERE.parent
 
 CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 
 # our rules by datatrove filter family (signal name prefixes)
+REPETITION = ("gopher_dup_", "gopher_top_")
 FAMILIES = {
-    "GopherRepetitionFilter": ("gopher_dup_", "gopher_top_"),
-    "GopherQualityFilter": (
-        "gopher_word_count",
-        "gopher_mean_word_length",
-        "gopher_hash_ratio",
-        "gopher_ellipsis_ratio",
-        "gopher_bullet_lines",
-        "gopher_ellipsis_lines",
-        "gopher_alpha_words",
-        "gopher_stop_words",
+    "GopherRepetitionFilter": REPETITION,
+    "GopherQualityFilter": tuple(  # every other gopher_ signal
+        s
+        for s in SIGNALS
+        if s.startswith("gopher_") and not s.startswith(("gopher_dup_", "gopher_top_"))
     ),
     "FineWebQualityFilter": ("fineweb_",),
     "C4QualityFilter": ("c4_",),

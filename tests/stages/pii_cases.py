@@ -205,3 +205,15 @@ HELD_OUT_LOOKALIKES = [
     "Flight LH 400 on 2024-06-01 at 13:45, seat 32A, booking ref 7Y3K9P",
     "Account balance: 12 345 678,90 SEK",
 ]
+
+
+# The synth development set's entity types (presidio-research's names) -> our types, for the
+# types whose labels are independent of our rules (tests/stages/test_pii.py, bench/pii_eval.py).
+SYNTH_LABELS = {
+    "EMAIL_ADDRESS": "email",
+    "PHONE_NUMBER": "phone",
+    "IP_ADDRESS": "ip",
+    "CREDIT_CARD": "credit_card",
+    "IBAN_CODE": "iban",
+    "US_SSN": "national_id",
+}

@@ -9,7 +9,14 @@ from pydantic import ValidationError
 from gristmill.stages.pii import checks as ck
 from gristmill.stages.pii.stage import PLACEHOLDERS, Detector, Pii, PiiParams, redact
 from tests.conftest import run_step, shared_data, stats
-from tests.stages.pii_cases import HARD, HELD_OUT, HELD_OUT_LOOKALIKES, LOOKALIKES, parse
+from tests.stages.pii_cases import (
+    HARD,
+    HELD_OUT,
+    HELD_OUT_LOOKALIKES,
+    LOOKALIKES,
+    SYNTH_LABELS,
+    parse,
+)
 
 SYNTH = shared_data("pii/synth_dataset_v2.json")
 DEFAULT = Detector(PiiParams())
@@ -188,14 +195,6 @@ def test_idempotent_and_consistent_on_the_synth_set():
 # for these types (presidio-research's templates). Measured: 1.000 and 1.000 for every type
 # (bench/pii_eval.py); the floors leave room for a rule change to cost a case or two, and fail
 # a detector that finds nothing or everything.
-SYNTH_LABELS = {
-    "EMAIL_ADDRESS": "email",
-    "PHONE_NUMBER": "phone",
-    "IP_ADDRESS": "ip",
-    "CREDIT_CARD": "credit_card",
-    "IBAN_CODE": "iban",
-    "US_SSN": "national_id",
-}
 SYNTH_FLOORS = {
     "email": (0.98, 0.95),
     "phone": (0.90, 0.95),
