@@ -112,28 +112,32 @@ def reload_tokenizer(recorded: dict, where: str):
     return tok, info
 
 
-def load_encoder(params: TokenizeParams):
+def load_encoder(params: TokenizeParams, info: TokenizerInfo | None = None):
     """(texts -> id lists, TokenizerInfo) for the stage's params. The identity (TokenizerInfo) is
-    always the HF tokenizer's: the backends are interchangeable, the ids the same. Built once per
-    process: a worker runs many tasks, and building GPT-2 from its files costs about 0.5 CPU-s."""
+    always the HF tokenizer's: the backends are interchangeable, the ids the same. `info`, when
+    the caller has it (the stage's, from `provides()` in the run process), spares building the HF
+    tokenizer where the tiktoken backend encodes. Built once per process: a worker runs many
+    tasks, and building GPT-2 from its files costs about 0.2 CPU-s per backend."""
     key = (params.tokenizer, params.eos, params.backend, params.threads)
     if key not in _ENCODERS:
-        _ENCODERS[key] = _build_encoder(params)
+        _ENCODERS[key] = _build_encoder(params, info)
     return _ENCODERS[key]
 
 
 _ENCODERS: dict[tuple, tuple] = {}
 
 
-def _build_encoder(params: TokenizeParams):
-    tok, info = load_tokenizer(params.tokenizer, params.eos)
+def _build_encoder(params: TokenizeParams, info: TokenizerInfo | None):
     backend = params.backend
     if backend == "auto":
         backend = "tiktoken" if params.tokenizer == "gpt2" else "tokenizers"
     if backend == "tiktoken":
         if params.tokenizer != "gpt2":
             raise GristmillError("tokenize: backend tiktoken is for tokenizer gpt2 only")
+        if info is None:
+            info = load_tokenizer(params.tokenizer, params.eos)[1]
         return tiktoken_gpt2(params.threads), info
+    tok, info = load_tokenizer(params.tokenizer, params.eos)
 
     def encode(texts: list[str]) -> list[list[int]]:
         return [e.ids for e in tok.encode_batch_fast(texts, add_special_tokens=False)]
@@ -173,16 +177,19 @@ class Tokenize(Stage):
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)
         self.batch_size = self.params.batch_size
-        self._encode = self._info = None  # built lazily in each worker (Rust objects)
+        self._encode = None  # built lazily in each worker (Rust objects)
+        self._info: TokenizerInfo | None = None  # from `provides()`; travels to the workers
 
     gives = ("tokenizer",)
 
     def provides(self) -> dict:
-        return {"tokenizer": load_tokenizer(self.params.tokenizer, self.params.eos)[1]}
+        if self._info is None:
+            self._info = load_tokenizer(self.params.tokenizer, self.params.eos)[1]
+        return {"tokenizer": self._info}
 
     def _load(self):
         if self._encode is None:
-            self._encode, self._info = load_encoder(self.params)
+            self._encode, self._info = load_encoder(self.params, self._info)
         return self._encode, self._info
 
     def process_batch(self, docs: list[Document]) -> list[str | None]:
@@ -201,4 +208,4 @@ class Tokenize(Stage):
         return reasons
 
     def __getstate__(self):
-        return self.__dict__ | {"_encode": None, "_info": None}
+        return self.__dict__ | {"_encode": None}

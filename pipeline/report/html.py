@@ -1,5 +1,6 @@
-"""`report.html`: one self-contained static page about a finished run (plots embedded as PNG,
-no script, no link to fetch), written by every run and rebuilt by `gristmill report OUT`.
+"""`report.html`: one self-contained static page about a finished run (plots embedded as SVG
+images, pipeline/report/plots.py; no script, no link to fetch), written by every run and rebuilt
+by `gristmill report OUT`.
 
 What it reads, all under OUT: `manifest.json` (stage counts, sources, timing), the kept
 documents' tally (`_work/<run key>/tally/`, pipeline/run/tally.py), the phases' progress counters
@@ -121,9 +122,9 @@ def _e(x) -> str:
     return html.escape(str(x))
 
 
-def _img(png: bytes, alt: str) -> str:
-    b64 = base64.b64encode(png).decode("ascii")
-    return f'<figure><img alt="{_e(alt)}" src="data:image/png;base64,{b64}"></figure>'
+def _img(svg: bytes, alt: str) -> str:
+    b64 = base64.b64encode(svg).decode("ascii")
+    return f'<figure><img alt="{_e(alt)}" src="data:image/svg+xml;base64,{b64}"></figure>'
 
 
 def _table(head: list[str], rows: list[list], numeric: set[int] = frozenset()) -> str:
@@ -190,7 +191,7 @@ def _overview(m: dict) -> str:
 def _funnel(data: dict) -> str:
     stages = [(n, s) for n, s in data["manifest"]["stages"].items() if "seen" in s]
     tokens = token_estimates(data)
-    png = plots.funnel([(n, s["seen"], s["kept"]) for n, s in stages], tokens)
+    svg = plots.funnel([(n, s["seen"], s["kept"]) for n, s in stages], tokens)
     est = dict(tokens or [])
     rows = [
         [
@@ -205,7 +206,7 @@ def _funnel(data: dict) -> str:
     ]
     note = "" if tokens else _note("tokens before tokenize: unknown (no tally or no rejects kept)")
     head = ["stage", "seen", "kept", "dropped", "≈ tokens in", "drop reasons"]
-    return _img(png, "funnel") + _table(head, rows, {1, 2, 3, 4}) + note
+    return _img(svg, "funnel") + _table(head, rows, {1, 2, 3, 4}) + note
 
 
 def _drops(data: dict) -> str:
@@ -218,8 +219,8 @@ def _drops(data: dict) -> str:
     if not items:
         return _note("no document was dropped")
     items.sort(key=lambda x: -x[1])
-    png = plots.hbar([i[0] for i in items], [i[1] for i in items], "documents", plots.DROPPED)
-    return _img(png, "drop reasons")
+    svg = plots.hbar([i[0] for i in items], [i[1] for i in items], "documents", plots.DROPPED)
+    return _img(svg, "drop reasons")
 
 
 def _languages(data: dict) -> str:
@@ -266,8 +267,8 @@ def _pii(data: dict) -> str:
     if not t or not t["pii"]:
         return _note("no pii_counts on the kept documents (no pii stage, or nothing found)")
     items = sorted(t["pii"].items(), key=lambda kv: -kv[1])
-    png = plots.hbar([k for k, _ in items], [v for _, v in items], "replacements")
-    return _img(png, "pii") + _table(["type", "count"], [list(i) for i in items], {1})
+    svg = plots.hbar([k for k, _ in items], [v for _, v in items], "replacements")
+    return _img(svg, "pii") + _table(["type", "count"], [list(i) for i in items], {1})
 
 
 def _sources(data: dict) -> str:

@@ -22,6 +22,7 @@ from datatrove.pipeline.base import PipelineStep
 from gristmill.pipeline.run.config import LoadedConfig
 from gristmill.stages.base import StageContext, StageHooks, StageParams
 from gristmill.stages.formats.docio import (
+    SCRATCH_ZSTD_LEVEL,
     AtomicWriter,
     doc_to_record,
     dumps,
@@ -40,8 +41,9 @@ class Phase:
 
 
 class WriteWork(PipelineStep):
-    """End of a phase: documents to `<folder>/<task>.jsonl.zst` for the next phase. Metadata
-    starting with `_` is in-memory only, so no token array may cross a phase."""
+    """End of a phase: documents to `<folder>/<task>.jsonl.zst` for the next phase (zstd at the
+    fast scratch level). Every document carries all its metadata: a later stage's rejects keep
+    it. Metadata starting with `_` is in-memory only, so no token array may cross a phase."""
 
     name, type = "_work.write", "work"
 
@@ -50,7 +52,7 @@ class WriteWork(PipelineStep):
         self.folder = folder
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
-        w = AtomicWriter(self.folder / f"{rank:05d}.jsonl.zst")
+        w = AtomicWriter(self.folder / f"{rank:05d}.jsonl.zst", level=SCRATCH_ZSTD_LEVEL)
         try:
             for doc in data or ():
                 w.write(dumps(doc_to_record(doc)))

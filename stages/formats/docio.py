@@ -20,6 +20,9 @@ from gristmill.stages.formats.atomic import temp_path
 
 # zstd level 3 single-threaded: fast, and the same bytes on every run (multi-threaded is not).
 ZSTD_LEVEL = 3
+# Scratch files one phase writes for the next (deleted when the run ends): level 1 compresses
+# about 40% faster and decompresses faster than 3, for files some 20% larger.
+SCRATCH_ZSTD_LEVEL = 1
 
 
 def doc_to_record(doc: Document) -> dict:
@@ -85,15 +88,16 @@ class _ZstdRaw(io.RawIOBase):
 
 
 class AtomicWriter:
-    """Binary lines to `path` (compressed by extension), visible only after `close()`."""
+    """Binary lines to `path` (compressed by extension; `.zst` at `level`), visible only after
+    `close()`."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, level: int = ZSTD_LEVEL):
         self.path = Path(path)
         self.tmp = temp_path(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._raw = open(self.tmp, "wb")  # noqa: SIM115 - closed in close()/abort()
         if self.path.name.endswith(".zst"):
-            cctx = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+            cctx = zstandard.ZstdCompressor(level=level)
             self._fh = cctx.stream_writer(self._raw, closefd=False)
         elif self.path.name.endswith(".gz"):
             self._fh = gzip.GzipFile(fileobj=self._raw, mode="wb", mtime=0)

@@ -4,10 +4,10 @@ plot really drawn, checked in a screenshot from headless Chromium."""
 from __future__ import annotations
 
 import base64
-import io
 import re
 import shutil
 import subprocess
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -34,11 +34,11 @@ SAMPLE_PLOTS = [
 ]
 
 
+IMG = r'<img alt="([^"]*)" src="data:image/svg\+xml;base64,([^"]+)"'
+
+
 def images(page: str) -> list[tuple[str, bytes]]:
-    return [
-        (alt, base64.b64decode(b64))
-        for alt, b64 in re.findall(r'<img alt="([^"]*)" src="data:image/png;base64,([^"]+)"', page)
-    ]
+    return [(alt, base64.b64decode(b64)) for alt, b64 in re.findall(IMG, page)]
 
 
 def test_every_run_writes_a_self_contained_report(sample_local_run):
@@ -90,9 +90,12 @@ def test_every_section_has_its_plot_when_there_is_data(sample_local_run):
     page = enriched(sample_local_run[0])
     alts = [alt for alt, _ in images(page)]
     assert alts == [*SAMPLE_PLOTS, "mix", "throughput"]
-    for alt, png in images(page):
-        img = Image.open(io.BytesIO(png))
-        assert img.format == "PNG" and img.size[0] == plots.WIDTH_IN * plots.DPI, alt
+    for alt, svg in images(page):
+        root = ET.fromstring(svg)  # well-formed, full width, and something drawn in colour
+        assert root.tag == "{http://www.w3.org/2000/svg}svg", alt
+        assert int(root.get("width")) == plots.WIDTH, alt
+        fills = {e.get("fill") for e in root.iter()} | {e.get("stroke") for e in root.iter()}
+        assert fills & {plots.KEPT, plots.DROPPED, plots.REAL, plots.SYNTHETIC}, alt
 
 
 def plot_bands(shot: np.ndarray) -> list[tuple[int, int]]:

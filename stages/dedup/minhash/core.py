@@ -16,9 +16,9 @@ and the weights of false positives and false negatives.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
-from datasketch import MinHash
-from datasketch.lsh import _optimal_param
 
 from gristmill.stages.dedup.minhash.shingles import LETTER, WEIGHTS, fmix64
 
@@ -39,9 +39,13 @@ def fmix32(h: np.ndarray) -> np.ndarray:
 
 
 def permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """datasketch's own affine32 parameters (a odd, b), so our values equal its values."""
-    a, b = MinHash(num_perm=num_perm, seed=seed, scheme="affine32").permutations
-    return a.astype(np.uint32), b.astype(np.uint32)
+    """datasketch's own affine32 parameters (a odd, b), so our values equal its values: its
+    `MinHash._init_permutations`, drawn here without importing datasketch (whose `lsh` module
+    imports scipy.integrate, about 0.5 CPU-s in every process that loads this one)."""
+    gen = np.random.RandomState(seed)
+    a = gen.randint(0, 1 << 31, num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
+    b = gen.randint(0, 1 << 32, num_perm, dtype=np.uint32)
+    return a, b
 
 
 def signatures(hashes: np.ndarray, offsets: np.ndarray, perms) -> np.ndarray:
@@ -132,8 +136,12 @@ def jaccard(a: np.ndarray, b: np.ndarray) -> float:
     return inter / (len(a) + len(b) - inter)
 
 
+@functools.cache
 def lsh_params(threshold: float, num_perm: int, fp_weight: float, fn_weight: float):
-    """(bands, rows) minimising datasketch's weighted false-positive/negative areas."""
+    """(bands, rows) minimising datasketch's weighted false-positive/negative areas. datasketch
+    (and scipy with it) is imported only here: the stage asks once, in the run process."""
+    from datasketch.lsh import _optimal_param
+
     return _optimal_param(threshold, num_perm, fp_weight, fn_weight)
 
 

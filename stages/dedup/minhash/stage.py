@@ -166,6 +166,12 @@ class MinHashMap(Stage):
     Params = MinHashParams
     batch_size = 256
 
+    def __init__(self, params=None, ctx=None):
+        super().__init__(params, ctx)
+        # datasketch integrates to choose: once, where the run is planned; the tasks get the
+        # answer with the step (so their workers never import datasketch and scipy)
+        self._lsh = self.params.lsh()
+
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         files, self._rank = Files(self.ctx), rank
         self._out = {
@@ -173,7 +179,6 @@ class MinHashMap(Stage):
         }
         self._meta = AtomicWriter(files.docs(rank, "meta.jsonl"))
         self._perms = mh.permutations(self.params.num_perm, self.params.seed)
-        self._lsh = self.params.lsh()  # datasketch integrates to choose: once per task
         self._bands, self._index, self._end = [], 0, 0
         try:
             yield from super().run(data, rank, world_size)
