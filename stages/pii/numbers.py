@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 
 from gristmill.stages.pii import checks as ck
+from gristmill.stages.pii.grouping import grouped_phone, reach
 from gristmill.stages.pii.phones import POSSIBLE, VALID, PhoneCheck, international
 from gristmill.stages.pii.script import ALNUM, ALPHA, WORD
 from gristmill.stages.pii.shapes import (
@@ -310,6 +311,10 @@ class NumberFinder:
             emit(s, end, "ip")
         return end
 
+    def _grouped(self, text: str, s: int, e: int) -> bool:
+        self.windows.append(reach(text, s, e))
+        return grouped_phone(text, s, e)
+
     def _phone(self, text: str, s: int, e: int, emit: Emit, end: int) -> int:
         """`end` > `e` when an extension (`x123`) follows the number. With a country code, the
         country's plan decides: a `strong` shape if possible in it (a phone word or not), any
@@ -318,8 +323,10 @@ class NumberFinder:
         phone word if valid in a region's plan. Where `phone_regions` holds `*`, valid in any
         other region's plan counts too, and with no phone word a number written as a national
         number (`pii_shapes.national_shape`: `022 344 099`, `(11) 96123-4543`) counts if valid
-        in a plan. A veto word nearer than any phone word (`order no.`) wins, unless a label
-        follows (`555 0134 (office)`)."""
+        in a plan, as does one grouped exactly as a plan's national format (`pii_grouping`:
+        `21 62 97 27`, `601 129 993`, solid with a trunk prefix `0612865908`). A veto word
+        nearer than any phone word (`order no.`) wins, unless a label follows (`555 0134
+        (office)`)."""
         chunk = text[s:e]
         kind = phone_kind(chunk)
         if kind is None:
@@ -333,9 +340,10 @@ class NumberFinder:
         phones = self.phones
         intl = international(chunk, "".join(DIGITS.findall(chunk))) is not None
         if kind != "strong" and not word and not intl:
-            ok = national_shape(chunk) and (
-                phones.valid(chunk, VALID) or phones.valid_elsewhere(chunk)
-            )
+            ok = (
+                national_shape(chunk)
+                and (phones.valid(chunk, VALID) or phones.valid_elsewhere(chunk))
+            ) or (phones.others and self._grouped(text, s, e))
         elif kind == "strong" and intl:  # a country code: its plan decides, word or not
             ok = phones.valid(chunk, POSSIBLE)
         elif kind == "strong":  # possible: of a length the plan has (fictional 555-01xx)

@@ -40,7 +40,8 @@ _VETO_WORDS = (
     r"order|orders|invoice|inv|ref|reference|tracking|ticket|case|account|acct|isbn|issn|doi|"
     r"serial|sku|part|model|po|batch|lot|version|ver|build|release|patent|cve|transaction|txn|"
     r"customer|booking|confirmation|receipt|item|product|article|page|pages|vol|zip|postcode|"
-    r"plz|box|id|uuid|pid|uid|hash|checksum|timestamp|epoch|size|bytes|kb|mb|gb"
+    r"plz|box|id|uuid|pid|uid|hash|checksum|timestamp|epoch|size|bytes|kb|mb|gb|"
+    r"iso|iec|ieee|rfc|ansi|ecma|etsi|range|rango|intervalle|intervallo|intervall"
 )
 # Phone, card and veto words of scripts written without spaces between words (or with
 # prefixes glued to words: Arabic), matched with no boundary: \w would count the neighbouring

@@ -7,7 +7,8 @@ be checked against the original), and `pii_counts` ({type: count}, found types o
 drops a document.
 
 How a find is made precise is in `pii_numbers` (numbers: shape, checksum, context words),
-`pii_phones` (phone numbers checked against libphonenumber's numbering plans) and
+`pii_phones` (phone numbers checked against libphonenumber's numbering plans), `pii_grouping`
+(national numbers taken on their digit grouping alone) and
 `pii_patterns` (emails, IPv6, secrets); the checksums are in `pii_checks`; where a value ends
 next to text of any script is in `pii_script`. Here the finds are
 made consistent: where two overlap the more specific type wins (a card number is not also a
@@ -97,8 +98,10 @@ class PiiParams(StageParams):
             "countries (ISO 3166-1 alpha-2) whose numbering plans a phone number written"
             " without a country code is checked against; `*` adds every other country, where"
             " the number must be valid (not just of a possible length) and have a phone word"
-            " near it, a strong shape, or a national number's shape (a trunk prefix 0 or 8, or"
-            " an area code in brackets, then groups) (default: 42 countries and `*`)"
+            " near it, a strong shape, a national number's shape (a trunk prefix 0 or 8, or"
+            " an area code in brackets, then groups), or be written exactly in the groups of"
+            " that country's national format (or solid after a trunk prefix 0), with no other"
+            " numbers around it (default: 42 countries and `*`)"
         ),
     )
     max_rounds: int = Field(

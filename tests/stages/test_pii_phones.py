@@ -87,7 +87,7 @@ def test_national_numbers_with_no_phone_word():
         "Resolution 1024 768",
         "r-xp 00000000 08:03 130904 /bin/zsh",
         "Population 13 960 236",
-        "Ana Gil, 0701136626, sales",  # one solid run with no phone word: an id as often
+        "Ana Gil, 7011366260, sales",  # one solid run with no trunk prefix: an id as often
     ):
         assert finds(text) == [], text
 
