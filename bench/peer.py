@@ -80,7 +80,15 @@ def gristmill_config(shards: list[Path], out: Path, workers: int) -> Path:
         "keep_rejected": True,
         "sources": [{"name": "web", "paths": [str(p.resolve()) for p in shards]}],
         "stages": [
-            {"langid": {"allowed_languages": "all", "min_score": MIN_LANG_SCORE}},
+            {
+                "langid": {
+                    "allowed_languages": "all",
+                    "min_score": MIN_LANG_SCORE,
+                    # gristmill's default, said here: long pages are decided on a 2,000-character
+                    # sample when it is confident (datatrove reads every page whole)
+                    "sample_chars": 2000,
+                }
+            },
             "quality",
             "safety",
             "exact_dedup",

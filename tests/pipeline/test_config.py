@@ -57,7 +57,10 @@ def test_unknown_stage_name(write_config):
 def test_unknown_stage_param(write_config):
     stages = [{"langid": {"min_scor": 0.5}}, "tokenize", "pack"]
     msg = refused(write_config(with_changes(stages=stages)), "stages[0].langid.min_scor")
-    assert msg == ": unknown key; allowed keys: allowed_languages, min_score, model, batch_size"
+    assert msg == (
+        ": unknown key; allowed keys: allowed_languages, min_score, model, batch_size, "
+        "sample_chars, sample_windows, sample_min_score"
+    )
 
 
 def test_wrong_type(write_config):

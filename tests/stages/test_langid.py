@@ -5,7 +5,14 @@ import shutil
 import fasttext
 import pytest
 
-from gristmill.stages.langid import LangId, LangIdParams, default_model_path, load_fasttext
+from gristmill.stages.langid import (
+    LangId,
+    LangIdParams,
+    default_model_path,
+    load_fasttext,
+    prepare,
+    sample,
+)
 from tests.conftest import docs, run_step, stats
 
 SENTENCES = {
@@ -122,5 +129,107 @@ def test_custom_model_path(tmp_path):
 
 @pytest.mark.parametrize("bad", [{"min_score": 1.5}, {"min_score": -0.1}, {"batch_size": 0}])
 def test_params_out_of_range_are_refused(bad):
+    with pytest.raises(ValueError):
+        LangIdParams(**bad)
+
+
+# Long pages: the adaptive sample (sample_chars, sample_windows, sample_min_score)
+
+# written for these tests: a short English preface, and Japanese sentences about a town's day
+PREFACE = (
+    "Editor's note: this page was moved from our old archive, and some of the links below may "
+    "no longer work. Please write to the site team if you find a broken one, thank you. "
+)
+JAPANESE = [
+    "朝になると、町の小さな市場には新鮮な野菜を売る人たちが集まります。",
+    "駅の近くの喫茶店では、毎朝同じ席で新聞を読むおじいさんがいます。",
+    "昼休みには、学校の子どもたちが公園で元気に走り回っています。",
+    "午後は雨が降りそうなので、母は洗濯物を早めに取り込みました。",
+    "図書館の二階には、静かに勉強できる広い部屋があります。",
+    "夕方、川沿いの道を散歩すると、山の向こうに沈む夕日が見えます。",
+    "夜になると、商店街の明かりが一つずつ消えて、町は静かになります。",
+]
+
+
+def japanese_page(chars: int) -> str:
+    out, i = [], 0
+    while sum(map(len, out)) < chars:
+        out.append(JAPANESE[i % len(JAPANESE)])
+        i += 1
+    return "".join(out)
+
+
+def bare(model, text):
+    (label,), (score,) = model.predict(prepare(text))
+    return label.removeprefix("__label__"), min(float(score), 1.0)
+
+
+def test_sample_returns_short_text_whole_and_cuts_long_text_at_word_ends():
+    assert sample("short text", 100, 4) == "short text"
+    words = " ".join(f"w{i:04d}" for i in range(2000))  # 9,999 characters
+    got = sample(words, 1000, 4)
+    assert got.startswith("w0000 ") and got.endswith("w1999")
+    parts = got.split()
+    assert all(p in words.split(" ") for p in parts)  # no half words
+    assert 1000 <= len(got) <= 1000 + 4 * 64 + 4
+    prefix = sample(words, 1000, 1)  # one window: a plain prefix, ending at a word end
+    assert words.startswith(prefix) and words[len(prefix)] == " " and 1000 <= len(prefix) < 1006
+
+
+def test_short_pages_are_predicted_on_their_full_text_as_without_sampling():
+    texts = [*SENTENCES.values(), "ok", PREFACE, japanese_page(1500)]
+    on = run_step(LangId(LangIdParams(sample_chars=2000)), docs(*texts))
+    off = run_step(LangId(LangIdParams(sample_chars=None)), docs(*texts))
+    assert [d.metadata for d in on] == [d.metadata for d in off]
+
+
+def test_confident_sample_decides_a_long_page(bare_model):
+    page = japanese_page(6000)
+    step = LangId(LangIdParams(sample_chars=1000, sample_windows=3, sample_min_score=0.75))
+    (doc,) = run_step(step, docs(page))
+    label, score = bare(bare_model, sample(page, 1000, 3))
+    assert label == "ja" and score >= 0.75
+    assert doc.metadata["language"] == "ja"
+    assert doc.metadata["language_score"] == pytest.approx(score)  # the sample's, not the page's
+
+
+def test_low_confidence_prefix_falls_back_to_the_full_text(bare_model):
+    # the first 600 characters (and the rest of the Japanese word, up to 64 more) are mostly an
+    # English preface and some Japanese: the prefix is unsure, so the page is predicted on its
+    # full text (Japanese, confidently)
+    page = PREFACE * 3 + japanese_page(6000)
+    assert 500 < len(PREFACE * 3) < 600
+    params = LangIdParams(sample_chars=600, sample_windows=1, sample_min_score=0.75)
+    prefix_label, prefix_score = bare(bare_model, sample(page, 600, 1))
+    assert prefix_score < 0.75, (prefix_label, prefix_score)
+    (doc,) = run_step(LangId(params), docs(page))
+    full = bare(bare_model, page)
+    assert full[0] == "ja" and full[1] > 0.9
+    assert doc.metadata["language"] == "ja"
+    assert doc.metadata["language_score"] == pytest.approx(full[1])
+
+
+def test_sampled_pages_get_language_metadata_and_drop_reasons():
+    page = japanese_page(6000)
+    step = LangId(LangIdParams(allowed_languages=["en"], sample_chars=1000))
+    data = docs(page, SENTENCES["en"])
+    out = run_step(step, data)
+    assert [d.metadata["language"] for d in out] == ["en"]
+    assert data[0].metadata["language"] == "ja" and 0.75 <= data[0].metadata["language_score"] <= 1
+    assert stats(step)["dropped/language_not_allowed"] == 1
+
+
+def test_sampling_step_pickles_without_its_model():
+    step = LangId(LangIdParams(sample_chars=1000, sample_windows=3, sample_min_score=0.8))
+    run_step(step, docs(japanese_page(3000)))
+    clone = pickle.loads(pickle.dumps(step))
+    assert clone._model is None and clone.params == step.params
+    assert run_step(clone, docs(japanese_page(3000)))[0].metadata["language"] == "ja"
+
+
+@pytest.mark.parametrize(
+    "bad", [{"sample_chars": 0}, {"sample_windows": 0}, {"sample_min_score": 1.5}]
+)
+def test_sample_params_out_of_range_are_refused(bad):
     with pytest.raises(ValueError):
         LangIdParams(**bad)
