@@ -7,7 +7,9 @@ rules can be compared find by find.
 context); `--compare BEFORE AFTER` prints the finds of AFTER that BEFORE does not have (and the
 count of those gone), to be read and classified by hand: a new find there is a false find unless
 it is someone's phone number. Run the two versions from two checkouts (a git worktree of the
-old commit with its own environment) on the same `-n` and `--every`.
+old commit with its own environment) on the same `-n` and `--every`. `--data` may also name
+another file of records with a `text` field (`manpages_paragraphs.jsonl.gz`) or a tab-separated
+file of `label<TAB>text` lines (`SMSSpamCollection`).
 
     .venv/bin/python bench/pii_phone_fp.py -n 3000 --every 6 --out /tmp/after.tsv
     .venv/bin/python bench/pii_phone_fp.py --compare /tmp/before.tsv /tmp/after.tsv
@@ -35,7 +37,8 @@ def sample(path: Path, n: int, every: int) -> list[tuple[str, str]]:
     """(id, text) of every `every`-th record with text, up to `n` (the corpus is ordered by
     source: a stride reaches all of them)."""
     out = []
-    for i, rec in enumerate(read_records(path)):
+    records = read_records(path) if ".json" in path.name else _tsv(path)
+    for i, rec in enumerate(records):
         text = rec.get("text")
         if i % every or not isinstance(text, str) or not text.strip():
             continue
@@ -43,6 +46,13 @@ def sample(path: Path, n: int, every: int) -> list[tuple[str, str]]:
         if len(out) >= n:
             break
     return out
+
+
+def _tsv(path: Path):
+    """Records of a `label<TAB>text` file (the SMS spam collection): its text."""
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            yield {"text": line.rstrip("\n").partition("\t")[2]}
 
 
 def context(text: str, s: int, e: int, width: int = 40) -> str:

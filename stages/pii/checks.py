@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import ipaddress
 import math
+import re
 from collections import Counter
+
+from gristmill.stages.pii.script import ALNUM
 
 
 def luhn_ok(digits: str) -> bool:
@@ -241,3 +244,23 @@ def char_classes(value: str) -> int:
         + any(c.isdigit() for c in value)
         + any(not c.isalnum() for c in value)
     )
+
+
+IBAN = re.compile(
+    r"([A-Z]{2}[0-9]{2}(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,4})?)"
+    r"|[a-z]{2}[0-9]{2}(?:[a-z0-9]{11,30}|(?: [a-z0-9]{4}){2,7}(?: [a-z0-9]{1,4})?))"
+)
+
+
+def iban_end(text: str, m: re.Match) -> int:
+    """End of the IBAN that starts at m.start(), cut to its country's length, or 0."""
+    want = IBAN_LENGTHS.get(text[m.start() : m.start() + 2].upper())
+    if want is None:
+        return 0
+    got, i = 0, m.start()
+    while i < m.end() and got < want:
+        got += text[i] != " "
+        i += 1
+    if got != want or (i < len(text) and text[i] in ALNUM):
+        return 0
+    return i if iban_ok(text[m.start() : i].replace(" ", "")) else 0

@@ -7,10 +7,13 @@ Republic), `555 28 38 07` (Georgia), `601 129 993` (Czechia), `(246) 458-0628` (
 no-break space, `-`, `.`, `/`, brackets), must be the groups of libphonenumber's national
 format of the number (`format_number(..., NATIONAL)`) for a region where it is valid: the
 library matcher's leniency `EXACT_GROUPING`, less what that level also lets through (any solid
-run of digits). Two more ways of writing count: the area code, a slash and the rest run together
-(`030/7093421`, `923/824885`), and a solid number that starts with the trunk prefix 0 of a
-region that writes it (`0612865908`). A number split elsewhere (`2 16 29 727`), or solid with no
-trunk prefix (`21629727`), is not taken on its writing alone.
+run of digits). More ways of writing count: the area code with its trunk prefix 0, a slash or a
+dot, and the rest run together (`030/7093421`, `923/824885`, `020.79460958`); a solid number
+that starts with the trunk prefix 0 of a region that writes it (`0612865908`); and a solid number
+of a region whose format has no trunk prefix (`21629727`), but only as a field of a line of text
+(`_FIELD_START`, `_FIELD_END`: `Lena Berg, 21629727, ekonomi`), never on a line of its own or in
+brackets, where solid runs are sizes, counts and a program's output. A number split elsewhere
+(`2 16 29 727`) is not taken on its writing alone.
 
 Any region of the world counts, not only the stage's `phone_regions`: a page in one language
 may well give a number of another country. The regions are narrowed first by their plans'
@@ -54,7 +57,19 @@ _AFTER = re.compile(
 )
 # what a short number with no phone word may follow: the start of a line, a comma, a dash, a
 # bracket, a slash (not a word, nor a label's colon: `Room: 467 3395`)
-SET_OFF = ("", "\n", *",;(/[|\u2013\u2014\u00b7\uff08\u3010\u300c\u3001\uff0c-")
+SET_OFF = ("", "\n", *",;(/[|\u2013\u2014\u00b7\uff08\u3010\u300c\u3001\uff0c\uff5c\u060c\u1363-")
+# a solid number (no trunk prefix) with no phone word is a field of a line of text: after a
+# word and a comma, dash, dot or full-width space (`Sam, 5062616188`, `Kariakoo — 94448607`,
+# `営業部\u30002221919304`), before the end of the line or such punctuation; not in brackets,
+# nor on a line of its own, nor after a label's colon: sizes, counts and a program's output
+_FIELD_START = re.compile(
+    r"(?:[^\W\d_]|[\u0900-\u0dff])[.'\u2019]?[ \u00a0]*"
+    r"[,;\u2013\u2014\u00b7\u3001\uff0c\u060c\u1363][ \u00a0]*$|[^\W\d_]\u3000$"
+)
+_FIELD_END = re.compile(
+    r"[ \u00a0\u3000]*(?:$|\n|[,;(\u2013\u2014\u00b7\uff08\u3001\u3002\uff0c\u060c\u1363])"
+)
+_YMD = re.compile(r"(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])")
 # a street after the number, within two words: a house number (`3747 Fourth Avenue`)
 _STREET = re.compile(
     r"(?i)[ \u00a0]+(?:[^\W\d_][\w.'-]*[ \u00a0]+){0,2}(?:st|street|ave|avenue|rd|road|blvd|"
@@ -106,14 +121,14 @@ def suspicious(groups: list[str], seps: list[str]) -> bool:
     if len(groups) != 2:
         return False
     sep = inner[0]
+    if sep in "/." and len(a) > 1 and a[0] == "0" != a[1] and len(b) >= 6 and b[0] != "0":
+        return False  # 030/7093421, 041.2400148: an area code with its trunk prefix, the rest
     if a[0] == b[0] == "0" and sep != "/":
         return True  # 041 0176: after an area code with its trunk 0, a number never starts 0
     if sep == "." or (a in _DIMENSIONS and b in _DIMENSIONS):
         return True
     if sep in "-/:" and (year_like(a) or year_like(b)):
         return True
-    if sep == "/" and a[0] == "0" and len(b) >= 6:
-        return False  # an area code with its trunk prefix, a slash, the subscriber number
     if sep == "/" and len(b) < 6:
         return True  # 183/1426, SiS 900/7016: a fraction, a model pair
     if sep in ("/", "-"):  # ranges and alternatives share their first digit or their last two
@@ -162,22 +177,33 @@ def grouped_phone(text: str, s: int, e: int) -> bool:
     """Is text[s:e] (a number with no country code) written as a phone of some region, with no
     other numbers around it? A short one (7 digits: `467 3395`) also not right after a word
     (`Room 467 3395`, `Habitación 467 3395`): a label's number; a phone with no phone word is
-    set off by punctuation (`Ana Gil, 233 0360`, `(233 0360)`, a line of its own)."""
-    if sum(c.isdigit() for c in text[s:e]) < 8:
+    set off by punctuation (`Ana Gil, 233 0360`, `(233 0360)`, a line of its own). A solid one
+    with no trunk prefix only as a field of a line of text (`Sam, 5062616188`)."""
+    chunk = text[s:e]
+    if chunk.isdigit() and not _trunk(chunk):
+        if not (_FIELD_START.search(text, max(0, s - 8), s) and _FIELD_END.match(text, e)):
+            return False
+    elif sum(c.isdigit() for c in chunk) < 8:
         before = text[max(0, s - 8) : s].rstrip(SPACE + "\u3000")[-1:]
         if before not in SET_OFF:
             return False
-    return not crowded(text, s, e) and exact_grouping(text[s:e])
+    return not crowded(text, s, e) and exact_grouping(chunk)
+
+
+def _trunk(digits: str) -> bool:
+    """A solid number that starts with a trunk prefix 0, of a national number's length?"""
+    return SOLID_TRUNK[0] <= len(digits) <= SOLID_TRUNK[1] and TRUNK.match(digits) is not None
 
 
 def _matches(groups: list[str], seps: list[str], formatted: list[str]) -> bool:
-    """The written groups are the formatted ones; or, written with a slash after the area
-    code (`030/7093421`, `923/824885`), the first group and then the rest run together."""
+    """The written groups are the formatted ones; or, written with a slash or a dot after the
+    area code (`030/7093421`, `923/824885`, `020.79460958`), the first group and then the rest
+    run together."""
     if groups == formatted:
         return True
     return (
         len(groups) == 2
-        and seps[1] == "/"
+        and seps[1] in ("/", ".")
         and groups[0] == formatted[0]
         and groups[1] == "".join(formatted[1:])
     )
@@ -186,14 +212,15 @@ def _matches(groups: list[str], seps: list[str], formatted: list[str]) -> bool:
 @lru_cache(maxsize=4096)
 def exact_grouping(chunk: str) -> bool:
     """Is `chunk` valid in some region's plan and written in exactly the groups of that
-    region's national format (or as `_matches` allows, or solid with a trunk prefix)?"""
+    region's national format (or as `_matches` allows, or solid: the format's digits, with
+    its trunk prefix or in a plan with none; `grouped_phone` decides where a solid one counts)?"""
     chunk = chunk.replace("(0)", "")
     groups = DIGITS.findall(chunk)
     digits = "".join(groups)
     seps = DIGITS.split(chunk)
     solid = len(groups) == 1
-    if solid and not (SOLID_TRUNK[0] <= len(digits) <= SOLID_TRUNK[1] and TRUNK.match(digits)):
-        return False
+    if solid and (len(digits) > SOLID_TRUNK[1] or _YMD.fullmatch(digits)):
+        return False  # 20240517: a date
     if len(digits) < MIN_DIGITS or suspicious(groups, seps):
         return False
     for region in fitting_regions(digits):
@@ -206,8 +233,8 @@ def exact_grouping(chunk: str) -> bool:
         if not pn.is_valid_number_for_region(num, region):
             continue
         formatted = DIGITS.findall(pn.format_number(num, _NATIONAL))
-        if solid and "".join(formatted) == digits and formatted[0].startswith("0"):
-            return True
+        if solid and "".join(formatted) == digits:
+            return True  # with its trunk prefix, or in a plan that has none
         if not solid and _matches(groups, seps, formatted):
             return True
     return False

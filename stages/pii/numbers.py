@@ -19,7 +19,8 @@ import re
 from collections.abc import Callable
 
 from gristmill.stages.pii import checks as ck
-from gristmill.stages.pii.grouping import grouped_phone, reach
+from gristmill.stages.pii.dotted import DOTTED4, IPV4, ipv4_at
+from gristmill.stages.pii.grouping import exact_grouping, grouped_phone, reach
 from gristmill.stages.pii.phones import POSSIBLE, VALID, PhoneCheck, international
 from gristmill.stages.pii.script import ALNUM, ALPHA, WORD
 from gristmill.stages.pii.shapes import (
@@ -29,12 +30,10 @@ from gristmill.stages.pii.shapes import (
     DIGITS,
     IP_WORDS,
     LABEL_BEFORE,
-    VERSION_BEFORE,
     card_shape,
-    date_parts,
+    date_in,
     last_context,
     national_shape,
-    netmask,
     nir_shape,
     phone_kind,
 )
@@ -56,15 +55,8 @@ WIDE_GAP = re.compile(r"[ \u00a0\u202f]{2,}")
 HEX_WORD = re.compile(r"[0-9A-Fa-f]+(?![0-9A-Za-z])")
 LAST_GROUP = re.compile(r"[ \u00a0\u202f(]+([^ \u00a0\u202f(]*)$")
 
-_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
-IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
-DOTTED4 = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}(?!\.?[0-9])")
 SSN_SHAPE = re.compile(r"[0-9]{3}([- ])[0-9]{2}\1[0-9]{4}")
 EXTENSION = re.compile(r"(?i)[ ]?(?:x|ext\.?|extension)[ ]?[0-9]{1,6}(?![0-9A-Za-z])")
-IBAN = re.compile(
-    r"([A-Z]{2}[0-9]{2}(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,4})?)"
-    r"|[a-z]{2}[0-9]{2}(?:[a-z0-9]{11,30}|(?: [a-z0-9]{4}){2,7}(?: [a-z0-9]{1,4})?))"
-)
 NINO = re.compile(
     r"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?[0-9]{2} ?[0-9]{2} ?[0-9]{2} ?[A-D](?![0-9A-Za-z])"
 )
@@ -101,8 +93,8 @@ class NumberFinder:
         """IBAN, NINO or fiscal code whose first digit is at `p`; returns its end or 0."""
         s = p - 2
         alone = s == 0 or text[s - 1] not in ALNUM
-        if alone and "iban" in self.types and (m := IBAN.match(text, s)):
-            end = _iban_end(text, m)
+        if alone and "iban" in self.types and (m := ck.IBAN.match(text, s)):
+            end = ck.iban_end(text, m)
             if end:
                 emit(s, end, "iban")
                 return end
@@ -192,15 +184,10 @@ class NumberFinder:
                 return 0
         chunk = text[s:e]
         if DOTTED4.match(chunk):
-            if (
-                "phone" in self.types
-                and IPV4.fullmatch(text, s, DOTTED4.match(chunk).end() + s) is None
-                and self._context(text, s, ("phone",)) == "phone"
-                and (end := self._phone(text, lead, e, emit, e))
-            ):
-                return end  # `電話 612.34.20.86`: no address, and a phone word
-            return self._ipv4(text, s, e, emit)
-        if (d := DATE.match(chunk)) and date_parts(d.group(1), d.group(3), d.group(4)):
+            if "phone" in self.types and (end := self._dotted_phone(text, s, lead, e, emit)):
+                return end
+            return ipv4_at(text, s, e, emit, "ip" in self.types, self.keep_ip, self.windows)
+        if (d := DATE.match(chunk)) and date_in(chunk, d):
             return s + d.end()
         digits = "".join(DIGITS.findall(chunk))
         n = len(digits)
@@ -285,31 +272,29 @@ class NumberFinder:
             return m.end()
         return 0
 
-    def _ipv4(self, text: str, s: int, e: int, emit: Emit) -> int:
-        m = IPV4.match(text, s, e)
-        dotted = DOTTED4.match(text, s, e)
-        if m is None or m.end() != dotted.end():
-            return dotted.end()  # 999.1.2.3 or 1.2.3.4.5: a version or an OID, not an address
-        end = m.end()
-        nxt = text[end] if end < len(text) else " "
-        if nxt in WORD or nxt == "-" or (nxt == "." and text[end + 1 : end + 2] in DIGIT):
-            return end
-        if "ip" not in self.types:
-            return end
-        addr = m.group()
-        octets = [int(o) for o in addr.split(".")]
-        head = text[max(0, s - 24) : s]
+    def _dotted_phone(self, text: str, s: int, lead: int, e: int, emit: Emit) -> int:
+        """Four groups with dots read as a phone, not an IPv4 address: after a `+`
+        (`+359.800.35.286`; an address's shape only if valid in the plan); not an address
+        (`032.208.67.25`, `555.12.22.81`: an octet over 255 or with a leading zero) and next
+        to a phone word or
+        grouped as a national number (`pii_grouping`); or an address's shape next to a phone
+        word, with no word about addresses, grouped exactly as a national number (`Tel.:
+        63.25.28.82`, `電話 22.41.21.85`)."""
+        address = IPV4.fullmatch(text, s, DOTTED4.match(text, s).end()) is not None
+        if lead < s and text[lead] == "+":
+            if address and not self.phones.valid(text[lead:e], VALID):
+                return 0  # arp_ip_target=+192.168.1.1
+            return self._phone(text, lead, e, emit, e)
+        if not address:
+            return self._phone(text, lead, e, emit, e)
         self.windows.append((s - 24, s))
-        if VERSION_BEFORE.search(head) or netmask(octets):
-            return end
-        if max(octets) < 32 and not IP_WORDS.search(head):
-            return end  # 1.2.3.4, 3.2.18.6 with no word about addresses: a version, a section
-        if nxt == "." and head[head.rfind("\n") + 1 :].strip() == "":
-            return end  # `2.3.1.36. Arguments` at the start of a line: a section heading
-        rng = ck.ip_range(ck.parse_ip(addr))
-        if rng is None or rng not in self.keep_ip:
-            emit(s, end, "ip")
-        return end
+        if (
+            self._context(text, s, ("phone",)) == "phone"
+            and not IP_WORDS.search(text, max(0, s - 24), s)
+            and exact_grouping(text[s:e])
+        ):
+            return self._phone(text, lead, e, emit, e)
+        return 0
 
     def _grouped(self, text: str, s: int, e: int) -> bool:
         self.windows.append(reach(text, s, e))
@@ -324,7 +309,8 @@ class NumberFinder:
         other region's plan counts too, and with no phone word a number written as a national
         number (`pii_shapes.national_shape`: `022 344 099`, `(11) 96123-4543`) counts if valid
         in a plan, as does one grouped exactly as a plan's national format (`pii_grouping`:
-        `21 62 97 27`, `601 129 993`, solid with a trunk prefix `0612865908`). A veto word
+        `21 62 97 27`, `601 129 993`, solid with a trunk prefix `0612865908`, or solid as a
+        field of a line in a plan with no trunk prefix: `Sam, 21629727`). A veto word
         nearer than any phone word (`order no.`) wins, unless a label follows (`555 0134
         (office)`)."""
         chunk = text[s:e]
@@ -358,17 +344,3 @@ class NumberFinder:
             return 0
         emit(s, end, "phone")
         return end
-
-
-def _iban_end(text: str, m: re.Match) -> int:
-    """End of the IBAN that starts at m.start(), cut to its country's length, or 0."""
-    want = ck.IBAN_LENGTHS.get(text[m.start() : m.start() + 2].upper())
-    if want is None:
-        return 0
-    got, i = 0, m.start()
-    while i < m.end() and got < want:
-        got += text[i] != " "
-        i += 1
-    if got != want or (i < len(text) and text[i] in ALNUM):
-        return 0
-    return i if ck.iban_ok(text[m.start() : i].replace(" ", "")) else 0

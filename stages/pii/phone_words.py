@@ -5,6 +5,9 @@ a call to action), contact and hotline, in the 50-odd most written languages on 
 Written as one systematic list (each concept in each language), not fitted to any test set:
 bench/phone_set.py's `tune` and old `held_out` parts were used to check the mechanism; the
 `held_out_2` part (bench/phone_set2.py) was written before this list and never tuned on.
+Round 4 (issue 16) added languages of Africa the list lacked (Hausa, Yoruba, Igbo, Xhosa,
+Somali, more Zulu forms), the call verb in Amharic, the Hindi abbreviation `मो.`, `infolinia`
+(Polish hotline) and the messaging apps WeChat and Zalo.
 Bare words for "number" (`номер`, `numéro`, `Nummer`) are left out: `order number 123...`
 would then read as a phone; so are bare words for "call" that also mean a function call
 (`call`, `appel`, `llamada`, `chiama`: `the call took 1234567 ns`).
@@ -21,7 +24,7 @@ import re
 
 SPACED = {
     "en": "phone~ telephone~ tel mob mobile cell cellphone fax dial sms whatsapp viber "
-    "telegram contact hotline helpline freephone landline switchboard",
+    "telegram wechat contact hotline helpline freephone landline switchboard",
     "de": "telefon~ tel handy~ mobil~ rufnummer~ festnetz~ anruf~ anrufen rufen ruft erreichbar "
     "durchwahl natel fax kontakt",
     "fr": "téléphone~ téléphonez tél tel portable mobile appelez joindre joignable "
@@ -33,7 +36,7 @@ SPACED = {
     "pt": "telefone~ tel telemóvel telemovel celular fone ligue ligar liga contato contacto "
     "contacte",
     "nl": "telefoon~ tel bel bellen mobiel mobieltje gsm",
-    "pl": "telefon~ tel kom komórka komórkowy zadzwoń zadzwon dzwoń dzwonić kontakt",
+    "pl": "telefon~ tel kom komórka komórkowy zadzwoń zadzwon dzwoń dzwonić kontakt infolinia~",
     "cs": "telefon~ tel mobil volejte zavolejte volat kontakt",
     "sk": "telefón~ telefon~ tel mobil volajte zavolajte kontakt",
     "hu": "telefon~ tel mobil hívjon hívja hívj hívás elérhetőség",
@@ -58,13 +61,18 @@ SPACED = {
     "bg": "телефон~ тел моб обадете",
     "sr": "телефон~ тел моб позовите назовите",
     "kk": "телефон~ тел ұялы",
-    "vi": "điện_thoại đt sđt gọi hotline di_động",
+    "vi": "điện_thoại đt sđt gọi hotline di_động zalo",
     "id": "telepon telp tel ponsel handphone hubungi whatsapp wa",
     "ms": "telefon tel talian bimbit hubungi",
     "tl": "telepono tumawag cellphone",
     "sw": "simu piga",
-    "af": "foon selfoon bel",
-    "zu": "ucingo shayela",
+    "af": "foon selfoon bel skakel_ons",
+    "zu": "ucingo yocingo ocingweni shayela",
+    "xh": "umnxeba ifowuni tsalela",
+    "ha": "waya lambar_waya wayar_hannu kira_mu",
+    "yo": "fóònù foonu pè_wá",
+    "ig": "ekwentị kpọọ",
+    "so": "taleefan~ telefoon~",
 }
 # Scripts written without spaces between words, or with prefixes glued to words.
 GLUED = {
@@ -77,7 +85,7 @@ GLUED = {
     "fa": "تلفن تماس موبایل",
     "ur": "فون موبائل رابطہ",
     "he": "טלפון נייד התקשרו התקשר חייגו פקס",
-    "hi": "फ़ोन फोन मोबाइल संपर्क दूरभाष कॉल",
+    "hi": "फ़ोन फोन मोबाइल संपर्क दूरभाष कॉल मो. फ़ो.",
     "bn": "ফোন মোবাইল যোগাযোগ কল",
     "ta": "தொலைபேசி கைபேசி அழைக்க தொடர்பு",
     "te": "ఫోన్ సంప్రదించండి",
@@ -91,7 +99,7 @@ GLUED = {
     "my": "ဖုန်း",
     "ka": "ტელ ტელეფონი",
     "hy": "հեռ հեռախոս",
-    "am": "ስልክ",
+    "am": "ስልክ ይደውሉ ደውሉ",
 }
 
 

@@ -122,7 +122,7 @@ def phone_kind(chunk: str) -> str | None:
     n = len(digits) - trunk0
     if len(set(digits)) < (3 if n < 10 else 4) or digits.count("0") * 5 > n * 3:
         return None  # 012 021 102 120, 01000000 02: a list or a dump, not a phone
-    if any(date_parts(*d.group(1, 3, 4)) for d in DATE.finditer(chunk)):
+    if any(date_in(chunk, d) for d in DATE.finditer(chunk)):
         return None  # 0 2021-07-25 20 (ls -l): a date inside
     if groups.count("00") > 1 or (len(groups) >= 6 and all(len(g) == 2 for g in groups)):
         return None  # 04 00 01 00 00 10, 08 90 90 90 90 90: bytes (044 668 18 00 is a phone)
@@ -194,6 +194,18 @@ def date_parts(a: str, b: str, c: str) -> bool:
         day_month = (1 <= x <= 31 and 1 <= y <= 12) or (1 <= x <= 12 and 1 <= y <= 31)
         return day_month and (len(c) == 2 or c[:2] in ("19", "20"))
     return False
+
+
+def date_in(chunk: str, d: re.Match) -> bool:
+    """Is the DATE match `d` a date of `chunk`: its parts a date, and its separator not
+    going on around it (`06.12.36.53.24`, `01-23-45-88-13`: pairs, a number of France), nor
+    (with a country code, where the plan decides) a year of two digits (`+993 12 20-09-05`)?"""
+    sep, a, c = d.group(2), d.start(), d.end()
+    if chunk[a - 1 : a] == sep or chunk[c : c + 1] == sep:
+        return False
+    if len(d.group(4)) < 4 and len(d.group(1)) < 4 and chunk.startswith(("+", "(+", "00")):
+        return False
+    return date_parts(d.group(1), d.group(3), d.group(4))
 
 
 def netmask(octets: list[int]) -> bool:

@@ -8,7 +8,8 @@ drops a document.
 
 How a find is made precise is in `pii_numbers` (numbers: shape, checksum, context words),
 `pii_phones` (phone numbers checked against libphonenumber's numbering plans), `pii_grouping`
-(national numbers taken on their digit grouping alone) and
+(national numbers taken on their digit grouping alone), `pii_dotted` (four numbers with
+dots: an IPv4 address or a phone) and
 `pii_patterns` (emails, IPv6, secrets); the checksums are in `pii_checks`; where a value ends
 next to text of any script is in `pii_script`. Here the finds are
 made consistent: where two overlap the more specific type wins (a card number is not also a

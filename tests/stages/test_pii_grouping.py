@@ -47,11 +47,80 @@ def test_only_with_star_in_phone_regions():
     assert finds("Lena Berg, 21 62 97 27, ekonomi", phone_regions=["US", "GB"]) == []
 
 
-def test_grouped_elsewhere_or_solid_without_trunk_is_not_enough():
+def test_grouped_elsewhere_is_not_enough():
     assert exact_grouping("21 62 97 27")
     assert not exact_grouping("2 16 29 727")  # the same digits split where no plan splits them
-    assert not exact_grouping("21629727")  # solid, no trunk prefix: an id as often
+    assert exact_grouping("21629727")  # solid, as a plan with no trunk prefix writes it
+    assert not exact_grouping("20240517")  # a date
     assert finds("Lena Berg, 2 16 29 727, ekonomi") == []
+
+
+# a solid number with no trunk prefix: a field of a line of text, after a word and a comma,
+# a dash or a full-width space, before the end of the line or such punctuation
+SOLID = [
+    "Lena Berg, 21629727, ekonomi", "Олена Коваль — 21629727", "山田花子様\u300021629727",
+    "王伟、21629727。", "م. خالد العتيبي، 21629727", "คุณวิชัย, 21629727", "राहुल वर्मा, 21629727",
+    "王伟，２１６２９７２７，市场部",  # full-width digits and comma
+]  # fmt: skip
+SOLID_NOT = [
+    "Lena Berg 21629727 ekonomi", "the identifier (21629727).", "seed(21629727)",
+    "; Retry\n21629727 ; Expire", "Bus, 21629727 km", "容量：21629727。", "容量，21629727字节",
+    "Размер, 21629727 байт", "ขนาด 21629727 ไบต์", "الحجم، 21629727 بايت", "आकार 21629727",
+    "Lena, 20240517, ekonomi",  # a date
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", SOLID, ids=range(len(SOLID)))
+def test_solid_numbers_set_off_as_a_field(text):
+    assert [t for _, t in finds(text)] == ["phone"], text
+
+
+@pytest.mark.parametrize("text", SOLID_NOT, ids=range(len(SOLID_NOT)))
+def test_solid_numbers_elsewhere_are_left(text):
+    assert finds(text) == [], text
+
+
+# with dots: pairs (not a date), four groups (not an address), an area code with its trunk 0
+DOTS = [
+    ("Lambar waya: 06.12.34.56.78", "06.12.34.56.78"),  # France: 06.12.34 is not a date
+    ("Frau Keller – 01-23-45-67-89 – Montag", "01-23-45-67-89"),
+    ("电话：06.12.34.56.78。", "06.12.34.56.78"),
+    ("โทร06.12.34.56.78ค่ะ", "06.12.34.56.78"),
+    ("Lena Berg, +236.21.62.97.27", "+236.21.62.97.27"),  # a country code, dots
+    ("Иван Петров, +236.216.297.27", "+236.216.297.27"),  # four groups after `+`
+    ("Tel.: 21.62.97.27", "21.62.97.27"),  # an address's shape, a phone word, the groups
+    ("電話 21.62.97.27", "21.62.97.27"),
+    ("هاتف: 21.62.97.27", "21.62.97.27"),
+    ("Anna Berg, 601.129.993, room 4", "601.129.993"),  # not an address (601)
+    ("Frau Vogt, 020.79460958", "020.79460958"),  # an area code with its trunk 0, a dot
+    ("山田花子様（020.79460958）", "020.79460958"),
+    ("राहुल वर्मा – 020.79460958", "020.79460958"),
+]
+DOTS_NOT = [
+    "arp_ip_target=+192.168.1.1", "server 21.62.97.27", "服务器 21.62.97.27",
+    "ip: 21.62.97.27", "Tel.: 10.0.0.1",  # an address
+    "Version 0.1234567", "π = 03.14159", "x 3.14159265", "Ana Gil, 12.05.2024, Kiev",
+    "Дата: 06.12.2024", "วันที่ 06.12.24",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "number"), DOTS, ids=range(len(DOTS)))
+def test_dots_pairs_and_four_groups(text, number):
+    assert finds(text) == [(number, "phone")]
+
+
+@pytest.mark.parametrize("text", DOTS_NOT, ids=range(len(DOTS_NOT)))
+def test_addresses_decimals_and_dates_with_dots_are_not_phones(text):
+    assert [t for _, t in finds(text) if t == "phone"] == [], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Infolinia 467 3395", "मो. 467 3395", "ለበለጠ መረጃ ይደውሉ 467 3395", "Lambar waya: 467 3395",
+     "Inombolo yocingo: 467 3395", "Nọ́mbà fóònù 467 3395", "Zalo: 467 3395"],
+)  # fmt: skip
+def test_more_phone_words(text):
+    assert [t for _, t in finds(text)] == ["phone"], text
 
 
 # grouped like a phone of some plan, and refused by `suspicious` for what they are
@@ -90,7 +159,7 @@ NOT_FOUND = [
     "पृष्ठ 32 157/158", "Intel 810/815", "OMAP 2430/3430",
     "Meet me at 7943 2027 Prospect St",  # a house number
     "Room 467 3395", "комната：467 3395。", "คุณวิชัย 467 3395", "कमरा 467 3395",  # a label's
-    "Ana Gil, 7011366260, sales",
+    "Ana Gil 7011366260 sales",
 ]  # fmt: skip
 
 

@@ -87,7 +87,8 @@ def test_national_numbers_with_no_phone_word():
         "Resolution 1024 768",
         "r-xp 00000000 08:03 130904 /bin/zsh",
         "Population 13 960 236",
-        "Ana Gil, 7011366260, sales",  # one solid run with no trunk prefix: an id as often
+        "Ana Gil 7011366260 sales",  # one solid run, not set off: an id as often
+        "Ana Gil, (7011366260)",  # ... nor in brackets (pii_grouping: a field of a line)
     ):
         assert finds(text) == [], text
 
