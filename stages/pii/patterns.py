@@ -23,10 +23,16 @@ Emit = Callable[[int, int, str], None]
 # match stopped too early). A label may hold the letters of an internationalised domain name
 # (Latin with diacritics, Greek, Cyrillic: `bäckerei-müller.de`), never CJK, kana, hangul,
 # Thai, Arabic or Devanagari: those are the text around an address, written without spaces.
-_L = r"A-Za-z0-9\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0370-\u03ff\u0400-\u04ff"
+# A label is written in one script (as registries require of IDN labels): Latin, or Greek, or
+# Cyrillic, with digits, so the Cyrillic word glued after `…co.uk` is never read as a label
+# (`…co.ukгород.next` ends at `uk`).
+_LATIN = r"A-Za-z0-9\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
+_L = rf"{_LATIN}\u0370-\u03ff\u0400-\u04ff"  # any label character
+_LABEL = "|".join(
+    rf"[{c}](?:[{c}-]{{0,61}}[{c}])?" for c in (_LATIN, r"0-9\u0370-\u03ff", r"0-9\u0400-\u04ff")
+)
 EMAIL_DOMAIN = re.compile(
-    rf"@((?:[{_L}](?:[{_L}-]{{0,61}}[{_L}])?\.)+(?:[A-Za-z]{{2,24}}|xn--[a-z0-9-]{{2,59}}))"
-    rf"(?![A-Za-z0-9_-]|\.[{_L}])"
+    rf"@((?:(?:{_LABEL})\.)+(?:[A-Za-z]{{2,24}}|xn--[a-z0-9-]{{2,59}}))(?![A-Za-z0-9_-]|\.[{_L}])"
 )
 LOCAL_CHARS = frozenset("._%+-'")  # a local part neither starts nor ends with these
 # The local part is ASCII (RFC 5321): read backwards from the `@`, it stops at the first

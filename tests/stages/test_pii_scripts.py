@@ -66,6 +66,13 @@ def test_an_internationalised_domain_but_never_the_text_around_it():
     ]
     assert spans_of("连接info@bäckerei-müller.de谢谢") == [("info@bäckerei-müller.de", "email")]
     assert spans_of("почта:ivan@почта.рф") == []  # a Cyrillic top-level domain is not matched
+    assert spans_of("ivan@почта.пример.com") == [("ivan@почта.пример.com", "email")]
+    assert spans_of("jo@ελληνικά.gr") == [("jo@ελληνικά.gr", "email")]
+    # a label is in one script: Cyrillic glued after the address is text, not a label
+    # (found by the property test: `…co.ukгородjo.smith@…` was read as one domain)
+    text = "اليومjo.smith@mail-host.co.ukгородjo.smith@mail-host.co.ukاليوم"
+    assert spans_of(text) == [("jo.smith@mail-host.co.uk", "email")] * 2
+    assert spans_of("jo@mail.co.ukгород.next") == [("jo@mail.co.uk", "email")]
 
 
 # -- the invariant: text outside detected spans is never changed ---------------------------
