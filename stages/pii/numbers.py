@@ -36,19 +36,23 @@ from gristmill.stages.pii.shapes import (
     national_shape,
     nir_shape,
     phone_kind,
+    phone_word_before,
 )
+from gristmill.stages.pii.short import SHORT_BRANCH
 
 Emit = Callable[[int, int, str], None]
 DIGIT = frozenset("0123456789")
+NOT_AFTER = frozenset("$€£¥₫₹₽₩₺₴₦₱฿₪〒")  # currency signs, the postal mark
 
 # Branches of the stage's one scanning regex (stages/pii/stage.py), tried right after a digit:
 # `ld`: a word starting with two (or six) letters then two digits (IBAN, NINO, fiscal code);
 # `tok`: two letters, a digit and a long token around it (vendor tokens, handed to
-# pii_patterns.token_at); `num`: a chunk that starts a digit run.
+# pii_patterns.token_at); `num`: a chunk that starts a digit run; `short`: 4 to 6 digits that
+# may follow a phone word (pii_short).
 NUMBER_BRANCHES = (
     r"(?<=[A-Za-z]{2}[0-9])(?:(?P<ld>(?<=(?<![A-Za-z0-9])[A-Za-z]{2}[0-9])(?=[0-9])"
     r"|(?<=(?<![A-Za-z0-9])[A-Z]{6}[0-9])(?=[0-9]))|(?P<tok>(?=[A-Za-z0-9_\-]{7})))"
-    r"|(?<=[0-9])(?<![0-9][0-9])(?P<num>[0-9 \-./()\u00a0\u202f]{5,}[0-9])"
+    r"|(?<=[0-9])(?<![0-9][0-9])(?P<num>[0-9 \-./()\u00a0\u202f]{5,}[0-9])|" + SHORT_BRANCH
 )
 SPACES = re.compile(r"[ \u00a0\u202f]+")
 WIDE_GAP = re.compile(r"[ \u00a0\u202f]{2,}")
@@ -171,8 +175,12 @@ class NumberFinder:
         starts the chunk (a card is never the tail of a longer run of digit groups); `tail`: e
         ends it (a phone is never the head of one: hex dumps are runs of short groups)."""
         before = text[s - 1] if s else " "
-        if before in WORD or before in ".-/#$€£¥%":
+        if (before in WORD or before in ".-/#$€£¥%") and (
+            before != "." or not phone_word_before(text, s)  # `โทร.0594 36 70 16`
+        ):
             return 0
+        if before in NOT_AFTER or (before in " \u00a0" and text[s - 2 : s - 1] in NOT_AFTER):
+            return 0  # ₫ 1.250.000, 〒530-0001: an amount, a postal code
         lead = s  # a phone may start with `+` or `(` before its first digit
         if before in "+(":
             lead = s - 1

@@ -7,7 +7,9 @@ bench/phone_set.py's `tune` and old `held_out` parts were used to check the mech
 `held_out_2` part (bench/phone_set2.py) was written before this list and never tuned on.
 Round 4 (issue 16) added languages of Africa the list lacked (Hausa, Yoruba, Igbo, Xhosa,
 Somali, more Zulu forms), the call verb in Amharic, the Hindi abbreviation `मो.`, `infolinia`
-(Polish hotline) and the messaging apps WeChat and Zalo.
+(Polish hotline) and the messaging apps WeChat and Zalo. Round 5 added Mongolian and Sinhala,
+the call verbs of Kazakh, Armenian, Georgian and Estonian (`helista`), the Icelandic forms of
+`sími` (`í síma`) and the Hebrew abbreviation `טל׳`.
 Bare words for "number" (`номер`, `numéro`, `Nummer`) are left out: `order number 123...`
 would then read as a phone; so are bare words for "call" that also mean a function call
 (`call`, `appel`, `llamada`, `chiama`: `the call took 1234567 ns`).
@@ -46,12 +48,12 @@ SPACED = {
     "sq": "telefon~ tel cel celular",
     "lt": "telefonas~ tel mob skambinkite",
     "lv": "tālrunis~ tālr tel mob zvaniet",
-    "et": "telefon~ tel mob helistage",
+    "et": "telefon~ tel mob helista helistage",
     "fi": "puhelin~ puh soita soittakaa matkapuhelin gsm",
     "sv": "telefon~ tel mobil~ ring ringa",
     "no": "telefon~ tlf tel mobil~ ring ringe",
     "da": "telefon~ tlf tel mobil~ ring ringe",
-    "is": "sími símanúmer",
+    "is": "sími síma símann símanum símanúmer~ hringdu hringið hringja",
     "ca": "telèfon~ telefon tel mòbil truqueu truca",
     "tr": "telefon~ tel cep_telefonu cep_tel gsm arayın arayınız arayabilirsiniz iletişim",
     "az": "telefon~ tel mobil zəng",
@@ -60,7 +62,8 @@ SPACED = {
     "uk": "телефон~ тел моб мобільний телефонуйте зателефонуйте дзвоніть контакт~ факс",
     "bg": "телефон~ тел моб обадете",
     "sr": "телефон~ тел моб позовите назовите",
-    "kk": "телефон~ тел ұялы",
+    "kk": "телефон~ тел ұялы қоңырау",
+    "mn": "утас утсаар утасны залгана залгах",
     "vi": "điện_thoại đt sđt gọi hotline di_động zalo",
     "id": "telepon telp tel ponsel handphone hubungi whatsapp wa",
     "ms": "telefon tel talian bimbit hubungi",
@@ -84,7 +87,7 @@ GLUED = {
     "ar": "هاتف الهاتف جوال الجوال تلفون اتصل اتصال تواصل موبايل خلوي محمول واتساب فاكس",
     "fa": "تلفن تماس موبایل",
     "ur": "فون موبائل رابطہ",
-    "he": "טלפון נייד התקשרו התקשר חייגו פקס",
+    "he": "טלפון נייד התקשרו התקשר חייגו פקס טל׳ טל'",
     "hi": "फ़ोन फोन मोबाइल संपर्क दूरभाष कॉल मो. फ़ो.",
     "bn": "ফোন মোবাইল যোগাযোগ কল",
     "ta": "தொலைபேசி கைபேசி அழைக்க தொடர்பு",
@@ -97,8 +100,9 @@ GLUED = {
     "km": "ទូរស័ព្ទ",
     "lo": "ໂທ",
     "my": "ဖုန်း",
-    "ka": "ტელ ტელეფონი",
-    "hy": "հեռ հեռախոս",
+    "ka": "ტელ ტელეფონი დარეკეთ დაგვირეკეთ",
+    "hy": "հեռ հեռախոս զանգահարեք զանգեք",
+    "si": "දුරකථන ජංගම අමතන්න ඇමතුම්",
     "am": "ስልክ ይደውሉ ደውሉ",
 }
 

@@ -20,6 +20,7 @@ DIGITS = re.compile(r"[0-9]+")
 # Greek, Cyrillic
 LETTERS = "a-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u1e00-\u1eff"
 AREA_IN_BRACKETS = re.compile(r"\([0-9]{1,5}\)[ ]?[0-9]{2,8}(?:[ \-][0-9]{2,5}){0,3}")
+HOURS = re.compile(r"[0-2]?[0-9][.:][0-5][0-9] ?[-\u2013] ?[0-2]?[0-9][.:][0-5][0-9]")
 DATE = re.compile(r"([0-9]{1,4})([-./])([0-9]{1,2})\2([0-9]{1,4})")
 NANP = re.compile(
     r"(?:\+?1[ .\-]?)?(?:\([2-9][0-9]{2}\)[ ]?|[2-9][0-9]{2}([.\-]))[0-9]{3}(?(1)\1|[ .\-])[0-9]{4}"
@@ -101,6 +102,26 @@ def last_context(text: str, s: int, kinds: tuple[str, ...]) -> str | None:
     return last
 
 
+_GAP = " \u00a0\t.:\u055d\uff1a\u3000"  # what may stand between a phone word and its number
+
+
+def phone_word_before(text: str, s: int) -> bool:
+    """Does a phone word end right before `s`, with only spaces, `.` or `:` between (`Tel.:
+    752247`, `síma 51905`, `โทร.0594 36 70 16`, `Հեռ.՝ 715 799`)? The number is then the one the
+    word names, and it may be written as short plans write theirs."""
+    window = text[max(0, s - CONTEXT_CHARS) : s].lower().rstrip(_GAP)
+    if not window or window[-1].isdigit():
+        return False
+    last = None
+    for m in CONTEXT.finditer(window):
+        last = m
+    if window and max(window) >= GLUED_FROM:
+        for m in CONTEXT_GLUED.finditer(window):
+            if last is None or m.end() >= last.end():
+                last = m
+    return last is not None and last.lastgroup == "phone" and last.end() == len(window)
+
+
 def phone_kind(chunk: str) -> str | None:
     """`strong` (a phone on its own), `local` (a phone only in context), `weak` (written unlike
     most phones: a phone only in context and if valid in a numbering plan) or None (never)."""
@@ -122,6 +143,15 @@ def phone_kind(chunk: str) -> str | None:
     n = len(digits) - trunk0
     if len(set(digits)) < (3 if n < 10 else 4) or digits.count("0") * 5 > n * 3:
         return None  # 012 021 102 120, 01000000 02: a list or a dump, not a phone
+    if HOURS.fullmatch(chunk):
+        return None  # 7.30-22.00: opening hours
+    if (
+        len(groups) == 2
+        and seps[1] in "/-"
+        and groups[0][:2] in ("19", "20")
+        and (len(groups[0]) == 4 and (len(groups[1]) == 2 or groups[1][:2] in ("19", "20")))
+    ):
+        return None  # 2022/23, 1998-2004: years
     if any(date_in(chunk, d) for d in DATE.finditer(chunk)):
         return None  # 0 2021-07-25 20 (ls -l): a date inside
     if groups.count("00") > 1 or (len(groups) >= 6 and all(len(g) == 2 for g in groups)):

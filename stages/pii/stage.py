@@ -42,6 +42,7 @@ from gristmill.stages.pii.patterns import (
 )
 from gristmill.stages.pii.phones import ANY, DEFAULT_REGIONS, PhoneCheck
 from gristmill.stages.pii.script import ALNUM, fold
+from gristmill.stages.pii.short import short_phone
 
 PiiType = Literal["email", "phone", "ip", "credit_card", "iban", "national_id", "secret"]
 NationalId = Literal["us_ssn", "uk_nino", "de_svnr", "fr_nir", "es_dni", "it_cf"]
@@ -154,7 +155,7 @@ class Detector:
             if t in types and e > s and (not allow or text[s:e].strip().lower() not in allow):
                 found.append((s, e, t))
 
-        numbers, secrets = self.numbers, "secret" in types
+        numbers, secrets, phones = self.numbers, "secret" in types, "phone" in types
         numbers.windows = []
         obfuscated = False
         done = 0  # end of the last number-like find: matches inside it are skipped
@@ -164,6 +165,11 @@ class Detector:
             if kind == "num":
                 if s >= done and numbers.chunks:
                     done = max(done, numbers.chunk(text, s, m.end(), emit))
+            elif kind == "short":
+                e, check = m.end(), numbers.phones
+                if s >= done and phones and short_phone(text, s, e, check, numbers.windows):
+                    emit(s, e, "phone")
+                    done = e
             elif kind == "kv":
                 if secrets:
                     assignment(text, m, emit)

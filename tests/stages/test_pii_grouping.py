@@ -180,3 +180,33 @@ def test_the_neighbours_decide():
     text = "Lena Berg, 21 62 97 27, ekonomi"
     s = text.index("21")
     assert not crowded(text, s, s + 11)
+
+
+# short numbers of small plans (4 to 6 digits: New Caledonia, the Faroes, Saint Helena, Niue,
+# Greenland) right after a phone word (`pii_short`), and numbers glued after `word.`
+SHORT = [
+    ("Tel.: 752247 (çdo ditë)", "752247"), ("電話：752247まで", "752247"),
+    ("電話：７５２２４７", "７５２２４７"), ("โทร. 51905 ค่ะ", "51905"), ("هاتف: 219032", "219032"),
+    ("फ़ोन: 7023", "7023"), ("Телефон: 219032, Олена", "219032"), ("Pantanir í síma 51905", "51905"),
+    ("Telefon 32 81 86", "32 81 86"), ("Утас: 752247", "752247"), ("දුරකථන: 219032", "219032"),
+    ("โทร.0594 36 70 16หรือทางไลน์", "0594 36 70 16"), ("電話.604-3352まで", "604-3352"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text,number", SHORT, ids=range(len(SHORT)))
+def test_short_numbers_after_a_phone_word(text, number):
+    assert finds(text) == [(number, "phone")]
+
+
+SHORT_NOT = [
+    "Tel. 7.30-22.00", "Телефон: 2024", "電話：12.05", "Telefon 80331 München",
+    "Тел. 21-17, 19-21, 15-12", "โทร. 〒530-0001", "هاتف: ₫ 1.250.000", "फ़ोन 2022/23",
+    "部屋 752247", "ห้อง 51905", "غرفة 219032", "कमरा 7023", "Комната 219032",
+    "SÍMBOLO DEL EURO 245 165 A5", "Tel.: 752247.5", "Tel. 7023abc", "文件.604-3352",
+    "Телефон: 1234",  # valid in no plan
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", SHORT_NOT, ids=range(len(SHORT_NOT)))
+def test_short_look_alikes_are_left(text):
+    assert finds(text) == []
