@@ -13,8 +13,8 @@ Two parts, split by country (sorted region codes, alternating): `tune` (the rule
 on it) and `held_out` (generated before the rules of issue 16's first round were frozen and
 scored once they were; its misses have since been read, so it is TUNING data now, like `tune`:
 the phone rules of the second round were tuned on both). The held-out part that proves a
-change now is `held_out_5`, in bench/phone_set5.py (`held_out_2`, `held_out_3` and `held_out_4`,
-in bench/phone_set2.py to phone_set4.py, have been looked at and are tuning data too).
+change now is `held_out_6`, in bench/phone_set6.py (`held_out_2` to `held_out_5`, in
+bench/phone_set2.py to phone_set5.py, have been looked at and are tuning data too).
 Deterministic: `make(part)` gives the same texts every time.
 
     .venv/bin/python bench/phone_set.py [--part tune|held_out] [--show 20]

@@ -5,8 +5,8 @@ rules that gave 0.728 recall on the first `held_out` part), and no rule is tuned
 rules may be tuned on bench/phone_set.py's `tune` part and on its old `held_out` part (which
 has been looked at and is tuning data now). Once scored, this part is read for figures only;
 `bench/pii_phones.py --show` is not to be used on it while tuning. Since then it has been
-looked at and is tuning data too: figures are reported on `held_out_5` (bench/phone_set5.py),
-written before the round-5 rules.
+looked at and is tuning data too: figures are reported on `held_out_6` (bench/phone_set6.py),
+written before the round-6 rules.
 
 Our own generated data, written for this project (nothing copied). Everything is fresh against
 bench/phone_set.py: sentence frames and phone words in 25 languages (none of the old frames),

@@ -4,8 +4,8 @@ Our own generated data, written for this project (nothing copied), BEFORE the `p
 round-4 phone rules, by someone who did not read the rules (stages/pii/) nor score the stage on
 this part while writing it. The older parts (bench/phone_set.py's `tune` and `held_out`,
 bench/phone_set2.py's `held_out_2`, bench/phone_set3.py's `held_out_3`) had been looked at; it
-was round 4's held-out part. Since then it has been looked at too and is tuning data for round
-5: figures are reported on `held_out_5` (bench/phone_set5.py), written before the round-5
+was round 4's held-out part. Since then it has been looked at too and is tuning data for rounds
+5 and 6: figures are reported on `held_out_6` (bench/phone_set6.py), written before the round-6
 rules.
 
 Fresh against the older parts: a new seed, new draws, new sentence frames in 41 languages (hotel

@@ -2,11 +2,11 @@
 
 Our own generated data, written for this project (nothing copied), BEFORE the `pii` stage's
 round-5 phone rules, by someone who did not read the rules (stages/pii/) nor score the stage on
-this part while writing it. It is never to be tuned on. The older parts (`tune` and `held_out`
-in bench/phone_set.py, `held_out_2` to `held_out_4` in bench/phone_set2.py to phone_set4.py)
-have been looked at and are tuning data now; figures are reported on this part. Once scored it
-is read for figures only: `bench/pii_phones.py --show` is not to be used on it while tuning, and
-neither is `--show` of this script (the default prints counts only).
+this part while writing it. The older parts (`tune` and `held_out` in bench/phone_set.py,
+`held_out_2` to `held_out_4` in bench/phone_set2.py to phone_set4.py) had been looked at; it was
+round 5's held-out part. Since then it has been looked at too and is tuning data for round 6:
+figures are reported on `held_out_6` (bench/phone_set6.py), written before the round-6 rules,
+which builds its sentences with this part's `generate` and prints its counts with `main`.
 
 Fresh against the older parts: a new seed, new draws, new sentence frames in 41 languages
 (restaurant menu footers, school notices, office hours of public services, delivery and
@@ -257,7 +257,13 @@ def make() -> list[tuple[str, list[tuple[int, int, str]], dict]]:
     fixed-line number of every region in two forms (with and without country code), and its
     toll-free number, where it has one, in one of them; then every hard negative in a frame
     with a phone word and in one without."""
-    rng = random.Random(SEED)
+    return generate(SEED, FRAMES, NOT_PHONES)
+
+
+def generate(seed: str, frames: dict, not_phones: list[str]) -> list:
+    """`make()` of a part with its own seed, frames and hard negatives (held_out_6 uses it)."""
+    rng = random.Random(seed)
+    langs = sorted(frames)
     kinds = {T.MOBILE: "mobile", T.FIXED_LINE: "fixed", T.TOLL_FREE: "toll_free"}
     out = []
     for region in regions():
@@ -268,27 +274,28 @@ def make() -> list[tuple[str, list[tuple[int, int, str]], dict]]:
                 continue
             forms = _forms(rng, num, region)
             for form, written in [rng.choice(forms)] if kind == T.TOLL_FREE else forms:
-                lang = rng.choice(CJK if form == "national_fullwidth" else LANGS)
+                lang = rng.choice(CJK if form == "national_fullwidth" else langs)
                 word = rng.random() < 0.5
-                text = rng.choice(FRAMES[lang][1 - word])
+                text = rng.choice(frames[lang][1 - word])
                 start = text.index("{}")
                 info = {"region": region, "form": form, "lang": lang, "word": word, "kind": name}
                 out.append((text.format(written), [(start, start + len(written), "phone")], info))
-    for value in NOT_PHONES:
+    for value in not_phones:
         for word in (True, False):
-            lang = rng.choice(LANGS)
-            text = rng.choice(FRAMES[lang][1 - word]).format(value)
+            lang = rng.choice(langs)
+            text = rng.choice(frames[lang][1 - word]).format(value)
             out.append((text, [], {"region": "-", "form": "not_phone", "lang": lang, "word": word}))
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None, part: str = PART, make=make, doc: str = __doc__) -> int:
+    """Counts of the part by form, kind, phone word and language (held_out_6 uses it too)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--show", type=int, default=0, help="sentences to print (0; not while tuning)")
     args = ap.parse_args(argv)
     items = make()
     n_phones = sum(len(s) for _, s, _ in items)
-    print(f"{PART}: {len(items)} sentences, {n_phones} phones, {len(regions())} regions")
+    print(f"{part}: {len(items)} sentences, {n_phones} phones, {len(regions())} regions")
     for key in ("form", "kind", "word", "lang"):
         counts = Counter(str(info.get(key, "-")) for _, _, info in items)
         print(f"  by {key}: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))

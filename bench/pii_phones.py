@@ -1,18 +1,18 @@
 """Phone recall and precision of the `pii` stage on the generated international set
-(bench/phone_set.py, phone_set2.py, phone_set3.py, phone_set4.py, phone_set5.py), per part, by
-how the number is written and by whether a phone word is in the sentence.
+(bench/phone_set.py and phone_set2.py to phone_set6.py), per part, by how the number is written
+and by whether a phone word is in the sentence.
 
 A find counts when it overlaps a labelled phone (the rule of bench/pii_eval.py); any other find
 is a false one (finds of other types included: a phone taken for a card is an error too).
-Figures are reported on `held_out_5` from now on (bench/phone_set5.py, written before the
-round-5 rules it scores, by someone who had not read them). The rules may be tuned on `tune` and
-on the older held-out parts, `held_out`, `held_out_2` (bench/phone_set2.py), `held_out_3`
-(bench/phone_set3.py) and `held_out_4` (bench/phone_set4.py), which have been looked at and are
-tuning data now. `--show` lists misses and false finds (of the part asked for; never use it on
-`held_out_5` while tuning). `both` is bench/phone_set.py's two parts.
+Figures are reported on `held_out_6` from now on (bench/phone_set6.py, written before the
+round-6 rules it scores, by someone who had not read them). The rules may be tuned on `tune` and
+on the older held-out parts, `held_out`, `held_out_2` to `held_out_4` (bench/phone_set2.py to
+phone_set4.py) and `held_out_5` (bench/phone_set5.py), which have been looked at and are tuning
+data now. `--show` lists misses and false finds (of the part asked for; never use it on
+`held_out_6` while tuning). `both` is bench/phone_set.py's two parts.
 
     .venv/bin/python bench/pii_phones.py \
-        [--part tune|held_out|held_out_2|held_out_3|held_out_4|held_out_5|both] [--show]
+        [--part tune|held_out|held_out_2|...|held_out_5|held_out_6|both] [--show]
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ import phone_set2  # noqa: E402
 import phone_set3  # noqa: E402
 import phone_set4  # noqa: E402
 import phone_set5  # noqa: E402
+import phone_set6  # noqa: E402
 from phone_set import PARTS, make  # noqa: E402
 from pii_eval import _context, stage_redactor  # noqa: E402
 
@@ -92,8 +93,9 @@ def main(argv: list[str] | None = None) -> int:
         phone_set3.PART: phone_set3.make,
         phone_set4.PART: phone_set4.make,
         phone_set5.PART: phone_set5.make,
+        phone_set6.PART: phone_set6.make,
     }
-    ap.add_argument("--part", choices=(*PARTS, *generated, "both"), default=phone_set5.PART)
+    ap.add_argument("--part", choices=(*PARTS, *generated, "both"), default=phone_set6.PART)
     ap.add_argument("--show", action="store_true", help="print every miss and false find")
     args = ap.parse_args(argv)
     find = stage_redactor()

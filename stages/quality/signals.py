@@ -14,19 +14,23 @@ Units are whitespace-separated words, or single characters for scripts written w
 (see `stages.quality.languages`). "Characters" of n-gram and unit fractions are the characters of
 the units (whitespace excluded), so they do not depend on how a page was wrapped.
 
-The n-gram signals run in numpy over 64-bit hashes of the units: word -> hash (Python's `hash`
-of a str, per process; only equality within one document matters, so the values never reach
-the output), n-gram hash = polynomial over the unit hashes (wrapping uint64), counted with
-`np.unique`. A collision needs two different n-grams of one document to share 64 bits.
+The repeated n-gram signals are in `stages.quality.ngrams`. Every document is scored, so the code
+is written for speed: built-in string methods mapped over lists rather than Python loops, sets
+where only distinct items matter, regular expressions that let the engine skip ahead; each
+shortcut gives exactly the value of the plain definition next to it.
 """
 
 from __future__ import annotations
 
 import re
-
-import numpy as np
+from collections import Counter
+from itertools import compress, repeat
+from operator import gt
 
 from gristmill.stages.quality.languages import CHAR_UNITS, LangProfile, profile
+from gristmill.stages.quality.ngrams import DUP_NGRAMS, TOP_NGRAMS, ngram_signals
+
+__all__ = ["SIGNALS", "compute_signals", "duplicates", "ngram_signals", "stop_words_present"]
 
 TERMINAL_PUNCT = (".", "!", "?", '"', "'", "”", "»", "。", "！", "？", "．", "؟", "।", "॥", "۔")
 ELLIPSES = ("...", "…")
@@ -36,21 +40,28 @@ PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 SYMBOL_UNIT = re.compile(r"(?<!\S)(?:[^\w\s]|_)+(?!\S)")
 # a unit with no letter at all (digits, symbols): counted against the alphabetic-word share
 NON_ALPHA_UNIT = re.compile(r"(?<!\S)(?:[^\w\s]|[\d_])+(?!\S)")
+# the same units after a whitespace character: the engine jumps from space to space instead of
+# trying every position (`_non_alpha_units`)
+_NON_ALPHA_AFTER_SPACE = re.compile(r"\s((?:[^\w\s]|[\d_])+)(?!\S)")
 # the symbol units are the non-alphabetic units without a digit: one pass over the text finds
 # both (`word_unit_counts`)
 DIGIT = re.compile(r"\d")
-# a word of 3+ capital letters ("CAUTION", "NEXT"): sidebar labels, menus, shouting
-UPPER_WORD = re.compile(r"\b[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ]{3,}\b")
+# a word of 3+ capital letters ("CAUTION", "NEXT"): sidebar labels, menus, shouting. Written
+# `\b[A-Z...]{3,}\b`, but starting with the letter class, so that the engine jumps from capital
+# to capital; the lookbehind after the first letter is the leading \b (no word character before).
+UPPER_WORD = re.compile(r"[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ](?<!\w.)[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ]{2,}\b", re.DOTALL)
 # a lower-case letter directly followed by a capital ("ebookPrev", "HandbookNext"): words of
 # separate page blocks run together when an extractor drops the whitespace between them
 CASE_JOIN = re.compile(r"[a-zß-öø-ÿα-ωа-яё][A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ]")
+# the same count, faster: the capital, with a lower-case letter before it. The two classes share
+# no letter, so matches of CASE_JOIN never overlap and each is one such capital.
+_CAPITAL_AFTER_LOWER = re.compile(r"[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ](?<=[a-zß-öø-ÿα-ωа-яё].)", re.DOTALL)
 JAVASCRIPT = "javascript"
 LOREM = "lorem ipsum"
+# stripped from both ends of a word before it is looked up in a stop-word list
+WORD_PUNCT = ".,;:!?\"'()[]{}«»“”„‘’¿¡-–—…"
 # English passages turn up in pages of every language; see stop_words_present
 ENGLISH_STOP_WORDS = profile("en").stop_words
-TOP_NGRAMS = (2, 3, 4)
-DUP_NGRAMS = (5, 6, 7, 8, 9, 10)
-_MULT = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: the n-gram polynomial's base
 
 # The signal names, in the order rules are checked (the first failing rule names the drop).
 SIGNALS = (
@@ -85,89 +96,35 @@ SIGNALS = (
 
 def duplicates(items: list[str]) -> tuple[int, int]:
     """(number, characters) of items equal to an earlier item: the second and later copies."""
-    seen: set[str] = set()
-    n = chars = 0
-    for item in items:
-        if item in seen:
-            n += 1
-            chars += len(item)
-        else:
-            seen.add(item)
-    return n, chars
-
-
-def ngram_signals(units: list[str], scale: int = 1) -> dict[str, float]:
-    """Gopher's top-n-gram (n = 2..4) and duplicated-n-gram (n = 5..10) character fractions.
-
-    top_n: characters of the most frequent n-gram times its count, over all unit characters; an
-    n-gram seen once is no repetition, so a document without any repeated n-gram scores 0 (the
-    longest wins a tie in count). Overlapping copies ("a a a") can push it past 1; it is capped.
-    dup_n: characters of the units covered by the second and later copies of any n-gram
-    (overlaps counted once), over all unit characters; the first copy is not a duplicate.
-    `scale` units stand for one word (2 for Chinese and Japanese characters): n-grams are then
-    n * scale units long, so "5-gram" means about five words in every language.
-    """
-    out = {f"gopher_top_{n}gram": 0.0 for n in TOP_NGRAMS}
-    out |= {f"gopher_dup_{n}gram": 0.0 for n in DUP_NGRAMS}
-    m = len(units)
-    if m < 2:
-        return out
-    lens = np.fromiter(map(len, units), dtype=np.int64, count=m)
-    total = int(lens.sum())
-    cum = np.concatenate(([0], np.cumsum(lens)))
-    base = np.fromiter(map(hash, units), dtype=np.int64, count=m).view(np.uint64)
-    gram = base
-    wanted = {n * scale: n for n in (*TOP_NGRAMS, *DUP_NGRAMS)}
-    with np.errstate(over="ignore"):
-        for k in range(2, max(wanted) + 1):
-            if k > m:
-                break
-            gram = gram[:-1] * _MULT + base[k - 1 :]  # hash of units i .. i+k-1
-            n = wanted.get(k)
-            if n is None:
-                continue
-            if n in TOP_NGRAMS:
-                _, inverse, counts = np.unique(gram, return_inverse=True, return_counts=True)
-                top = int(counts.max())
-                if top > 1:
-                    glen = cum[k:] - cum[:-k]
-                    longest = int(glen[counts[inverse] == top].max())
-                    out[f"gopher_top_{n}gram"] = min(1.0, top * longest / total)
-                continue
-            _, first = np.unique(gram, return_index=True)
-            if len(first) == len(gram):
-                break  # no repeated n-gram: none of a longer n repeats either
-            starts = np.ones(len(gram), dtype=np.int32)
-            starts[first] = 0  # later copies only
-            # unit j is covered when a repeated k-gram starts in (j-k, j]
-            cover = np.cumsum(np.concatenate((starts, np.zeros(k - 1, np.int32))))
-            cover[k:] -= np.cumsum(starts)[: m - k]
-            out[f"gopher_dup_{n}gram"] = float(lens[cover > 0].sum()) / total
-    return out
-
-
-def _has_3_words(line: str) -> bool:
-    """C4's three words; a Chinese or Japanese sentence quoted in a page of another language has
-    no spaces, so its characters count one each."""
-    if len(line.split(None, 3)) >= 3:
-        return True
-    return not line.isascii() and len(CHAR_UNITS.findall(line)) >= 3
+    distinct = set(items)
+    return len(items) - len(distinct), sum(map(len, items)) - sum(map(len, distinct))
 
 
 def line_signals(lines: list[str], profile: LangProfile, n_words: int) -> dict[str, float]:
     """Signals of the non-empty, stripped lines (`lines` is never empty)."""
     n = len(lines)
-    line_chars = sum(map(len, lines))
-    dup_n, dup_chars = duplicates(lines)
-    punct = [line.endswith(TERMINAL_PUNCT) and not line.endswith(ELLIPSES) for line in lines]
+    lengths = list(map(len, lines))
+    line_chars = sum(lengths)
+    distinct = set(lines)  # duplicates(lines), with the lengths at hand
+    dup_n, dup_chars = n - len(distinct), line_chars - sum(map(len, distinct))
+    ellipsis = list(map(str.endswith, lines, repeat(ELLIPSES)))
+    # terminal punctuation and not an ellipsis: True > False is the only True of `gt`
+    punct = list(map(gt, map(str.endswith, lines, repeat(TERMINAL_PUNCT)), ellipsis))
     if profile.unit == "word":
-        c4_lines = [line for line, p in zip(lines, punct, strict=True) if p and _has_3_words(line)]
+        # C4's three words; a Chinese or Japanese sentence quoted in a page of another language
+        # has no spaces, so its characters count one each
+        c4_lines = [
+            line
+            for line in compress(lines, punct)
+            if len(line.split(None, 3)) >= 3
+            or (not line.isascii() and len(CHAR_UNITS.findall(line)) >= 3)
+        ]
     else:  # one CJK sentence is one line; a word count says nothing there
-        c4_lines = [line for line, p in zip(lines, punct, strict=True) if p]
+        c4_lines = list(compress(lines, punct))
     short = profile.short_line_chars
     return {
-        "gopher_bullet_lines": sum(1 for line in lines if line.startswith(BULLETS)) / n,
-        "gopher_ellipsis_lines": sum(1 for line in lines if line.endswith(ELLIPSES)) / n,
+        "gopher_bullet_lines": sum(map(str.startswith, lines, repeat(BULLETS))) / n,
+        "gopher_ellipsis_lines": sum(ellipsis) / n,
         "gopher_dup_line_frac": dup_n / n,
         "gopher_dup_line_char_frac": dup_chars / line_chars if line_chars else 0.0,
         # C4 keeps lines that end in terminal punctuation (not an ellipsis) with >= 3 words:
@@ -175,7 +132,7 @@ def line_signals(lines: list[str], profile: LangProfile, n_words: int) -> dict[s
         "c4_punct_lines": len(c4_lines) / n,
         "c4_kept_chars": sum(map(len, c4_lines)) / line_chars if line_chars else 0.0,
         "fineweb_line_punct": sum(punct) / n,
-        "fineweb_short_lines": sum(1 for line in lines if len(line) <= short) / n,
+        "fineweb_short_lines": sum(map(short.__ge__, lengths)) / n,  # len(line) <= short
         "fineweb_dup_line_chars": dup_chars / line_chars if line_chars else 0.0,
         "fineweb_list_ratio": (n - 1) / n_words if n_words else 0.0,
     }
@@ -187,14 +144,23 @@ def _count_lines_with(lines_lower: list[str], needles: tuple[str, ...], text_low
     return sum(1 for line in lines_lower if any(s in line for s in needles))
 
 
+def _non_alpha_units(text: str) -> list[str]:
+    """NON_ALPHA_UNIT.findall(text)."""
+    out = _NON_ALPHA_AFTER_SPACE.findall(text)
+    head = NON_ALPHA_UNIT.match(text)  # the one not after a space
+    if head:
+        out.insert(0, head.group())
+    return out
+
+
 def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | None]:
     """Every signal of SIGNALS for one document (None where a signal does not apply)."""
     units = profile.units(text)
     n_units = len(units)
-    lines = [s for s in (line.strip() for line in text.split("\n")) if s]
+    lines = list(filter(None, map(str.strip, text.split("\n"))))  # non-empty, stripped
     lower = text.lower()
     if profile.unit == "word":
-        non_alpha_units = NON_ALPHA_UNIT.findall(text)
+        non_alpha_units = _non_alpha_units(text)
         has_digit = DIGIT.search
         symbols = [u for u in non_alpha_units if not has_digit(u)]  # = SYMBOL_UNIT.findall
         n_words = n_units - len(symbols)
@@ -202,9 +168,11 @@ def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | 
         mean_len = word_chars / n_words if n_words else 0.0
         non_alpha = len(non_alpha_units)
     else:
-        n_words = sum(1 for u in units if not SYMBOL_UNIT.fullmatch(u))
+        # one test per distinct unit (CJK pages reuse few characters many times)
+        counts = Counter(units)
+        n_words = n_units - sum(c for u, c in counts.items() if SYMBOL_UNIT.fullmatch(u))
         mean_len = None  # one character per unit: a mean length says nothing
-        non_alpha = sum(1 for u in units if not any(c.isalpha() for c in u))
+        non_alpha = sum(c for u, c in counts.items() if not any(map(str.isalpha, u)))
     per_word = n_words or 1
     sig: dict[str, float | int | None] = {
         "gopher_word_count": n_words,
@@ -239,7 +207,7 @@ def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | 
         lines_lower = lines_lower or [line.lower() for line in lines]
     sig["c4_policy_lines"] = _count_lines_with(lines_lower, phrases, lower) / n_lines
     sig["boilerplate_upper_words"] = len(UPPER_WORD.findall(text)) / per_word
-    sig["boilerplate_case_joins"] = len(CASE_JOIN.findall(text)) / per_word
+    sig["boilerplate_case_joins"] = len(_CAPITAL_AFTER_LOWER.findall(text)) / per_word
     return {k: sig[k] for k in SIGNALS}
 
 
@@ -250,7 +218,12 @@ def stop_words_present(lower: str, units: list[str], profile: LangProfile) -> in
     stop = profile.stop_words
     if not stop:
         return None
-    words = {w.strip(".,;:!?\"'()[]{}«»“”„‘’¿¡-–—…") for w in set(lower.split())}
+    # for words, = set(lower.split()): no case mapping reaches across whitespace (Greek's final
+    # sigma looks at the letters of its own word), so the words of the lower-cased text are the
+    # lower-cased units; and a set of the units is cheap (their hashes serve the n-grams)
+    word = profile.unit == "word"
+    lowered = map(str.lower, set(units)) if word else set(lower.split())
+    words = set(map(str.strip, lowered, repeat(WORD_PUNCT)))
     english = len(ENGLISH_STOP_WORDS & words) if profile.code != "en" else 0
     if profile.unit == "char":  # entries may be one character or several
         return max(english, sum(1 for w in stop if w in lower))

@@ -182,3 +182,12 @@ def test_thai_is_counted_in_letters_with_their_marks():
     # ส วั ส ดี ค รั บ: the vowel marks stay with the letter before them
     assert CHAR_UNITS.findall("สวัสดีครับ") == ["ส", "วั", "ส", "ดี", "ค", "รั", "บ"]
     assert sig("สวัสดีครับ", profile("th"))["gopher_word_count"] == 7
+
+
+def test_stop_words_lower_case_each_word_as_the_whole_text_does():
+    # the words are lower-cased one by one; Greek capital sigma becomes the final ς at the end
+    # of a word either way, so "ΤΗΣ" is the stop word "της"
+    el = profile("el")
+    text = "ΤΗΣ ΠΟΛΗΣ, και «ΤΗΣ»\u00a0ΣΑΣ"
+    assert set(text.lower().split()) == {w.lower() for w in text.split()}
+    assert sig(text, el)["gopher_stop_words"] == 2  # της, και
