@@ -264,3 +264,23 @@ def iban_end(text: str, m: re.Match) -> int:
     if got != want or (i < len(text) and text[i] in ALNUM):
         return 0
     return i if iban_ok(text[m.start() : i].replace(" ", "")) else 0
+
+
+DE_SVNR = re.compile(r"[0-9]{2}[ ]?[0-9]{6}[ ]?[A-Z][ ]?[0-9]{3}(?![0-9A-Za-z])")
+ES_DNI = re.compile(r"[0-9]{8}-?[A-Z](?![0-9A-Za-z])")
+
+
+def glued_id(text: str, s: int, ids: frozenset[str], emit) -> int:
+    """Ids that end in a letter, at `s`: DE 15070649C103 (or 15 070649 C 103), ES 12345678Z;
+    emitted as `national_id`; returns the end or 0."""
+    if (
+        "de_svnr" in ids
+        and (m := DE_SVNR.match(text, s))
+        and de_svnr_ok(m.group().replace(" ", ""))
+    ):
+        emit(s, m.end(), "national_id")
+        return m.end()
+    if "es_dni" in ids and (m := ES_DNI.match(text, s)) and es_dni_ok(m.group().replace("-", "")):
+        emit(s, m.end(), "national_id")
+        return m.end()
+    return 0

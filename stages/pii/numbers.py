@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from gristmill.stages.pii import checks as ck
 from gristmill.stages.pii.dotted import DOTTED4, IPV4, ipv4_at
+from gristmill.stages.pii.govern import code_before, governs, quantity
 from gristmill.stages.pii.grouping import exact_grouping, grouped_phone, reach
 from gristmill.stages.pii.phones import POSSIBLE, VALID, PhoneCheck, international
 from gristmill.stages.pii.script import ALNUM, ALPHA, WORD
@@ -54,6 +55,7 @@ NUMBER_BRANCHES = (
     r"|(?<=(?<![A-Za-z0-9])[A-Z]{6}[0-9])(?=[0-9]))|(?P<tok>(?=[A-Za-z0-9_\-]{7})))"
     r"|(?<=[0-9])(?<![0-9][0-9])(?P<num>[0-9 \-./()\u00a0\u202f]{5,}[0-9])|" + SHORT_BRANCH
 )
+PLUS_AFTER = re.compile(r" ?\+ ?[0-9]{1,2}(?![0-9])")
 SPACES = re.compile(r"[ \u00a0\u202f]+")
 WIDE_GAP = re.compile(r"[ \u00a0\u202f]{2,}")
 HEX_WORD = re.compile(r"[0-9A-Fa-f]+(?![0-9A-Za-z])")
@@ -65,8 +67,6 @@ NINO = re.compile(
     r"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?[0-9]{2} ?[0-9]{2} ?[0-9]{2} ?[A-D](?![0-9A-Za-z])"
 )
 IT_CF = re.compile(r"[A-Z]{6}[0-9]{2}[A-EHLMPR-T][0-9]{2}[A-Z][0-9]{3}[A-Z](?![0-9A-Za-z])")
-DE_SVNR = re.compile(r"[0-9]{2}[ ]?[0-9]{6}[ ]?[A-Z][ ]?[0-9]{3}(?![0-9A-Za-z])")
-ES_DNI = re.compile(r"[0-9]{8}-?[A-Z](?![0-9A-Za-z])")
 
 
 class NumberFinder:
@@ -200,15 +200,17 @@ class NumberFinder:
         digits = "".join(DIGITS.findall(chunk))
         n = len(digits)
         ids = self.ids if "national_id" in self.types else frozenset()
-        if n == 8 and ids & {"de_svnr", "es_dni"} and (end := self._glued_id(text, s, emit)):
+        if n == 8 and ids & {"de_svnr", "es_dni"} and (end := ck.glued_id(text, s, self.ids, emit)):
             return end
         after = text[e] if e < len(text) else " "
         if after in WORD:
             if ext := EXTENSION.match(text, e):
                 return self._phone(text, lead, e, emit, ext.end())
             return 0
-        if after in "%€$£¥" or (after in ",." and text[e + 1 : e + 2] in DIGIT):
-            return 0  # 12.5%, 1.234.567,89: amounts
+        if after in "%€$£¥" or (after in ",.:" and text[e + 1 : e + 2] in DIGIT):
+            return 0  # 12.5%, 1.234.567,89: amounts; 34 18 8 8 57:41: a table's row
+        if PLUS_AFTER.match(text, e):
+            return 0  # 04 11 19 27 38 + 06: a draw, a sum
         if after == "-" and text[e + 1 : e + 2] in ALNUM and not AFTER_PHONE.match(text, e):
             return 0  # part of a longer code
         if "us_ssn" in ids and (m := SSN_SHAPE.fullmatch(chunk)):
@@ -262,24 +264,6 @@ class NumberFinder:
             return self._phone(text, lead, e, emit, e)
         return 0
 
-    def _glued_id(self, text: str, s: int, emit: Emit) -> int:
-        """Ids that end in a letter: DE 15070649C103 (or 15 070649 C 103), ES 12345678Z."""
-        if (
-            "de_svnr" in self.ids
-            and (m := DE_SVNR.match(text, s))
-            and ck.de_svnr_ok(m.group().replace(" ", ""))
-        ):
-            emit(s, m.end(), "national_id")
-            return m.end()
-        if (
-            "es_dni" in self.ids
-            and (m := ES_DNI.match(text, s))
-            and ck.es_dni_ok(m.group().replace("-", ""))
-        ):
-            emit(s, m.end(), "national_id")
-            return m.end()
-        return 0
-
     def _dotted_phone(self, text: str, s: int, lead: int, e: int, emit: Emit) -> int:
         """Four groups with dots read as a phone, not an IPv4 address: after a `+`
         (`+359.800.35.286`; an address's shape only if valid in the plan); not an address
@@ -320,7 +304,9 @@ class NumberFinder:
         `21 62 97 27`, `601 129 993`, solid with a trunk prefix `0612865908`, or solid as a
         field of a line in a plan with no trunk prefix: `Sam, 21629727`). A veto word
         nearer than any phone word (`order no.`) wins, unless a label follows (`555 0134
-        (office)`)."""
+        (office)`). The phone word counts only where it names the number (`pii_govern`: no
+        label, code or decimal between, not a quantity, dimension or version); a number after
+        a letters-and-digits code (`12F 03 6617 2905`) is none."""
         chunk = text[s:e]
         kind = phone_kind(chunk)
         if kind is None:
@@ -330,9 +316,15 @@ class NumberFinder:
         ctx = None if after else self._context(text, s, ("phone",))
         if ctx == "veto":
             return 0
-        word = bool(after) or ctx == "phone" or LABEL_BEFORE.search(text, max(0, s - 16), s)
         phones = self.phones
         intl = international(chunk, "".join(DIGITS.findall(chunk))) is not None
+        if not intl and code_before(text, s):
+            return 0  # LX 903 481 226, 12F 03 6617 2905: part of an id
+        word = (
+            bool(after)
+            or LABEL_BEFORE.search(text, max(0, s - 16), s)
+            or (ctx == "phone" and governs(text, s) and not quantity(text, s, end))
+        )
         if kind != "strong" and not word and not intl:
             ok = (
                 national_shape(chunk)

@@ -21,7 +21,10 @@ DIGITS = re.compile(r"[0-9]+")
 LETTERS = "a-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u1e00-\u1eff"
 AREA_IN_BRACKETS = re.compile(r"\([0-9]{1,5}\)[ ]?[0-9]{2,8}(?:[ \-][0-9]{2,5}){0,3}")
 HOURS = re.compile(r"[0-2]?[0-9][.:][0-5][0-9] ?[-\u2013] ?[0-2]?[0-9][.:][0-5][0-9]")
-DATE = re.compile(r"([0-9]{1,4})([-./])([0-9]{1,2})\2([0-9]{1,4})")
+DATE = re.compile(r"([0-9]{1,4})([-./] ?)([0-9]{1,2})\2([0-9]{1,4})")  # `2025. 3. 14` too
+# the centuries of a year: Gregorian, the Persian and Islamic calendars' (1403, 1446), the
+# Buddhist era's (2568, written in Thailand)
+YEARS = ("19", "20", "13", "14", "25")
 NANP = re.compile(
     r"(?:\+?1[ .\-]?)?(?:\([2-9][0-9]{2}\)[ ]?|[2-9][0-9]{2}([.\-]))[0-9]{3}(?(1)\1|[ .\-])[0-9]{4}"
 )
@@ -119,7 +122,10 @@ def phone_word_before(text: str, s: int) -> bool:
         for m in CONTEXT_GLUED.finditer(window):
             if last is None or m.end() >= last.end():
                 last = m
-    return last is not None and last.lastgroup == "phone" and last.end() == len(window)
+    if last is None or last.lastgroup != "phone" or last.end() != len(window):
+        return False
+    at = last.start()  # not a part of a dotted name: `10.1016/j.cell.2023.11.012`
+    return not (at >= 2 and window[at - 1] == "." and window[at - 2].isalnum())
 
 
 def phone_kind(chunk: str) -> str | None:
@@ -217,12 +223,12 @@ def nir_shape(chunk: str) -> bool:
 
 
 def date_parts(a: str, b: str, c: str) -> bool:
-    if len(a) == 4:  # 2024-05-17
-        return a[:2] in ("19", "20") and 1 <= int(b) <= 12 and 1 <= int(c) <= 31 and len(c) <= 2
+    if len(a) == 4:  # 2024-05-17, 1403/12/24
+        return a[:2] in YEARS and 1 <= int(b) <= 12 and 1 <= int(c) <= 31 and len(c) <= 2
     if len(c) in (2, 4) and len(a) <= 2:  # 17.05.2024, 05/17/24
         x, y = int(a), int(b)
         day_month = (1 <= x <= 31 and 1 <= y <= 12) or (1 <= x <= 12 and 1 <= y <= 31)
-        return day_month and (len(c) == 2 or c[:2] in ("19", "20"))
+        return day_month and (len(c) == 2 or c[:2] in YEARS)
     return False
 
 
@@ -230,7 +236,7 @@ def date_in(chunk: str, d: re.Match) -> bool:
     """Is the DATE match `d` a date of `chunk`: its parts a date, and its separator not
     going on around it (`06.12.36.53.24`, `01-23-45-88-13`: pairs, a number of France), nor
     (with a country code, where the plan decides) a year of two digits (`+993 12 20-09-05`)?"""
-    sep, a, c = d.group(2), d.start(), d.end()
+    sep, a, c = d.group(2)[0], d.start(), d.end()
     if chunk[a - 1 : a] == sep or chunk[c : c + 1] == sep:
         return False
     if len(d.group(4)) < 4 and len(d.group(1)) < 4 and chunk.startswith(("+", "(+", "00")):

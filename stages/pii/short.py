@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from gristmill.stages.pii.govern import quantity
 from gristmill.stages.pii.phones import VALID, PhoneCheck
 from gristmill.stages.pii.script import ALNUM
 from gristmill.stages.pii.shapes import DATE, date_in, phone_word_before
@@ -44,6 +45,8 @@ def short_phone(text: str, s: int, e: int, phones: PhoneCheck, windows: list) ->
         return False  # a year
     if "." in chunk and chunk.count(".") == 1:
         return False  # a decimal
+    if quantity(text, s, e):
+        return False  # 12 500 mAh, 2560 × 1440
     if _AFTER.match(text, e):
         return False  # 80331 München: a postal code and its town; 21-17, 19-21: a list
     windows.append((s - 40, e + 24))
