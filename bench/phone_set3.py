@@ -23,23 +23,13 @@ country code, half without, a tenth of those written in full-width digits.
 
 from __future__ import annotations
 
-import argparse
-import random
-import re
 import sys
-from collections import Counter
 
-import phonenumbers as pn
+import phone_parts
+from phone_parts import generate
 
 PART = "held_out_3"
 SEED = "gristmill phone set, part 3 (round-3 held-out)"
-T = pn.PhoneNumberType
-# the types a redrawn number may have, by the type of the example it starts from
-KINDS = {
-    T.MOBILE: {T.MOBILE, T.FIXED_LINE_OR_MOBILE},
-    T.FIXED_LINE: {T.FIXED_LINE, T.FIXED_LINE_OR_MOBILE},
-    T.TOLL_FREE: {T.TOLL_FREE},
-}
 # lang: (frames with a phone word, frames without). `{}` is the number.
 FRAMES = {
     "en": (["Bookings & enquiries: phone {} (Mon–Sat)",
@@ -112,8 +102,6 @@ FRAMES = {
     "zu": (["Shayela ku-{} ukuze uthole ulwazi.", "Inombolo yocingo: {}"],
            ["UThemba Dlamini, {}, eThekwini"]),
 }  # fmt: skip
-LANGS = sorted(FRAMES)
-CJK = ("ja", "zh")  # where full-width digits are written
 # Not phones (nor any other personal data): each in a frame with a phone word and one without.
 NOT_PHONES = [
     # dates, year ranges, times
@@ -139,109 +127,16 @@ NOT_PHONES = [
     # page ranges, sports scores
     "pp. 233–247", "S. 1021-1034", "3-1 (2-0)", "102–98", "6-4, 3-6, 7-6",
 ]  # fmt: skip
-FULL_WIDTH = str.maketrans("0123456789+()-", "０１２３４５６７８９＋（）－")
-
-
-def regions() -> list[str]:
-    return sorted(r for r in pn.SUPPORTED_REGIONS if r != "001")
-
-
-def _redraw(
-    rng: random.Random, num: pn.PhoneNumber, kind: int, region: str
-) -> pn.PhoneNumber | None:
-    """A new number of the example's type, valid for its region: up to its last 6 digits
-    redrawn."""
-    national = str(num.national_number)
-    keep = max(2, len(national) - 6)
-    for _ in range(100):
-        digits = national[:keep] + "".join(str(rng.randint(0, 9)) for _ in national[keep:])
-        cand = pn.PhoneNumber(country_code=num.country_code, national_number=int(digits))
-        cand.italian_leading_zero = num.italian_leading_zero
-        cand.number_of_leading_zeros = num.number_of_leading_zeros
-        if (
-            digits != national
-            and len(set(digits)) > 3
-            and pn.is_valid_number_for_region(cand, region)
-            and pn.number_type(cand) in KINDS[kind]
-        ):
-            return cand
-    return None
-
-
-def _forms(rng: random.Random, num: pn.PhoneNumber, region: str) -> list[tuple[str, str]]:
-    """(form name, written number): one with the country code, one without."""
-    intl = pn.format_number(num, pn.PhoneNumberFormat.INTERNATIONAL)
-    national = pn.format_number(num, pn.PhoneNumberFormat.NATIONAL)
-    cc = f"+{num.country_code}"
-    rest = re.findall(r"\d+", intl[len(cc) :])
-    with_cc = [
-        ("intl", intl),
-        ("e164", pn.format_number(num, pn.PhoneNumberFormat.E164)),
-        ("intl_00", "00" + intl[1:]),
-        ("intl_dash", "-".join([cc, *rest])),
-        ("intl_dots", ".".join([cc, *rest])),
-    ]
-    if len(rest) > 1:
-        with_cc.append(("intl_paren_area", f"{cc} ({rest[0]}) {' '.join(rest[1:])}"))
-    prefix = pn.PhoneMetadata.metadata_for_region(region).national_prefix
-    if prefix == "0" and national.startswith("0") and national[1:2].isdigit():
-        with_cc.append(("intl_trunk", f"{cc} (0){national[1:]}"))
-    groups = re.findall(r"\d+", national)
-    without = [("national", national), ("national_solid", "".join(groups))]
-    if len(groups) > 1:
-        without += [("national_dots", ".".join(groups)), ("national_dash", "-".join(groups))]
-        without.append(("national_spaces", " ".join(groups)))
-        if groups[0].startswith("0") and len(groups[0]) > 1 and national[0] == "0":
-            without.append(("national_slash", f"{groups[0]}/{''.join(groups[1:])}"))
-    without = [(f, w) for f, w in without if f == "national" or w != national]
-    if rng.random() < 0.1:
-        without = [("national_fullwidth", national.translate(FULL_WIDTH))]
-    return [rng.choice(with_cc), rng.choice(without)]
 
 
 def make() -> list[tuple[str, list[tuple[int, int, str]], dict]]:
-    """(text, [(start, end, "phone")], info) of every sentence of the part: a mobile and a
-    fixed-line number of every region in two forms (with and without country code), and its
-    toll-free number, where it has one, in one of them."""
-    rng = random.Random(SEED)
-    out = []
-    for region in regions():
-        for kind in KINDS:
-            ex = pn.example_number_for_type(region, kind)
-            num = _redraw(rng, ex, kind, region) if ex is not None else None
-            if num is None:
-                continue
-            forms = _forms(rng, num, region)
-            for form, written in [rng.choice(forms)] if kind == T.TOLL_FREE else forms:
-                lang = rng.choice(CJK if form == "national_fullwidth" else LANGS)
-                word = rng.random() < 0.5
-                text = rng.choice(FRAMES[lang][1 - word])
-                start = text.index("{}")
-                info = {"region": region, "form": form, "lang": lang, "word": word}
-                info["kind"] = {T.MOBILE: "mobile", T.FIXED_LINE: "fixed"}.get(kind, "toll_free")
-                out.append((text.format(written), [(start, start + len(written), "phone")], info))
-    for i, value in enumerate(NOT_PHONES):
-        for word in (True, False):
-            lang = LANGS[(5 * i + 2 * word) % len(LANGS)]
-            frames = FRAMES[lang][1 - word]
-            info = {"region": "-", "form": "not_phone", "lang": lang, "word": word}
-            out.append((frames[i % len(frames)].format(value), [], info))
-    return out
+    """Every sentence of the part (phone_parts.generate), its hard negatives in languages and
+    frames taken in turn."""
+    return generate(SEED, FRAMES, NOT_PHONES, negatives_in_turn=True)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--show", type=int, default=0, help="sentences to print (0; not while tuning)")
-    args = ap.parse_args(argv)
-    items = make()
-    n_phones = sum(len(s) for _, s, _ in items)
-    print(f"{PART}: {len(items)} sentences, {n_phones} phones, {len(regions())} regions")
-    for key in ("form", "kind", "word", "lang"):
-        counts = Counter(str(info.get(key, "-")) for _, _, info in items)
-        print(f"  by {key}: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
-    for text, _, info in items[: args.show]:
-        print(f"  {info['form']:<20} {text!r}")
-    return 0
+    return phone_parts.main(argv, PART, make, __doc__)
 
 
 if __name__ == "__main__":

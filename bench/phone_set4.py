@@ -14,10 +14,11 @@ posts; numbers glued to CJK, Thai and Arabic script, full-width punctuation), an
 negatives (dates, prices, versions, order and tracking numbers, ISBNs, coordinates, postal codes,
 resolutions, hex ids, measurements, page ranges, scores, counts, product codes, flights, rooms,
 statutes, serial numbers, balances), each in a frame with a phone word and in one without. The
-numbers and their written forms come from held_out_3's own helpers (imported, not copied), so
-the mix of forms is the same: libphonenumber's example numbers of every supported region, digits
-redrawn until valid for the region and of the example's type (mobile, fixed line, toll-free);
-half with a country code, half without, a tenth of those in full-width digits (zh, ja).
+numbers and their written forms come from held_out_3's own helpers (imported, not copied; now
+in bench/phone_parts.py), so the mix of forms is the same: libphonenumber's example numbers of
+every supported region, digits redrawn until valid for the region and of the example's type
+(mobile, fixed line, toll-free); half with a country code, half without, a tenth of those in
+full-width digits (zh, ja).
 
     .venv/bin/python bench/phone_set4.py
     .venv/bin/python bench/pii_phones.py --part held_out_4
@@ -25,17 +26,13 @@ half with a country code, half without, a tenth of those in full-width digits (z
 
 from __future__ import annotations
 
-import argparse
-import random
 import sys
-from collections import Counter
 
-import phonenumbers as pn
-from phone_set3 import KINDS, _forms, _redraw, regions
+import phone_parts
+from phone_parts import generate
 
 PART = "held_out_4"
 SEED = "gristmill phone set, part 4 (round-4 held-out), drawn afresh"
-T = pn.PhoneNumberType
 # lang: (frames with a phone word, frames without). `{}` is the number; no digits in frames.
 FRAMES = {
     "en": (["Front desk open around the clock: call {} for late check-in.",
@@ -145,8 +142,6 @@ FRAMES = {
            ["Jatetxea Itsasmendi | Donostia | {}",
             "Bizikleta erabilia salgai, egoera onean. {} Mikel"]),
 }  # fmt: skip
-LANGS = sorted(FRAMES)
-CJK = ("ja", "zh")  # where full-width digits are written
 # Not phones (nor any other personal data: no IP addresses, IBANs or Luhn-valid card numbers).
 NOT_PHONES = [
     # dates, year ranges, times
@@ -198,49 +193,12 @@ NOT_PHONES = [
 
 
 def make() -> list[tuple[str, list[tuple[int, int, str]], dict]]:
-    """(text, [(start, end, "phone")], info) of every sentence of the part: a mobile and a
-    fixed-line number of every region in two forms (with and without country code), and its
-    toll-free number, where it has one, in one of them; then every hard negative in a frame
-    with a phone word and in one without."""
-    rng = random.Random(SEED)
-    kinds = {T.MOBILE: "mobile", T.FIXED_LINE: "fixed", T.TOLL_FREE: "toll_free"}
-    out = []
-    for region in regions():
-        for kind in KINDS:
-            ex = pn.example_number_for_type(region, kind)
-            num = _redraw(rng, ex, kind, region) if ex is not None else None
-            if num is None:
-                continue
-            forms = _forms(rng, num, region)
-            for form, written in [rng.choice(forms)] if kind == T.TOLL_FREE else forms:
-                lang = rng.choice(CJK if form == "national_fullwidth" else LANGS)
-                word = rng.random() < 0.5
-                text = rng.choice(FRAMES[lang][1 - word])
-                start = text.index("{}")
-                info = {"region": region, "form": form, "lang": lang, "word": word}
-                info["kind"] = kinds[kind]
-                out.append((text.format(written), [(start, start + len(written), "phone")], info))
-    for value in NOT_PHONES:
-        for word in (True, False):
-            lang = rng.choice(LANGS)
-            text = rng.choice(FRAMES[lang][1 - word]).format(value)
-            out.append((text, [], {"region": "-", "form": "not_phone", "lang": lang, "word": word}))
-    return out
+    """Every sentence of the part (phone_parts.generate)."""
+    return generate(SEED, FRAMES, NOT_PHONES)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--show", type=int, default=0, help="sentences to print (0; not while tuning)")
-    args = ap.parse_args(argv)
-    items = make()
-    n_phones = sum(len(s) for _, s, _ in items)
-    print(f"{PART}: {len(items)} sentences, {n_phones} phones, {len(regions())} regions")
-    for key in ("form", "kind", "word", "lang"):
-        counts = Counter(str(info.get(key, "-")) for _, _, info in items)
-        print(f"  by {key}: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
-    for text, _, info in items[: args.show]:
-        print(f"  {info['form']:<20} {text!r}")
-    return 0
+    return phone_parts.main(argv, PART, make, __doc__)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ this part while writing it. The older parts (`tune` and `held_out` in bench/phon
 `held_out_2` to `held_out_4` in bench/phone_set2.py to phone_set4.py) had been looked at; it was
 round 5's held-out part. Since then it has been looked at too and is tuning data for round 6:
 figures are reported on `held_out_6` (bench/phone_set6.py), written before the round-6 rules,
-which builds its sentences with this part's `generate` and prints its counts with `main`.
+which builds its sentences and prints its counts with the same code as this part (now in
+bench/phone_parts.py).
 
 Fresh against the older parts: a new seed, new draws, new sentence frames in 41 languages
 (restaurant menu footers, school notices, office hours of public services, delivery and
@@ -18,10 +19,11 @@ versions, order, tracking and booking references, ISBN/ISSN/DOI, coordinates, po
 resolutions, hex ids, measurements, scores and league tables, product codes, flights, trains,
 rooms and seats, statutes, serial numbers, lottery draws, digit runs too short or too long),
 each in a frame with a phone word and in one without. The numbers and their written forms come
-from held_out_3's helpers (imported, not copied), so the mix of forms and kinds is held_out_3's
-and held_out_4's: libphonenumber's example numbers of every supported region, digits redrawn
-until valid for the region and of the example's type (mobile, fixed line, toll-free); half with
-a country code, half without, a tenth of those in full-width digits (zh, ja).
+from held_out_3's helpers (imported, not copied; now in bench/phone_parts.py), so the mix of
+forms and kinds is held_out_3's and held_out_4's: libphonenumber's example numbers of every
+supported region, digits redrawn until valid for the region and of the example's type (mobile,
+fixed line, toll-free); half with a country code, half without, a tenth of those in full-width
+digits (zh, ja).
 
     .venv/bin/python bench/phone_set5.py
     .venv/bin/python bench/pii_phones.py --part held_out_5
@@ -29,17 +31,13 @@ a country code, half without, a tenth of those in full-width digits (zh, ja).
 
 from __future__ import annotations
 
-import argparse
-import random
 import sys
-from collections import Counter
 
-import phonenumbers as pn
-from phone_set3 import _forms, _redraw, regions
+import phone_parts
+from phone_parts import generate
 
 PART = "held_out_5"
 SEED = "gristmill phone set, part 5 (round-5 held-out), new frames and draws"
-T = pn.PhoneNumberType
 # lang: (frames with a phone word, frames without). `{}` is the number; no digits in frames.
 FRAMES = {
     "en": (["Prices include VAT · Takeaway orders: phone {} · Ask staff about allergens",
@@ -193,8 +191,6 @@ FRAMES = {
     "am": (["ለቀጠሮ በስልክ ቁጥር {} ይደውሉ", "የቀበሌ ጽሕፈት ቤት የሥራ ሰዓት፤ ስልክ {}"],
            ["ቤት ለኪራይ፣ ቦሌ አካባቢ — {}", "ሠራተኛ ይፈለጋል፤ አስተናጋጅ — {}"]),
 }  # fmt: skip
-LANGS = sorted(FRAMES)
-CJK = ("ja", "zh")  # where full-width digits are written
 # Not phones (nor any other personal data: no IP addresses, IBANs or Luhn-valid card numbers).
 NOT_PHONES = [
     # dates and times in many locales, year ranges
@@ -253,55 +249,12 @@ NOT_PHONES = [
 
 
 def make() -> list[tuple[str, list[tuple[int, int, str]], dict]]:
-    """(text, [(start, end, "phone")], info) of every sentence of the part: a mobile and a
-    fixed-line number of every region in two forms (with and without country code), and its
-    toll-free number, where it has one, in one of them; then every hard negative in a frame
-    with a phone word and in one without."""
+    """Every sentence of the part (phone_parts.generate)."""
     return generate(SEED, FRAMES, NOT_PHONES)
 
 
-def generate(seed: str, frames: dict, not_phones: list[str]) -> list:
-    """`make()` of a part with its own seed, frames and hard negatives (held_out_6 uses it)."""
-    rng = random.Random(seed)
-    langs = sorted(frames)
-    kinds = {T.MOBILE: "mobile", T.FIXED_LINE: "fixed", T.TOLL_FREE: "toll_free"}
-    out = []
-    for region in regions():
-        for kind, name in kinds.items():
-            ex = pn.example_number_for_type(region, kind)
-            num = _redraw(rng, ex, kind, region) if ex is not None else None
-            if num is None:
-                continue
-            forms = _forms(rng, num, region)
-            for form, written in [rng.choice(forms)] if kind == T.TOLL_FREE else forms:
-                lang = rng.choice(CJK if form == "national_fullwidth" else langs)
-                word = rng.random() < 0.5
-                text = rng.choice(frames[lang][1 - word])
-                start = text.index("{}")
-                info = {"region": region, "form": form, "lang": lang, "word": word, "kind": name}
-                out.append((text.format(written), [(start, start + len(written), "phone")], info))
-    for value in not_phones:
-        for word in (True, False):
-            lang = rng.choice(langs)
-            text = rng.choice(frames[lang][1 - word]).format(value)
-            out.append((text, [], {"region": "-", "form": "not_phone", "lang": lang, "word": word}))
-    return out
-
-
-def main(argv: list[str] | None = None, part: str = PART, make=make, doc: str = __doc__) -> int:
-    """Counts of the part by form, kind, phone word and language (held_out_6 uses it too)."""
-    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    ap.add_argument("--show", type=int, default=0, help="sentences to print (0; not while tuning)")
-    args = ap.parse_args(argv)
-    items = make()
-    n_phones = sum(len(s) for _, s, _ in items)
-    print(f"{part}: {len(items)} sentences, {n_phones} phones, {len(regions())} regions")
-    for key in ("form", "kind", "word", "lang"):
-        counts = Counter(str(info.get(key, "-")) for _, _, info in items)
-        print(f"  by {key}: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
-    for text, _, info in items[: args.show]:
-        print(f"  {info['form']:<20} {text!r}")
-    return 0
+def main(argv: list[str] | None = None) -> int:
+    return phone_parts.main(argv, PART, make, __doc__)
 
 
 if __name__ == "__main__":

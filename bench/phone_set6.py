@@ -17,10 +17,11 @@ text, full-width punctuation), and new hard negatives of the kinds found next to
 street numbers, company, VAT and tax numbers, licence plates, dates in many locales, years,
 counts with locale separators, customer and account numbers, product codes, versions,
 measurements, coordinates), each in a frame with a phone word and in one without. The numbers
-and their written forms come from held_out_3's helpers (imported, not copied), so the mix of
-forms and kinds is held_out_5's: libphonenumber's example numbers of every supported region,
-digits redrawn until valid for the region and of the example's type (mobile, fixed line,
-toll-free); half with a country code, half without, a tenth of those in full-width digits.
+and their written forms come from held_out_3's helpers (imported, not copied; now in
+bench/phone_parts.py), so the mix of forms and kinds is held_out_5's: libphonenumber's example
+numbers of every supported region, digits redrawn until valid for the region and of the
+example's type (mobile, fixed line, toll-free); half with a country code, half without, a tenth
+of those in full-width digits.
 
     .venv/bin/python bench/phone_set6.py
     .venv/bin/python bench/pii_phones.py --part held_out_6
@@ -30,8 +31,8 @@ from __future__ import annotations
 
 import sys
 
-import phone_set5
-from phone_set5 import generate
+import phone_parts
+from phone_parts import generate
 
 PART = "held_out_6"
 SEED = "gristmill phone set, part 6 (round-6 held-out), written before the round-6 rules"
@@ -234,13 +235,12 @@ NOT_PHONES = [
 
 
 def make() -> list[tuple[str, list[tuple[int, int, str]], dict]]:
-    """(text, [(start, end, "phone")], info) of every sentence of the part, made as held_out_5
-    makes its own (phone_set5.generate) from this part's seed, frames and hard negatives."""
+    """Every sentence of the part (phone_parts.generate)."""
     return generate(SEED, FRAMES, NOT_PHONES)
 
 
 def main(argv: list[str] | None = None) -> int:
-    return phone_set5.main(argv, PART, make, __doc__)
+    return phone_parts.main(argv, PART, make, __doc__)
 
 
 if __name__ == "__main__":
