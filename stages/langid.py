@@ -6,13 +6,15 @@ spaces, exactly what one does before calling bare `model.predict` on a document;
 test checks that our labels equal bare fastText's on the same text.
 
 fastText's cost is linear in the text's length, and a few long pages take most of it. With
-`sample_chars` set, a page longer than that is first predicted on a sample of about that many
+`sample_chars` set, a long page (see below) is first predicted on a sample of about that many
 characters: `sample_windows` windows spread evenly over the page (the first at its start, the
 last at its end, each cut at word ends), joined with spaces. When the sample's top label scores
 at least `sample_min_score`, that label and score are the page's; otherwise the page is predicted
-on its full text, as without sampling. Pages no longer than `sample_chars` are always predicted
-on their full text, so their labels and scores are unchanged. A page decided on its sample gets
-the sample's `language_score`, which differs a little from the full text's.
+on its full text, as without sampling. Pages no longer than `sample_chars` plus 128 characters a
+window (`full_text_limit`) are always predicted on their full text, so their labels and scores
+are unchanged: below that the windows, each moved up to 64 characters at either end to a word
+end, could overlap, and the sample repeat text or run longer than the page. A page decided on
+its sample gets the sample's `language_score`, which differs a little from the full text's.
 
 The default (2,000 characters, 6 windows, accepted at >= 0.75) was chosen on the even-numbered
 pages of the development corpus (of 24 settings, the one fastText reads fewest characters with
@@ -84,15 +86,24 @@ def prepare(text: str) -> str:
     return text.replace("\n", " ")
 
 
-_WORD_REST = re.compile(r"\S{0,64}")  # a word's rest; at most 64 characters (CJK has no spaces)
+_REST = 64  # the most characters a window moves to a word end, at either end
+_WORD_REST = re.compile(rf"\S{{0,{_REST}}}")  # a word's rest (CJK has no spaces)
+
+
+def full_text_limit(chars: int, windows: int) -> int:
+    """The longest page read whole: past it the windows of `sample` cannot overlap (each ends
+    at most 2 * 64 characters past its even start plus its width) and the sample is shorter
+    than the page."""
+    return chars + 2 * _REST * windows
 
 
 def sample(text: str, chars: int, windows: int) -> str:
-    """`text` if it has at most `chars` characters; otherwise `windows` windows of about
-    `chars / windows` characters spread evenly over it (the first at the start, the last at the
-    end), each moved past a word cut at its start and extended to the end of a word cut at its
-    end (up to 64 characters each way), joined with spaces."""
-    if len(text) <= chars:
+    """`text` if it has at most `full_text_limit(chars, windows)` characters; otherwise
+    `windows` windows of about `chars / windows` characters spread evenly over it (the first at
+    the start, the last at the end), each moved past a word cut at its start and extended to the
+    end of a word cut at its end (up to 64 characters each way), joined with spaces: about
+    `chars` characters, none of them twice."""
+    if len(text) <= full_text_limit(chars, windows):
         return text
     width = chars // windows
     parts = []
@@ -117,9 +128,9 @@ class LangIdParams(StageParams):
     sample_chars: int | None = Field(
         2000,
         ge=1,
-        description="a document longer than this many characters is first predicted on a sample "
-        "of about this many, and on its full text only when the sample's score is below "
-        "`sample_min_score` (null: always the full text)",
+        description="a document longer than this many characters (plus 128 a window) is first "
+        "predicted on a sample of about this many, and on its full text only when the sample's "
+        "score is below `sample_min_score` (null: always the full text)",
     )
     sample_windows: int = Field(
         6, ge=1, description="windows the sample is spread over (1: a plain prefix)"
@@ -153,11 +164,12 @@ class LangId(Stage):
     def predict(self, texts: list[str]) -> tuple[list, list]:
         """fastText's labels and scores (k=1) of `texts`, on samples of the long ones where
         those are confident enough (see the module's docstring)."""
-        chars = self.params.sample_chars
-        long = [] if chars is None else [i for i, t in enumerate(texts) if len(t) > chars]
+        chars, windows = self.params.sample_chars, self.params.sample_windows
+        limit = None if chars is None else full_text_limit(chars, windows)
+        long = [] if limit is None else [i for i, t in enumerate(texts) if len(t) > limit]
         if not long:
             return self.model.predict([prepare(t) for t in texts], k=1)
-        windows, accept = self.params.sample_windows, self.params.sample_min_score
+        accept = self.params.sample_min_score
         labels, scores = self.model.predict(
             [prepare(sample(texts[i], chars, windows)) for i in long], k=1
         )

@@ -59,7 +59,7 @@ class _Svg:
         return (head + "".join(self.parts) + "</svg>").encode("utf-8")
 
 
-def _short(x: float, _pos=None) -> str:
+def _short(x: float) -> str:
     for div, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(x) >= div:
             return f"{x / div:g}{suffix}"

@@ -42,6 +42,10 @@ NGRAM_SIGNALS = (*TOP_SIGNALS, *DUP_SIGNALS)
 _MULT = 0x9E3779B97F4A7C15  # odd 64-bit constant: the n-gram polynomial's base
 _POWERS = np.ones(1, np.uint64)  # _MULT ** j and its inverse ** j, modulo 2^64, grown on demand
 _INVERSE_POWERS = np.ones(1, np.uint64)
+# the most powers kept between calls (16 bytes a unit: 16 MiB); a longer document's are computed
+# on top of them for its own calls and then dropped, so one huge page does not pin its size for
+# the worker's life. A power of two: the doubling lands on it exactly.
+POWERS_CACHED = 2**20
 # documents of fewer units are counted in plain Python (measured crossover: about 200 units)
 PY_MAX = 200
 
@@ -66,15 +70,19 @@ def ngram_signals(units: list[str], scale: int = 1) -> dict[str, float]:
 
 
 def _powers(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """_MULT ** j and its inverse ** j (mod 2^64) for j < n at least."""
+    """_MULT ** j and its inverse ** j (mod 2^64) for j < n at least; kept for later calls up
+    to POWERS_CACHED of them."""
     global _POWERS, _INVERSE_POWERS
-    while len(_POWERS) < n:  # doubling: x[j + size] = x[j] * base ** size, wrapping
-        size = len(_POWERS)
+    powers, inverse = _POWERS, _INVERSE_POWERS
+    while len(powers) < n:  # doubling: x[j + size] = x[j] * base ** size, wrapping
+        size = len(powers)
         step = np.uint64(pow(_MULT, size, 2**64))
         inverse_step = np.uint64(pow(_MULT, -size, 2**64))
-        _POWERS = np.concatenate((_POWERS, _POWERS * step))
-        _INVERSE_POWERS = np.concatenate((_INVERSE_POWERS, _INVERSE_POWERS * inverse_step))
-    return _POWERS, _INVERSE_POWERS
+        powers = np.concatenate((powers, powers * step))
+        inverse = np.concatenate((inverse, inverse * inverse_step))
+        if len(powers) <= POWERS_CACHED:
+            _POWERS, _INVERSE_POWERS = powers, inverse
+    return powers, inverse
 
 
 def _sorted_runs(starts: np.ndarray, prefix: np.ndarray, lengths: np.ndarray):

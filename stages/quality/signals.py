@@ -28,7 +28,7 @@ from itertools import compress, repeat
 from operator import gt
 
 from gristmill.stages.quality.languages import CHAR_UNITS, LangProfile, profile
-from gristmill.stages.quality.ngrams import DUP_NGRAMS, TOP_NGRAMS, ngram_signals
+from gristmill.stages.quality.ngrams import NGRAM_SIGNALS, ngram_signals
 
 __all__ = ["SIGNALS", "compute_signals", "duplicates", "ngram_signals", "stop_words_present"]
 
@@ -50,11 +50,11 @@ DIGIT = re.compile(r"\d")
 # `\b[A-Z...]{3,}\b`, but starting with the letter class, so that the engine jumps from capital
 # to capital; the lookbehind after the first letter is the leading \b (no word character before).
 UPPER_WORD = re.compile(r"[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ](?<!\w.)[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ]{2,}\b", re.DOTALL)
-# a lower-case letter directly followed by a capital ("ebookPrev", "HandbookNext"): words of
-# separate page blocks run together when an extractor drops the whitespace between them
-CASE_JOIN = re.compile(r"[a-zß-öø-ÿα-ωа-яё][A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ]")
-# the same count, faster: the capital, with a lower-case letter before it. The two classes share
-# no letter, so matches of CASE_JOIN never overlap and each is one such capital.
+# a case join: a lower-case letter directly followed by a capital ("ebookPrev", "HandbookNext"),
+# words of separate page blocks run together when an extractor drops the whitespace between
+# them. Counted by the capital, with a lookbehind for the lower-case letter before it: the
+# engine jumps from capital to capital. The two classes share no letter, so the pairs never
+# overlap and each is one such capital (the test compares it with the plain pair pattern).
 _CAPITAL_AFTER_LOWER = re.compile(r"[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ](?<=[a-zß-öø-ÿα-ωа-яё].)", re.DOTALL)
 JAVASCRIPT = "javascript"
 LOREM = "lorem ipsum"
@@ -77,8 +77,7 @@ SIGNALS = (
     "gopher_dup_para_frac",
     "gopher_dup_line_char_frac",
     "gopher_dup_para_char_frac",
-    *(f"gopher_top_{n}gram" for n in TOP_NGRAMS),
-    *(f"gopher_dup_{n}gram" for n in DUP_NGRAMS),
+    *NGRAM_SIGNALS,
     "c4_punct_lines",
     "c4_kept_chars",
     "c4_javascript_lines",
@@ -105,8 +104,7 @@ def line_signals(lines: list[str], profile: LangProfile, n_words: int) -> dict[s
     n = len(lines)
     lengths = list(map(len, lines))
     line_chars = sum(lengths)
-    distinct = set(lines)  # duplicates(lines), with the lengths at hand
-    dup_n, dup_chars = n - len(distinct), line_chars - sum(map(len, distinct))
+    dup_n, dup_chars = duplicates(lines)
     ellipsis = list(map(str.endswith, lines, repeat(ELLIPSES)))
     # terminal punctuation and not an ellipsis: True > False is the only True of `gt`
     punct = list(map(gt, map(str.endswith, lines, repeat(TERMINAL_PUNCT)), ellipsis))

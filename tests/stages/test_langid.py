@@ -9,6 +9,7 @@ from gristmill.stages.langid import (
     LangId,
     LangIdParams,
     default_model_path,
+    full_text_limit,
     load_fasttext,
     prepare,
     sample,
@@ -176,8 +177,32 @@ def test_sample_returns_short_text_whole_and_cuts_long_text_at_word_ends():
     assert words.startswith(prefix) and words[len(prefix)] == " " and 1000 <= len(prefix) < 1006
 
 
+@pytest.mark.parametrize("windows", [1, 3, 6])
+def test_sample_never_repeats_text_nor_outgrows_the_page(windows):
+    # pages from just over `chars` to well past full_text_limit, of unique words up to 64
+    # characters long (so a window's parts are whole words): up to the limit the page is read
+    # whole; past it the sample is shorter than the page and has no word twice
+    rng = random.Random(windows)
+    chars, limit = 600, full_text_limit(600, windows)
+    assert limit == 600 + 128 * windows
+    for size in range(chars + 1, limit + 400, 7):
+        words, n = [], -1
+        while n < size:
+            words.append(f"{len(words):04d}" + "x" * rng.randint(0, 60))
+            n += len(words[-1]) + 1
+        text = " ".join(words)[:size].rstrip("0123456789 ")  # no cut number: words stay unique
+        got = sample(text, chars, windows)
+        if len(text) <= limit:
+            assert got == text
+        else:
+            parts = got.split()
+            assert len(got) < len(text) and len(parts) == len(set(parts)), len(text)
+            assert set(parts) <= set(text.split(" "))
+
+
 def test_short_pages_are_predicted_on_their_full_text_as_without_sampling():
-    texts = [*SENTENCES.values(), "ok", PREFACE, japanese_page(1500)]
+    # japanese_page(2500): longer than sample_chars, but within 2,000 + 128 x 6 characters
+    texts = [*SENTENCES.values(), "ok", PREFACE, japanese_page(1500), japanese_page(2500)]
     on = run_step(LangId(LangIdParams(sample_chars=2000)), docs(*texts))
     off = run_step(LangId(LangIdParams(sample_chars=None)), docs(*texts))
     assert [d.metadata for d in on] == [d.metadata for d in off]

@@ -12,7 +12,6 @@ from gristmill.stages.quality import ngrams
 from gristmill.stages.quality.languages import CHAR_UNITS
 from gristmill.stages.quality.signals import (
     _CAPITAL_AFTER_LOWER,
-    CASE_JOIN,
     NON_ALPHA_UNIT,
     UPPER_WORD,
     _non_alpha_units,
@@ -20,6 +19,9 @@ from gristmill.stages.quality.signals import (
 
 # UPPER_WORD as first written (signals.py starts it with the letter class, for speed)
 PLAIN_UPPER = re.compile(r"\b[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ]{3,}\b")
+# the case joins as first written: a lower-case letter directly followed by a capital
+# (signals.py counts the capital with a lookbehind, _CAPITAL_AFTER_LOWER, for speed)
+CASE_JOIN = re.compile(r"[a-zß-öø-ÿα-ωа-яё][A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ]")
 ALL = tuple(range(len(ngrams.NGRAM_SIGNALS)))
 GROUPINGS = {
     "one call": (ALL,),
@@ -100,6 +102,32 @@ def test_generated_documents_on_both_sides_of_the_size_thresholds(seed):
                 units[j : j + n] = units[i : i + n]
         for scale in (1, 2, 3):
             same(units, scale)
+
+
+def test_powers_past_the_cache_give_the_same_values_and_are_not_kept(monkeypatch):
+    """A document longer than POWERS_CACHED units gets its powers computed for its own calls:
+    the same values as with a cache that holds them all, and the cache stays at the cap."""
+    rng = random.Random(7)
+    vocab = ["menu", "home", "next", "x", "y", "privacy", "the", "of"]
+    units = [rng.choice(vocab) for _ in range(1500)]
+    units[900:960] = units[100:160]
+    monkeypatch.setattr(ngrams, "_POWERS", ngrams._POWERS[:1].copy())
+    monkeypatch.setattr(ngrams, "_INVERSE_POWERS", ngrams._INVERSE_POWERS[:1].copy())
+    monkeypatch.setattr(ngrams, "POWERS_CACHED", 2**20)
+    big = {scale: paths(units, scale) for scale in (1, 2)}
+    assert len(ngrams._POWERS) == len(ngrams._INVERSE_POWERS) == 2048  # all of them kept
+    monkeypatch.setattr(ngrams, "_POWERS", ngrams._POWERS[:1].copy())
+    monkeypatch.setattr(ngrams, "_INVERSE_POWERS", ngrams._INVERSE_POWERS[:1].copy())
+    monkeypatch.setattr(ngrams, "POWERS_CACHED", 64)
+    same(units[:20])  # a short document grows the cache to its own need only
+    assert len(ngrams._POWERS) == len(ngrams._INVERSE_POWERS) == 32
+    same(units[:300])
+    assert len(ngrams._POWERS) == len(ngrams._INVERSE_POWERS) == 64
+    for scale in (1, 2):
+        assert paths(units, scale) == big[scale]
+        assert len(ngrams._POWERS) == len(ngrams._INVERSE_POWERS) == 64
+    powers, inverse = ngrams._powers(3000)
+    assert (powers * inverse == 1).all() and powers[1] == ngrams._MULT
 
 
 def test_all_distinct_and_all_equal_units():
