@@ -73,7 +73,14 @@ def test_jaccard():
     assert mh.jaccard(a[:0], b[:0]) == 1.0
 
 
-def test_lsh_parameters_come_from_datasketch_and_catch_pairs_just_above_08():
+def test_lsh_parameters_equal_datasketchs_choice_and_catch_pairs_just_above_08():
+    from datasketch.lsh import _optimal_param
+
+    for num_perm in (16, 100, 128):
+        for threshold in (0.1, 0.35, 0.5, 0.65, 0.8, 0.95):
+            for weights in ((0.5, 0.5), (0.1, 0.9), (0.9, 0.1)):
+                expected = _optimal_param(threshold, num_perm, *weights)
+                assert mh.lsh_params(threshold, num_perm, *weights) == expected
     assert mh.lsh_params(0.8, 128, 0.5, 0.5) == (9, 13)  # plain LSH at the threshold
     assert mh.candidate_probability(0.8, 9, 13) == pytest.approx(0.40, abs=0.01)
     bands, rows = mh.lsh_params(0.65, 128, 0.1, 0.9)  # our default: tuned below it
