@@ -23,7 +23,7 @@ from gristmill.stages.pii.dotted import DOTTED4, IPV4, ipv4_at
 from gristmill.stages.pii.govern import code_before, governs, quantity
 from gristmill.stages.pii.grouping import exact_grouping, grouped_phone, reach
 from gristmill.stages.pii.phones import POSSIBLE, VALID, PhoneCheck, international
-from gristmill.stages.pii.script import ALNUM, ALPHA, WORD
+from gristmill.stages.pii.script import ALNUM, ALPHA, DIGIT, WORD
 from gristmill.stages.pii.shapes import (
     AFTER_PHONE,
     CONTEXT_CHARS,
@@ -42,7 +42,6 @@ from gristmill.stages.pii.shapes import (
 from gristmill.stages.pii.short import SHORT_BRANCH
 
 Emit = Callable[[int, int, str], None]
-DIGIT = frozenset("0123456789")
 NOT_AFTER = frozenset("$€£¥₫₹₽₩₺₴₦₱฿₪〒")  # currency signs, the postal mark
 
 # Branches of the stage's one scanning regex (stages/pii/stage.py), tried right after a digit:
@@ -326,10 +325,9 @@ class NumberFinder:
             or (ctx == "phone" and governs(text, s) and not quantity(text, s, end))
         )
         if kind != "strong" and not word and not intl:
-            ok = (
-                national_shape(chunk)
-                and (phones.valid(chunk, VALID) or phones.valid_elsewhere(chunk))
-            ) or (phones.others and self._grouped(text, s, e))
+            ok = (national_shape(chunk) and phones.valid_anywhere(chunk)) or (
+                phones.others and self._grouped(text, s, e)
+            )
         elif kind == "strong" and intl:  # a country code: its plan decides, word or not
             ok = phones.valid(chunk, POSSIBLE)
         elif kind == "strong":  # possible: of a length the plan has (fictional 555-01xx)
@@ -337,9 +335,7 @@ class NumberFinder:
         elif intl:
             ok = phones.valid(chunk, VALID)
         else:
-            ok = word and (
-                kind == "local" or phones.valid(chunk, VALID) or phones.valid_elsewhere(chunk)
-            )
+            ok = word and (kind == "local" or phones.valid_anywhere(chunk))
         if not ok:
             return 0
         emit(s, end, "phone")
