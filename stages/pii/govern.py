@@ -125,17 +125,18 @@ def governs(text: str, s: int) -> bool:
 
 
 def quantity(text: str, s: int, e: int) -> bool:
-    """Is text[s:e] written as a quantity (in thousands with a word or unit after; with a first
-    group of 3 digits, a unit or currency only), one side of a dimension (one group of 3 or 4
-    digits: not `467 3395 x 1234`, a phone and its extension), or a version (`2.4.17.1203`:
-    dotted groups, one of a single digit)?"""
+    """Is text[s:e] written as a quantity (in thousands with a word or unit after; in three or
+    more groups with a first group of 3 digits, a unit or currency only: `125 000 Einwohner`
+    and `306 198 C6` are quantities, `612 345 678 de lunes` is a phone), one side of a
+    dimension (one group of 3 or 4 digits: not `467 3395 x 1234`, a phone and its extension),
+    or a version (`2.4.17.1203`: dotted groups, one of a single digit)?"""
     if _ONE_GROUP.fullmatch(text, s, e) and _DIMENSION_AFTER.match(text, e):
         return True
     if _VERSION.fullmatch(text, s, e):
         return True
     if (m := _THOUSANDS.fullmatch(text, s, e)) is None:
         return False
-    if m.start(1) - s == 3:  # `612 345 678`: a phone as often as a count
+    if m.start(1) - s == 3 and e - s >= 11:  # `612 345 678`: a phone as often as a count
         return _UNIT_OR_CURRENCY_AFTER.match(text, e) is not None
     if _UNIT_AFTER.match(text, e) is None:
         return False

@@ -5,12 +5,17 @@ One regex pass finds every place worth a look, and Python decides what it is:
 - a *chunk*: a run of digits and separators (space, `-`, `.`, `/`, parentheses) of 7+ characters
   that starts a digit run. Dates, versions, prices and plain counts are short or fail the rules
   below, so most of a document is skipped by the regex engine's first-character scan;
-- a *letter anchor*: two digits right after two letters, where IBANs (`GB82 WEST ...`), UK
-  National Insurance numbers (`AB123456C`), Italian fiscal codes and vendor tokens start.
+- a *letter anchor* (`ld`): two digits right after two letters (or six: Italian fiscal
+  codes), where IBANs (`GB82 WEST ...`) and UK National Insurance numbers (`AB123456C`) start;
+- a *token* (`tok`): two letters and a digit inside a long token (vendor tokens, handed to
+  `pii_patterns.token_at`);
+- a *short number* (`short`): 4 to 6 digits right after a phone word (`Tel. 752247`), the plans
+  of small countries and islands (`pii_short`).
 
 A chunk is classified by shape, then by checksum, then by context (shapes and context words are
 in `pii_shapes`): a card needs an issuer prefix and Luhn; an SSN a valid area; a phone number
-a phone's shape, and if it is a short local one, a phone word near it.
+a phone's shape, and if it is a short local one, a phone word that names it (`pii_govern`);
+with no phone word, a national number's shape or its plan's exact grouping (`pii_grouping`).
 """
 
 from __future__ import annotations

@@ -31,6 +31,8 @@ def test_three_three_three_then_a_word_is_a_phone(pre, post):
     assert phones(f"{pre}Telefon 612 345 678 mAh{post}") == []  # a unit
     assert phones(f"{pre}Telefon 612 345 678 ₽{post}") == []  # a currency
     assert phones(f"{pre}Телефон: 12 345 678 жителей{post}") == []  # 2 digits first: any word
+    assert phones(f"{pre}Телефон: 125 000 жителей{post}") == []  # two groups: any word
+    assert phones(f"{pre}Marque 306 198 C6 Æ LATIN CAPITAL LETTER AE{post}") == []  # a table
     assert phones(f"{pre}Телефон: 2 408 119 habitants{post}") == []
 
 
