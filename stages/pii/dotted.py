@@ -8,10 +8,9 @@ import re
 from collections.abc import Callable
 
 from gristmill.stages.pii import checks as ck
-from gristmill.stages.pii.script import WORD
+from gristmill.stages.pii.script import DIGIT, WORD
 from gristmill.stages.pii.shapes import IP_WORDS, VERSION_BEFORE, netmask
 
-DIGIT = frozenset("0123456789")
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
 DOTTED4 = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3}){3}(?!\.?[0-9])")

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import re
 
-from gristmill.stages.pii.shapes import CONTEXT, CONTEXT_CHARS, CONTEXT_GLUED, GLUED_FROM, LETTERS
+import phonenumbers as pn
+
+from gristmill.stages.pii.shapes import LETTERS, fold_case, is_phone_word, phone_word_end
 
 # words for "number" that may stand between a phone word and its number, any case
 _NUMBER = (
@@ -39,10 +41,21 @@ _NUMBER_WORDS = frozenset(_NUMBER.split())
 _TOKEN = re.compile(r"[^\s:;,()\[\]|·/：，；、。（）【】]+")
 _DECIMAL = re.compile(r"[-+]?[0-9]{1,3}[.,][0-9]{3,}$")
 _THOUSANDS = re.compile(r"[0-9]{1,3}(?:([ .\u00a0\u202f])[0-9]{3})(?:\1[0-9]{3})*")
+_CURRENCY = "$€£¥₫₹₽₩₺₴₦₱฿₪"
 # after a quantity: a word of a script written with spaces (a word of CJK or Thai glued to the
 # number goes on with the sentence: `電話２１ ４１１ ３３４まで`) or a currency sign
-_UNIT_AFTER = re.compile(rf"[ \u00a0\u202f]?(?:(?i:[{LETTERS}])|[$€£¥₫₹₽₩₺₴₦₱฿₪])")
+_UNIT_AFTER = re.compile(rf"[ \u00a0\u202f]?(?:(?i:[{LETTERS}])|[{_CURRENCY}])")
+# ... after one with a first group of 3 digits (`612 345 678`, the way Spain writes a mobile):
+# only a unit or a currency, for a word there is as often the sentence going on
+_UNIT = (
+    r"(?:[kMGT]?(?:B|b|Hz|W|Wh)|mAh|Ah|kg|g|t|km|m|cm|mm|l|ml|px|dpi|fps|rpm|kbps|Mbps|"
+    r"zł|Kč|Ft|lei|kr|руб|тыс|млн|грн|тг|сум|р|лв|ден|USD|EUR|GBP|RUB)"
+)
+_UNIT_OR_CURRENCY_AFTER = re.compile(
+    rf"[ \u00a0\u202f]?(?:[{_CURRENCY}]|{_UNIT}(?![{LETTERS}A-Z0-9]))"
+)
 _DIMENSION_AFTER = re.compile(r"[ \u00a0]?(?:×|[xX][ \u00a0]?[0-9]{3,4}(?![0-9]))")
+_ONE_GROUP = re.compile(r"[0-9]{3,4}")  # a side of a dimension: `2560 × 1440`, `4096 x 2160`
 _VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)*\.[0-9](?:\.[0-9]+)+|[0-9]+(?:\.[0-9]+)+\.[0-9]")
 # "or" and "and" in the spaced languages of pii_phone_words: a number then `or` is one of two
 # ways to reach someone (`teléfono 2 509 481 o en recepción`), not a count of something
@@ -55,54 +68,50 @@ _OR_AND = frozenset(_OR.split())
 _WORD_AFTER = re.compile(r"[ \u00a0\u202f]([^\W\d_]+)")
 _LAST_TOKEN = re.compile(r"(?<!\S)(\S+)$")
 _CODE = re.compile(r"[0-9A-Za-z]*(?:[0-9][A-Za-z]|[A-Za-z][0-9])[0-9A-Za-z]*|[a-z]+[A-Z][A-Za-z]*")
+_HOURS = re.compile(r"[0-9]{1,2}[hH]")  # `24h`, `8h`: opening hours, not a code
+_NUMBERED = re.compile(r"(.*?[^\W\d_])[0-9]{1,2}")  # `Tel1`, `Fax2`, `Телефон2`: a word, numbered
 # `RF18`, `12F`, `arXiv`: ASCII letters and digits (not `£1000CALL`, a price glued to a word)
 _CAPITALS = re.compile(r"[A-Z]{2,3}")  # `AWB`, `BLZ` (not a word in capitals: `CALL`, `NOW`)
+_CODE_REACH = 24  # how far back `code_before` looks for the code's start
 _TITLE = re.compile(r"[^\W\d_][^\W\d_A-Z\u0400-\u042f]{2,}")  # `Bestellung`, `Chrome`, `Art`
 
 
-def _phone_word_end(text: str, s: int) -> int:
-    """Where the phone word nearest before `s` (within CONTEXT_CHARS) ends; -1 if none."""
-    lo = max(0, s - CONTEXT_CHARS - 1)
-    window = text[lo:s].lower()
-    first = s - CONTEXT_CHARS - lo if s > CONTEXT_CHARS else 0
-    end = -1
-    for m in CONTEXT.finditer(window, first):
-        if m.lastgroup == "phone":
-            end = max(end, m.end())
-    if window and max(window) >= GLUED_FROM:
-        for m in CONTEXT_GLUED.finditer(window, first):
-            if m.lastgroup == "phone":
-                end = max(end, m.end())
-    return -1 if end < 0 else lo + end
+def _region(token: str) -> bool:
+    """Two capitals that name a region of the phone plans (`HK`, `US`, `DE`): a country's tag
+    before its number (`Tel. HK 2345 6789`), not an id's code."""
+    return len(token) == 2 and token in _REGIONS
 
 
-def _is_phone_word(token: str) -> bool:
-    t = token.lower()
-    m = CONTEXT.fullmatch(t)
-    return m is not None and m.lastgroup == "phone"
+_REGIONS = frozenset(pn.SUPPORTED_REGIONS)
 
 
 def is_code(token: str, capitals: bool = False) -> bool:
     """A token that labels an id: letters and digits, or mixed case, or (`capitals`) capitals;
-    not a phone word nor a word for "number" (`TEL`, `WA`, `No`)."""
+    not a phone word (nor one numbered: `Tel1`, `Fax2`), a word for "number" (`TEL`, `WA`,
+    `No`), hours (`24h`) or (`capitals`) a region's code (`HK`)."""
     token = token.strip(".:-#")
-    if not token or token.lower() in _NUMBER_WORDS or _is_phone_word(token):
+    if not token or fold_case(token) in _NUMBER_WORDS or is_phone_word(token):
+        return False
+    if _HOURS.fullmatch(token):
+        return False
+    numbered = _NUMBERED.fullmatch(token)
+    if numbered and is_phone_word(numbered.group(1)):
         return False
     if capitals and _CAPITALS.fullmatch(token):
-        return True
+        return not _region(token)
     return _CODE.fullmatch(token) is not None
 
 
 def governs(text: str, s: int) -> bool:
     """Is the phone word nearest before `s` the one that names the number at `s`?"""
-    end = _phone_word_end(text, s)
+    end = phone_word_end(text, s)
     if end < 0:
         return False
     tokens = [t.strip(".:-#'\"") for t in _TOKEN.findall(text, end, s)]
     tokens = [t for t in tokens if t]
     if any(_DECIMAL.match(t) or is_code(t) for t in tokens):
         return False
-    while tokens and tokens[-1].lower() in _NUMBER_WORDS:
+    while tokens and fold_case(tokens[-1]) in _NUMBER_WORDS:
         tokens.pop()
     gap = text[end:s]
     cells = "\n" in gap or "\t" in gap or "|" in gap  # a column's head: `Telefon |\n| Köln |`
@@ -112,20 +121,27 @@ def governs(text: str, s: int) -> bool:
     if is_code(last, capitals=True):
         return False  # `AWB 176-48213395`, `BLZ 370 400 44`
     head = last.split("-")[0].rstrip(".")  # `Bestell-Nr.`, `Art.-Nr.`
-    return not (head[:1].isupper() and _TITLE.fullmatch(head) and not _is_phone_word(last))
+    return not (head[:1].isupper() and _TITLE.fullmatch(head) and not is_phone_word(last))
 
 
 def quantity(text: str, s: int, e: int) -> bool:
-    """Is text[s:e] written as a quantity (in thousands with a word or unit after), one side of
-    a dimension, or a version (`2.4.17.1203`: dotted groups, one of a single digit)?"""
-    if _DIMENSION_AFTER.match(text, e):
+    """Is text[s:e] written as a quantity (in thousands with a word or unit after; in three or
+    more groups with a first group of 3 digits, a unit or currency only: `125 000 Einwohner`
+    and `306 198 C6` are quantities, `612 345 678 de lunes` is a phone), one side of a
+    dimension (one group of 3 or 4 digits: not `467 3395 x 1234`, a phone and its extension),
+    or a version (`2.4.17.1203`: dotted groups, one of a single digit)?"""
+    if _ONE_GROUP.fullmatch(text, s, e) and _DIMENSION_AFTER.match(text, e):
         return True
     if _VERSION.fullmatch(text, s, e):
         return True
-    if _THOUSANDS.fullmatch(text, s, e) is None or _UNIT_AFTER.match(text, e) is None:
+    if (m := _THOUSANDS.fullmatch(text, s, e)) is None:
+        return False
+    if m.start(1) - s == 3 and e - s >= 11:  # `612 345 678`: a phone as often as a count
+        return _UNIT_OR_CURRENCY_AFTER.match(text, e) is not None
+    if _UNIT_AFTER.match(text, e) is None:
         return False
     word = _WORD_AFTER.match(text, e)
-    return word is None or word.group(1).lower() not in _OR_AND
+    return word is None or fold_case(word.group(1)) not in _OR_AND
 
 
 def code_before(text: str, s: int) -> bool:
@@ -133,5 +149,5 @@ def code_before(text: str, s: int) -> bool:
     one space between?"""
     if s < 3 or text[s - 1] != " ":
         return False
-    m = _LAST_TOKEN.search(text, max(0, s - 24), s - 1)
+    m = _LAST_TOKEN.search(text, max(0, s - _CODE_REACH), s - 1)
     return m is not None and is_code(m.group(1))

@@ -34,20 +34,20 @@ from functools import lru_cache
 import phonenumbers as pn
 
 from gristmill.stages.pii.phones import fitting_regions
-from gristmill.stages.pii.shapes import date_parts
+from gristmill.stages.pii.script import LETTER_OR_MARK_CLASS
+from gristmill.stages.pii.shapes import DIGITS, date_parts, year_like
 
-DIGITS = re.compile(r"[0-9]+")
 _NATIONAL = pn.PhoneNumberFormat.NATIONAL
-SOLID_TRUNK = (9, 11)  # digits of a solid number with a trunk prefix: `0612865908`
-TRUNK = re.compile("0[1-9]")
-MIN_DIGITS = 7  # shorter: the plans of a few islands, and every range and pair (`810/815`)
+_SOLID_TRUNK = (9, 11)  # digits of a solid number with a trunk prefix: `0612865908`
+_TRUNK = re.compile("0[1-9]")
+_MIN_DIGITS = 7  # shorter: the plans of a few islands, and every range and pair (`810/815`)
 # widths and heights of screens and video: `1920 1080`
 _DIMENSIONS = frozenset(
     ("1024", "1050", "1080", "1152", "1200", "1280", "1366", "1440", "1536", "1600", "1680",
      "1920", "2048", "2160", "2400", "2560", "2880", "3200", "3440", "3840", "4096", "4320",
      "5120", "7680")
 )  # fmt: skip
-SPACE = " \u00a0\u202f"
+_SPACE = " \u00a0\u202f"
 # the token before the number, on its line: a number, a time (`07:26:`), a hex group (`647F`)
 _BEFORE = re.compile(r"[0-9A-Za-z]*[0-9][0-9A-Za-z]*[:\"'.,)]?[ \u00a0]*$|\|[ \u00a0]*$")
 # the token after it: a number, a hex group, a unit (`MHz`, `px`), a time zone (`-0400`), a bar
@@ -57,14 +57,14 @@ _AFTER = re.compile(
 )
 # what a short number with no phone word may follow: the start of a line, a comma, a dash, a
 # bracket, a slash (not a word, nor a label's colon: `Room: 467 3395`)
-SET_OFF = ("", "\n", *",;(/[|\u2013\u2014\u00b7\uff08\u3010\u300c\u3001\uff0c\uff5c\u060c\u1363-")
+_SET_OFF = ("", "\n", *",;(/[|\u2013\u2014\u00b7\uff08\u3010\u300c\u3001\uff0c\uff5c\u060c\u1363-")
 # a solid number (no trunk prefix) with no phone word is a field of a line of text: after a
 # word and a comma, dash, dot or full-width space (`Sam, 5062616188`, `Kariakoo — 94448607`,
 # `営業部\u30002221919304`), before the end of the line or such punctuation; not in brackets,
 # nor on a line of its own, nor after a label's colon: sizes, counts and a program's output
 _FIELD_START = re.compile(
-    r"(?:[^\W\d_]|[\u0900-\u0dff])[.'\u2019]?[ \u00a0]*"
-    r"[,;\u2013\u2014\u00b7\u3001\uff0c\u060c\u1363][ \u00a0]*$|[^\W\d_]\u3000$"
+    rf"[{LETTER_OR_MARK_CLASS}][.'\u2019]?[ \u00a0]*"
+    rf"[,;\u2013\u2014\u00b7\u3001\uff0c\u060c\u1363][ \u00a0]*$|[{LETTER_OR_MARK_CLASS}]\u3000$"
 )
 _FIELD_END = re.compile(
     r"[ \u00a0\u3000]*(?:$|\n|[,;(\u2013\u2014\u00b7\uff08\u3001\u3002\uff0c\u060c\u1363])"
@@ -79,12 +79,8 @@ _STREET = re.compile(
 _HEX_BYTE_BEFORE = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{2} $")
 _HEX_BYTE_AFTER = re.compile(r" [0-9A-Fa-f]{2}(?![0-9A-Za-z])")
 _NUMBER = re.compile(r"(?<![0-9A-Za-z])[0-9]+(?![0-9A-Za-z])")
-NEAR = 24
-COUNTING = "0123456789012"
-
-
-def year_like(group: str) -> bool:
-    return len(group) == 4 and group[:2] in ("19", "20")
+_NEAR = 24
+_COUNTING = "0123456789012"
 
 
 def suspicious(groups: list[str], seps: list[str]) -> bool:
@@ -94,9 +90,9 @@ def suspicious(groups: list[str], seps: list[str]) -> bool:
     `31-47 48-64`: a dash before a space); a fraction or a ratio (`750 / 1000`, `183/1426`,
     `512/16/32`); a decimal (`28.37516`); thousands (`13 960 236`, `24.283.332`); a counting
     sequence (`40 41 42 43`, `0123456789`); a screen size (`1920 1080`)."""
-    inner = [x.strip(SPACE) or " " for x in seps[1:-1]]
+    inner = [x.strip(_SPACE) or " " for x in seps[1:-1]]
     if len(groups) == 1:
-        return groups[0] in COUNTING
+        return groups[0] in _COUNTING
     if any(len(g) == 1 for g in groups[2 if groups[0] in ("06", "8") else 1 :]):
         return True  # 9.1.3.6.27.1, 1384 18 0 0: sections, columns; not (06 1) 234 8175
     if any(year_like(a) and year_like(b) for a, b in zip(groups, groups[1:], strict=False)):
@@ -139,21 +135,22 @@ def suspicious(groups: list[str], seps: list[str]) -> bool:
 def crowded(text: str, s: int, e: int) -> bool:
     """Is text[s:e] among other numbers: a number, hex group, unit or table bar beside it,
     between two hex bytes (a dump), or a column of numbers grouped alike on the lines around?"""
-    line = text.rfind("\n", max(0, s - 24), s) + 1
+    near = text.rfind("\n", max(0, s - _NEAR), s) + 1
     if (
-        _BEFORE.search(text, max(line, s - 24), s)
+        _BEFORE.search(text, max(near, s - _NEAR), s)
         or _AFTER.match(text, e)
         or _STREET.match(text, e)
     ):
         return True
-    numbers = len(_NUMBER.findall(text, max(line, s - NEAR), s))
-    if numbers + len(_NUMBER.findall(text, e, e + NEAR)) > 1:
+    numbers = len(_NUMBER.findall(text, max(near, s - _NEAR), s))
+    if numbers + len(_NUMBER.findall(text, e, e + _NEAR)) > 1:
         return True  # two other numbers near: a table written out, a listing
     if _HEX_BYTE_BEFORE.search(text, max(0, s - 4), s) and _HEX_BYTE_AFTER.match(text, e):
         return True
     shape = re.compile(
         r"(?<![0-9])" + DIGITS.sub(lambda m: f"[0-9]{{{len(m.group())}}}", re.escape(text[s:e]))
     )
+    line = text.rfind("\n", 0, s) + 1  # the start of the number's line, however far
     if line and shape.search(text, text.rfind("\n", 0, line - 1) + 1, line):
         return True  # the line above has a number written alike: a column, a table
     nl = text.find("\n", e)
@@ -170,7 +167,7 @@ def reach(text: str, s: int, e: int) -> tuple[int, int]:
     above = text.rfind("\n", 0, line) + 1 if line > 0 else 0
     nl = text.find("\n", e)
     below = -1 if nl < 0 else text.find("\n", nl + 1)
-    return min(above, s - NEAR), max(len(text) if below < 0 else below, e + NEAR)
+    return min(above, s - _NEAR), max(len(text) if below < 0 else below, e + _NEAR)
 
 
 def grouped_phone(text: str, s: int, e: int) -> bool:
@@ -184,15 +181,15 @@ def grouped_phone(text: str, s: int, e: int) -> bool:
         if not (_FIELD_START.search(text, max(0, s - 8), s) and _FIELD_END.match(text, e)):
             return False
     elif sum(c.isdigit() for c in chunk) < 8:
-        before = text[max(0, s - 8) : s].rstrip(SPACE + "\u3000")[-1:]
-        if before not in SET_OFF:
+        before = text[max(0, s - 8) : s].rstrip(_SPACE + "\u3000")[-1:]
+        if before not in _SET_OFF:
             return False
     return not crowded(text, s, e) and exact_grouping(chunk)
 
 
 def _trunk(digits: str) -> bool:
     """A solid number that starts with a trunk prefix 0, of a national number's length?"""
-    return SOLID_TRUNK[0] <= len(digits) <= SOLID_TRUNK[1] and TRUNK.match(digits) is not None
+    return _SOLID_TRUNK[0] <= len(digits) <= _SOLID_TRUNK[1] and _TRUNK.match(digits) is not None
 
 
 def _matches(groups: list[str], seps: list[str], formatted: list[str]) -> bool:
@@ -219,9 +216,9 @@ def exact_grouping(chunk: str) -> bool:
     digits = "".join(groups)
     seps = DIGITS.split(chunk)
     solid = len(groups) == 1
-    if solid and (len(digits) > SOLID_TRUNK[1] or _YMD.fullmatch(digits)):
+    if solid and (len(digits) > _SOLID_TRUNK[1] or _YMD.fullmatch(digits)):
         return False  # 20240517: a date
-    if len(digits) < MIN_DIGITS or suspicious(groups, seps):
+    if len(digits) < _MIN_DIGITS or suspicious(groups, seps):
         return False
     for region in fitting_regions(digits):
         try:

@@ -5,12 +5,17 @@ One regex pass finds every place worth a look, and Python decides what it is:
 - a *chunk*: a run of digits and separators (space, `-`, `.`, `/`, parentheses) of 7+ characters
   that starts a digit run. Dates, versions, prices and plain counts are short or fail the rules
   below, so most of a document is skipped by the regex engine's first-character scan;
-- a *letter anchor*: two digits right after two letters, where IBANs (`GB82 WEST ...`), UK
-  National Insurance numbers (`AB123456C`), Italian fiscal codes and vendor tokens start.
+- a *letter anchor* (`ld`): two digits right after two letters (or six: Italian fiscal
+  codes), where IBANs (`GB82 WEST ...`) and UK National Insurance numbers (`AB123456C`) start;
+- a *token* (`tok`): two letters and a digit inside a long token (vendor tokens, handed to
+  `pii_patterns.token_at`);
+- a *short number* (`short`): 4 to 6 digits right after a phone word (`Tel. 752247`), the plans
+  of small countries and islands (`pii_short`).
 
 A chunk is classified by shape, then by checksum, then by context (shapes and context words are
 in `pii_shapes`): a card needs an issuer prefix and Luhn; an SSN a valid area; a phone number
-a phone's shape, and if it is a short local one, a phone word near it.
+a phone's shape, and if it is a short local one, a phone word that names it (`pii_govern`);
+with no phone word, a national number's shape or its plan's exact grouping (`pii_grouping`).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from gristmill.stages.pii.dotted import DOTTED4, IPV4, ipv4_at
 from gristmill.stages.pii.govern import code_before, governs, quantity
 from gristmill.stages.pii.grouping import exact_grouping, grouped_phone, reach
 from gristmill.stages.pii.phones import POSSIBLE, VALID, PhoneCheck, international
-from gristmill.stages.pii.script import ALNUM, ALPHA, WORD
+from gristmill.stages.pii.script import ALNUM, ALPHA, DIGIT, WORD
 from gristmill.stages.pii.shapes import (
     AFTER_PHONE,
     CONTEXT_CHARS,
@@ -42,7 +47,6 @@ from gristmill.stages.pii.shapes import (
 from gristmill.stages.pii.short import SHORT_BRANCH
 
 Emit = Callable[[int, int, str], None]
-DIGIT = frozenset("0123456789")
 NOT_AFTER = frozenset("$€£¥₫₹₽₩₺₴₦₱฿₪〒")  # currency signs, the postal mark
 
 # Branches of the stage's one scanning regex (stages/pii/stage.py), tried right after a digit:
@@ -326,10 +330,9 @@ class NumberFinder:
             or (ctx == "phone" and governs(text, s) and not quantity(text, s, end))
         )
         if kind != "strong" and not word and not intl:
-            ok = (
-                national_shape(chunk)
-                and (phones.valid(chunk, VALID) or phones.valid_elsewhere(chunk))
-            ) or (phones.others and self._grouped(text, s, e))
+            ok = (national_shape(chunk) and phones.valid_anywhere(chunk)) or (
+                phones.others and self._grouped(text, s, e)
+            )
         elif kind == "strong" and intl:  # a country code: its plan decides, word or not
             ok = phones.valid(chunk, POSSIBLE)
         elif kind == "strong":  # possible: of a length the plan has (fictional 555-01xx)
@@ -337,9 +340,7 @@ class NumberFinder:
         elif intl:
             ok = phones.valid(chunk, VALID)
         else:
-            ok = word and (
-                kind == "local" or phones.valid(chunk, VALID) or phones.valid_elsewhere(chunk)
-            )
+            ok = word and (kind == "local" or phones.valid_anywhere(chunk))
         if not ok:
             return 0
         emit(s, end, "phone")

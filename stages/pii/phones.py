@@ -77,6 +77,10 @@ class PhoneCheck:
             return _level(intl, None) >= need
         return any(_level(chunk, r) >= need for r in self.regions)
 
+    def valid_anywhere(self, chunk: str) -> bool:
+        """VALID in the plan of one of `regions`, or (with `*`) of any other region."""
+        return self.valid(chunk, VALID) or self.valid_elsewhere(chunk)
+
     def _valid_elsewhere(self, chunk: str) -> bool:
         """Written without a country code, is the number VALID in the plan of a region not in
         `regions` (when `phone_regions` holds `*`)?"""

@@ -29,3 +29,31 @@ HAS_WIDE = re.compile(f"[{_WIDE}]")
 def fold(text: str) -> str:
     """`text` with full-width digits and number signs as ASCII; the same length."""
     return text.translate(FOLD) if HAS_WIDE.search(text) else text
+
+
+def _letter_or_mark_ranges() -> str:
+    """A regex class body of every letter (L*) and combining mark (Mn, Mc, Me) of the BMP and
+    the supplementary planes of living scripts, as ranges."""
+    import sys
+    import unicodedata
+
+    out, start, prev = [], None, None
+    for cp in range(min(sys.maxunicode, 0x2FFFF) + 1):
+        if unicodedata.category(chr(cp))[0] in "LM":
+            if start is None:
+                start = cp
+            prev = cp
+        elif start is not None:
+            out.append((start, prev))
+            start = None
+    if start is not None:
+        out.append((start, prev))
+    return "".join(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}" for a, b in out)
+
+
+# A letter or a combining mark of any script: where a word ends. `\w`, `\b` and `isalnum()`
+# leave out the marks that end many words of Thai, Lao, Myanmar, Khmer and the Indic scripts
+# (`โทรศัพท์`, `ဖုန်း`, `ఫోన్`): every boundary next to a letter uses this class instead.
+LETTER_OR_MARK_CLASS = _letter_or_mark_ranges()
+LETTER_OR_MARK = re.compile(f"[{LETTER_OR_MARK_CLASS}]")
+DIGIT = frozenset("0123456789")

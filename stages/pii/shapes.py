@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from gristmill.stages.pii.phone_words import GLUED, SPACED, alternation
+from gristmill.stages.pii.script import DIGIT, LETTER_OR_MARK
 
 DIGITS = re.compile(r"[0-9]+")
 # lower-case letters of the scripts written with spaces between words: Latin (with Vietnamese),
@@ -85,21 +86,54 @@ IP_WORDS = re.compile(
 CONTEXT_CHARS = 40
 
 
+def fold_case(text: str) -> str:
+    """`text` in lower case, one character for one (`İ` is `i`, not `i` and a combining dot),
+    so that every offset found in it is an offset in `text`."""
+    low = text.replace("İ", "i").lower()
+    if len(low) != len(text):  # another expanding capital: fold each character on its own
+        low = "".join(c.lower()[:1] or c for c in text)
+    return low
+
+
+def context_words(text: str, s: int, chars: int = CONTEXT_CHARS) -> list[tuple[int, int, str]]:
+    """The context words (`CONTEXT`, `CONTEXT_GLUED`) that start in the `chars` characters
+    before `s`, as (start, end, kind) in `text`, by start. The window reads one character
+    more, so that a word cut by its edge (`st|ring`) has its boundary."""
+    first = max(0, s - chars)
+    lo = max(0, first - 1)
+    window = fold_case(text[lo:s])
+    found = [
+        (lo + m.start(), lo + m.end(), m.lastgroup) for m in CONTEXT.finditer(window, first - lo)
+    ]
+    if window and max(window) >= GLUED_FROM:
+        found += [
+            (lo + m.start(), lo + m.end(), m.lastgroup)
+            for m in CONTEXT_GLUED.finditer(window, first - lo)
+        ]
+        found.sort()
+    return found
+
+
+def is_phone_word(token: str) -> bool:
+    """Is `token` (any case) one phone word, spaced or glued?"""
+    t = fold_case(token)
+    m = CONTEXT.fullmatch(t) or CONTEXT_GLUED.fullmatch(t)
+    return m is not None and m.lastgroup == "phone"
+
+
+def phone_word_end(text: str, s: int) -> int:
+    """Where the phone word nearest before `s` (within CONTEXT_CHARS) ends; -1 if none."""
+    return max((b for _, b, kind in context_words(text, s) if kind == "phone"), default=-1)
+
+
 def last_context(text: str, s: int, kinds: tuple[str, ...]) -> str | None:
     """The kind of the nearest context word before `s` among `kinds` (and `veto`), or None.
     A veto word counts on the number's own line only (`Box 12` on the line above an address
     block's phone number says nothing about it); a phone word may be on the line before
     (`Phone:\n555 0134`)."""
-    start = max(0, s - CONTEXT_CHARS)
-    lo = max(0, start - 1)  # one more, for the boundary of a word cut by the window (`st|ring`)
-    window = text[lo:s].lower()
-    line_start = window.rfind("\n") + 1
+    line_start = text.rfind("\n", 0, s) + 1
     last = None
-    found = [(m.start(), m.lastgroup) for m in CONTEXT.finditer(window, start - lo)]
-    if window and max(window) >= GLUED_FROM:
-        found += [(m.start(), m.lastgroup) for m in CONTEXT_GLUED.finditer(window, start - lo)]
-        found.sort()
-    for at, kind in found:
+    for at, _, kind in context_words(text, s):
         if kind in kinds or (kind == "veto" and at >= line_start):
             last = kind
     return last
@@ -112,20 +146,27 @@ def phone_word_before(text: str, s: int) -> bool:
     """Does a phone word end right before `s`, with only spaces, `.` or `:` between (`Tel.:
     752247`, `síma 51905`, `โทร.0594 36 70 16`, `Հեռ.՝ 715 799`)? The number is then the one the
     word names, and it may be written as short plans write theirs."""
-    window = text[max(0, s - CONTEXT_CHARS) : s].lower().rstrip(_GAP)
-    if not window or window[-1].isdigit():
+    lo = max(0, s - CONTEXT_CHARS)
+    t = s
+    while t > lo and text[t - 1] in _GAP:
+        t -= 1
+    if t == lo or text[t - 1] in DIGIT:
         return False
-    last = None
-    for m in CONTEXT.finditer(window):
-        last = m
-    if window and max(window) >= GLUED_FROM:
-        for m in CONTEXT_GLUED.finditer(window):
-            if last is None or m.end() >= last.end():
-                last = m
-    if last is None or last.lastgroup != "phone" or last.end() != len(window):
+    ends = [(a, kind) for a, b, kind in context_words(text, t, t - lo) if b == t]
+    if not ends or ends[-1][1] != "phone":
         return False
-    at = last.start()  # not a part of a dotted name: `10.1016/j.cell.2023.11.012`
-    return not (at >= 2 and window[at - 1] == "." and window[at - 2].isalnum())
+    at = ends[-1][0]  # not a part of a dotted name: `10.1016/j.cell.2023.11.012`
+    return not (at - 2 >= lo and text[at - 1] == "." and word_char(text[at - 2]))
+
+
+def word_char(c: str) -> bool:
+    """A letter or mark of any script, or an ASCII digit."""
+    return c in DIGIT or LETTER_OR_MARK.match(c) is not None
+
+
+def year_like(group: str, centuries: tuple[str, ...] = ("19", "20")) -> bool:
+    """Four digits of a year (Gregorian; `centuries=YEARS` for other calendars' too)."""
+    return len(group) == 4 and group[:2] in centuries
 
 
 def phone_kind(chunk: str) -> str | None:
@@ -154,8 +195,8 @@ def phone_kind(chunk: str) -> str | None:
     if (
         len(groups) == 2
         and seps[1] in "/-"
-        and groups[0][:2] in ("19", "20")
-        and (len(groups[0]) == 4 and (len(groups[1]) == 2 or groups[1][:2] in ("19", "20")))
+        and year_like(groups[0])
+        and (len(groups[1]) == 2 or groups[1][:2] in ("19", "20"))
     ):
         return None  # 2022/23, 1998-2004: years
     if any(date_in(chunk, d) for d in DATE.finditer(chunk)):
@@ -224,11 +265,11 @@ def nir_shape(chunk: str) -> bool:
 
 def date_parts(a: str, b: str, c: str) -> bool:
     if len(a) == 4:  # 2024-05-17, 1403/12/24
-        return a[:2] in YEARS and 1 <= int(b) <= 12 and 1 <= int(c) <= 31 and len(c) <= 2
+        return year_like(a, YEARS) and 1 <= int(b) <= 12 and 1 <= int(c) <= 31 and len(c) <= 2
     if len(c) in (2, 4) and len(a) <= 2:  # 17.05.2024, 05/17/24
         x, y = int(a), int(b)
         day_month = (1 <= x <= 31 and 1 <= y <= 12) or (1 <= x <= 12 and 1 <= y <= 31)
-        return day_month and (len(c) == 2 or c[:2] in YEARS)
+        return day_month and (len(c) == 2 or year_like(c, YEARS))
     return False
 
 

@@ -7,11 +7,14 @@ be checked against the original), and `pii_counts` ({type: count}, found types o
 drops a document.
 
 How a find is made precise is in `pii_numbers` (numbers: shape, checksum, context words),
-`pii_phones` (phone numbers checked against libphonenumber's numbering plans), `pii_grouping`
-(national numbers taken on their digit grouping alone), `pii_dotted` (four numbers with
-dots: an IPv4 address or a phone) and
-`pii_patterns` (emails, IPv6, secrets); the checksums are in `pii_checks`; where a value ends
-next to text of any script is in `pii_script`. Here the finds are
+`pii_phones` (phone numbers checked against libphonenumber's numbering plans), `pii_shapes`
+(what numbers look like, and the context words around them), `pii_govern` (whether a phone
+word names the number: no label, code or decimal between; not a quantity, dimension or
+version), `pii_grouping` (national numbers taken on their digit grouping alone), `pii_short`
+(short numbers of small plans right after a phone word), `pii_dotted` (four numbers with
+dots: an IPv4 address or a phone) and `pii_patterns` (emails, IPv6, secrets); the phone words
+are in `pii_phone_words`, the checksums in `pii_checks`; where a value ends next to text of
+any script is in `pii_script`. Here the finds are
 made consistent: where two overlap the more specific type wins (a card number is not also a
 phone), allowlisted values are kept, and the text is rescanned after replacing until nothing new
 is found, so that applying the stage twice changes nothing the second time.
@@ -102,8 +105,10 @@ class PiiParams(StageParams):
             " the number must be valid (not just of a possible length) and have a phone word"
             " near it, a strong shape, a national number's shape (a trunk prefix 0 or 8, or"
             " an area code in brackets, then groups), or be written exactly in the groups of"
-            " that country's national format (or solid after a trunk prefix 0), with no other"
-            " numbers around it (default: 42 countries and `*`)"
+            " that country's national format (or solid after a trunk prefix 0, or solid as a"
+            " field of a line of text in a plan with none), with no other numbers around it;"
+            " a phone word counts only where it governs the number (no label, code or decimal"
+            " between, not a quantity) (default: 42 countries and `*`)"
         ),
     )
     max_rounds: int = Field(
