@@ -78,6 +78,7 @@ FORKSERVER_PRELOAD = [
     "gristmill.pipeline.run.progress",
     "gristmill.pipeline.run.tally",
     "gristmill.stages.registry",
+    "gristmill.stages.pii.warm",  # the phone plans' patterns, built once
     "fasttext",
     "tiktoken",
     "tokenizers",

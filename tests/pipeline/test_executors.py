@@ -135,3 +135,17 @@ def test_slurm_needs_its_section_and_dry_run_needs_slurm(tmp_path):
         run(str(sample_config_at(tmp_path)), echo=lambda s: None, executor="slurm")
     with pytest.raises(GristmillError, match="--dry-run: only with `executor: slurm`"):
         run(str(sample_config_at(tmp_path)), echo=lambda s: None, dry_run=True)
+
+
+def test_every_forkserver_preload_imports_and_the_phone_plans_are_built_there():
+    # multiprocess skips a preload that fails to import, silently: a misspelt name would only
+    # cost CPU in every worker
+    import importlib
+
+    from gristmill.pipeline.run.executors import FORKSERVER_PRELOAD
+    from gristmill.stages.pii import phones
+
+    for name in FORKSERVER_PRELOAD:
+        if name != "__main__":
+            importlib.import_module(name)
+    assert phones._plans.cache_info().currsize == 1
