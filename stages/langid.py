@@ -39,6 +39,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import unicodedata
 from pathlib import Path
 from typing import Literal
 
@@ -98,6 +99,16 @@ def full_text_limit(chars: int, windows: int) -> int:
     return chars + 2 * _REST * windows
 
 
+def _word_end(text: str, i: int) -> int:
+    """The end of the word `i` falls in: the next whitespace, at most `_REST` characters on. A
+    cut there (a script written without spaces) is moved back to before a letter followed by
+    combining marks (Thai, Devanagari vowel signs), so no window starts or ends splitting them."""
+    end = _WORD_REST.match(text, i).end()
+    while i < end < len(text) and unicodedata.category(text[end])[0] == "M":
+        end -= 1
+    return end
+
+
 def sample(text: str, chars: int, windows: int) -> str:
     """`text` if it has at most `full_text_limit(chars, windows)` characters; otherwise
     `windows` windows of about `chars / windows` characters spread evenly over it (the first at
@@ -111,8 +122,8 @@ def sample(text: str, chars: int, windows: int) -> str:
     for j in range(windows):
         start = 0 if j == 0 else round(j * (len(text) - width) / max(windows - 1, 1))
         if start:
-            start = _WORD_REST.match(text, start).end()
-        end = _WORD_REST.match(text, start + width).end()
+            start = _word_end(text, start)
+        end = _word_end(text, start + width)
         parts.append(text[start:end])
     return " ".join(parts)
 

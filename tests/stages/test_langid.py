@@ -1,6 +1,7 @@
 import pickle
 import random
 import shutil
+import unicodedata
 
 import fasttext
 import pytest
@@ -258,3 +259,31 @@ def test_sampling_step_pickles_without_its_model():
 def test_sample_params_out_of_range_are_refused(bad):
     with pytest.raises(ValueError):
         LangIdParams(**bad)
+
+
+# Our own sentences; the unspaced scripts are written without spaces, as they are.
+SCRIPTS = {
+    "zh": ("unspaced", "今天下午图书馆的阅览室会提前关门，请大家把借来的书按时归还。"),
+    "ja": ("unspaced", "明日の会議は午後三時から始まりますので、資料を読んでおいてください。"),
+    "th": ("unspaced", "พรุ่งนี้ห้องสมุดจะปิดเร็วกว่าปกติกรุณาคืนหนังสือที่ยืมไปให้ตรงเวลา"),
+    "ko": ("spaced", "내일 오후 세 시에 회의가 시작되니 자료를 미리 읽어 주시기 바랍니다."),
+    "ar": ("spaced", "ستغلق المكتبة غدا في وقت مبكر، يرجى إعادة الكتب المستعارة في موعدها."),
+    "hi": ("spaced", "कल दोपहर पुस्तकालय जल्दी बंद होगा, कृपया उधार ली गई किताबें समय पर लौटाएँ।"),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(SCRIPTS))
+def test_sample_windows_keep_words_and_marks_whole_in_every_script(lang):
+    kind, sentence = SCRIPTS[lang]
+    text = (sentence if kind == "unspaced" else sentence + " ") * 200
+    got = sample(text, 600, 6)
+    assert len(got) < len(text)
+    if kind == "spaced":  # every window starts and ends at a word boundary
+        assert set(got.split(" ")) <= set(text.split(" "))
+        return
+    windows = got.split(" ")
+    assert len(windows) == 6
+    for w in windows:  # a substring, never starting or ending between a letter and its marks
+        at = text.index(w)
+        assert not unicodedata.category(w[0]).startswith("M"), lang
+        assert at + len(w) == len(text) or unicodedata.category(text[at + len(w)])[0] != "M"
