@@ -23,8 +23,8 @@ and checked on the odd-numbered ones, 10,141 pages (`python bench/langid_prefix.
 agree with the full text's on 99.97% of them, keep/drop decisions at min_score 0.65 (the same
 label and the same side of 0.65) on 99.82%; of the 3,592 pages over 2,000 characters, 1,441
 (14.2% of all pages) were read whole (up to 2,768 characters, or an unsure sample); the stage
-took 0.46x the CPU of full-text prediction on the same pages (a plain prefix, by contrast,
-agrees on 98.85% of decisions at 4,000 characters). Per script,
+took 0.46x and 0.49x (two runs) the CPU of full-text prediction on the same pages (a plain
+prefix, by contrast, agrees on 98.85% of decisions at 4,000 characters). Per script,
 labels / decisions: CJK 100% / 99.64% (557 pages), Cyrillic 100% / 100% (630), Devanagari
 100% / 100% (97), Arabic 100% / 98.59% (142; `ar` alone 95.65%, 2 of 46 pages, scores on either
 side of 0.65); the corpus has no Thai. `sample_min_score: 0.8` gives 99.99% / 99.91% overall and
