@@ -79,6 +79,7 @@ FORKSERVER_PRELOAD = [
     "gristmill.pipeline.run.tally",
     "gristmill.stages.registry",
     "gristmill.stages.pii.warm",  # the phone plans' patterns, built once
+    "gristmill.stages.quality.scan",  # numba and the quality scan's compiled code, loaded once
     "fasttext",
     "tiktoken",
     "tokenizers",

@@ -14,48 +14,28 @@ Units are whitespace-separated words, or single characters for scripts written w
 (see `stages.quality.languages`). "Characters" of n-gram and unit fractions are the characters of
 the units (whitespace excluded), so they do not depend on how a page was wrapped.
 
-The repeated n-gram signals are in `stages.quality.ngrams`. Every document is scored, so the code
-is written for speed: built-in string methods mapped over lists rather than Python loops, sets
-where only distinct items matter, regular expressions that let the engine skip ahead; each
-shortcut gives exactly the value of the plain definition next to it.
+The signals that look at every unit or character (word and symbol counts, capital words, case
+joins, the repeated n-grams) come from one compiled pass, `stages.quality.scan`. Every document
+is scored, so the rest is written for speed too: built-in string methods mapped over lists rather
+than Python loops, sets where only distinct items matter; each shortcut gives exactly the value of
+the plain definition next to it.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from itertools import compress, repeat
 from operator import gt
 
 from gristmill.stages.quality.languages import CHAR_UNITS, LangProfile, profile
-from gristmill.stages.quality.ngrams import NGRAM_SIGNALS, ngram_signals
+from gristmill.stages.quality.names import NGRAM_SIGNALS
 
-__all__ = ["SIGNALS", "compute_signals", "duplicates", "ngram_signals", "stop_words_present"]
+__all__ = ["SIGNALS", "compute_signals", "duplicates", "stop_words_present"]
 
 TERMINAL_PUNCT = (".", "!", "?", '"', "'", "”", "»", "。", "！", "？", "．", "؟", "।", "॥", "۔")
 ELLIPSES = ("...", "…")
 BULLETS = ("•", "-", "*", "‣", "◦", "·", "–", "—", "▪", "►")
 PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
-# a unit with no letter and no digit (bare punctuation or symbols): not a word for Gopher
-SYMBOL_UNIT = re.compile(r"(?<!\S)(?:[^\w\s]|_)+(?!\S)")
-# a unit with no letter at all (digits, symbols): counted against the alphabetic-word share
-NON_ALPHA_UNIT = re.compile(r"(?<!\S)(?:[^\w\s]|[\d_])+(?!\S)")
-# the same units after a whitespace character: the engine jumps from space to space instead of
-# trying every position (`_non_alpha_units`)
-_NON_ALPHA_AFTER_SPACE = re.compile(r"\s((?:[^\w\s]|[\d_])+)(?!\S)")
-# the symbol units are the non-alphabetic units without a digit: one pass over the text finds
-# both (`word_unit_counts`)
-DIGIT = re.compile(r"\d")
-# a word of 3+ capital letters ("CAUTION", "NEXT"): sidebar labels, menus, shouting. Written
-# `\b[A-Z...]{3,}\b`, but starting with the letter class, so that the engine jumps from capital
-# to capital; the lookbehind after the first letter is the leading \b (no word character before).
-UPPER_WORD = re.compile(r"[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ](?<!\w.)[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ]{2,}\b", re.DOTALL)
-# a case join: a lower-case letter directly followed by a capital ("ebookPrev", "HandbookNext"),
-# words of separate page blocks run together when an extractor drops the whitespace between
-# them. Counted by the capital, with a lookbehind for the lower-case letter before it: the
-# engine jumps from capital to capital. The two classes share no letter, so the pairs never
-# overlap and each is one such capital (the test compares it with the plain pair pattern).
-_CAPITAL_AFTER_LOWER = re.compile(r"[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ](?<=[a-zß-öø-ÿα-ωа-яё].)", re.DOTALL)
 JAVASCRIPT = "javascript"
 LOREM = "lorem ipsum"
 # stripped from both ends of a word before it is looked up in a stop-word list
@@ -142,35 +122,20 @@ def _count_lines_with(lines_lower: list[str], needles: tuple[str, ...], text_low
     return sum(1 for line in lines_lower if any(s in line for s in needles))
 
 
-def _non_alpha_units(text: str) -> list[str]:
-    """NON_ALPHA_UNIT.findall(text)."""
-    out = _NON_ALPHA_AFTER_SPACE.findall(text)
-    head = NON_ALPHA_UNIT.match(text)  # the one not after a space
-    if head:
-        out.insert(0, head.group())
-    return out
-
-
 def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | None]:
     """Every signal of SIGNALS for one document (None where a signal does not apply)."""
-    units = profile.units(text)
-    n_units = len(units)
+    from gristmill.stages.quality import scan as sc  # numba: only where pages are scored
+
+    counts, ngrams = sc.scan(text, profile.unit == "char", profile.ngram_scale)
     lines = list(filter(None, map(str.strip, text.split("\n"))))  # non-empty, stripped
     lower = text.lower()
+    n_units, non_alpha = counts[sc.N_UNITS], counts[sc.NON_ALPHA]
+    n_words = n_units - counts[sc.SYMBOLS]  # units with a letter or a digit
     if profile.unit == "word":
-        non_alpha_units = _non_alpha_units(text)
-        has_digit = DIGIT.search
-        symbols = [u for u in non_alpha_units if not has_digit(u)]  # = SYMBOL_UNIT.findall
-        n_words = n_units - len(symbols)
-        word_chars = sum(map(len, units)) - sum(map(len, symbols))
+        word_chars = counts[sc.UNIT_CHARS] - counts[sc.SYMBOL_CHARS]
         mean_len = word_chars / n_words if n_words else 0.0
-        non_alpha = len(non_alpha_units)
     else:
-        # one test per distinct unit (CJK pages reuse few characters many times)
-        counts = Counter(units)
-        n_words = n_units - sum(c for u, c in counts.items() if SYMBOL_UNIT.fullmatch(u))
         mean_len = None  # one character per unit: a mean length says nothing
-        non_alpha = sum(c for u, c in counts.items() if not any(map(str.isalpha, u)))
     per_word = n_words or 1
     sig: dict[str, float | int | None] = {
         "gopher_word_count": n_words,
@@ -178,7 +143,7 @@ def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | 
         "gopher_hash_ratio": text.count("#") / per_word,
         "gopher_ellipsis_ratio": (text.count("...") + text.count("…")) / per_word,
         "gopher_alpha_words": (n_units - non_alpha) / n_units if n_units else 0.0,
-        "gopher_stop_words": stop_words_present(lower, units, profile),
+        "gopher_stop_words": stop_words_present(lower, profile),
     }
     paragraphs = [p for p in PARAGRAPH_BREAK.split(text.strip()) if p]
     p_dup, p_chars = duplicates(paragraphs)
@@ -194,7 +159,7 @@ def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | 
         sig |= {"gopher_dup_line_char_frac": 0.0, "c4_punct_lines": 0.0, "c4_kept_chars": 0.0}
         sig |= {"fineweb_line_punct": 0.0, "fineweb_short_lines": 0.0}
         sig |= {"fineweb_dup_line_chars": 0.0, "fineweb_list_ratio": 0.0}
-    sig |= ngram_signals(units, profile.ngram_scale)
+    sig |= dict(zip(NGRAM_SIGNALS, ngrams, strict=True))
     n_lines = len(lines) or 1
     lines_lower = [line.lower() for line in lines] if JAVASCRIPT in lower else []
     sig["c4_javascript_lines"] = _count_lines_with(lines_lower, (JAVASCRIPT,), lower) / n_lines
@@ -204,24 +169,21 @@ def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | 
     if any(p in lower for p in phrases):
         lines_lower = lines_lower or [line.lower() for line in lines]
     sig["c4_policy_lines"] = _count_lines_with(lines_lower, phrases, lower) / n_lines
-    sig["boilerplate_upper_words"] = len(UPPER_WORD.findall(text)) / per_word
-    sig["boilerplate_case_joins"] = len(_CAPITAL_AFTER_LOWER.findall(text)) / per_word
+    sig["boilerplate_upper_words"] = counts[sc.CAPITAL_WORDS] / per_word
+    sig["boilerplate_case_joins"] = counts[sc.CASE_JOINS] / per_word
     return {k: sig[k] for k in SIGNALS}
 
 
-def stop_words_present(lower: str, units: list[str], profile: LangProfile) -> int | None:
+def stop_words_present(lower: str, profile: LangProfile) -> int | None:
     """How many distinct stop words of the language occur (None: no list for the language), or
     of English if more: pages of every language carry English passages (untranslated strings,
     quotes), and those are prose too."""
     stop = profile.stop_words
     if not stop:
         return None
-    # for words, = set(lower.split()): no case mapping reaches across whitespace (Greek's final
-    # sigma looks at the letters of its own word), so the words of the lower-cased text are the
-    # lower-cased units; and a set of the units is cheap (their hashes serve the n-grams)
-    word = profile.unit == "word"
-    lowered = map(str.lower, set(units)) if word else set(lower.split())
-    words = set(map(str.strip, lowered, repeat(WORD_PUNCT)))
+    # for words, the lower-cased units: no case mapping reaches across whitespace (Greek's final
+    # sigma looks at the letters of its own word)
+    words = set(map(str.strip, set(lower.split()), repeat(WORD_PUNCT)))
     english = len(ENGLISH_STOP_WORDS & words) if profile.code != "en" else 0
     if profile.unit == "char":  # entries may be one character or several
         return max(english, sum(1 for w in stop if w in lower))
