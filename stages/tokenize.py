@@ -182,6 +182,7 @@ class TokenizeParams(StageParams):
 
 class Tokenize(Stage):
     name = "tokenize"
+    preload = ("tiktoken", "tokenizers")
     Params = TokenizeParams
 
     def __init__(self, params=None, ctx=None):

@@ -69,7 +69,8 @@ class LocalExecutor(LocalPipelineExecutor):
 # What a task's worker imports to unpickle its steps: datatrove, the stages and their libraries,
 # about 2 CPU-s per worker. The forkserver imports them once and every worker of every phase is
 # forked from it with them loaded (a preload that fails to import is skipped by multiprocess;
-# the worker then imports it itself, as before).
+# the worker then imports it itself, as before). Each stage of the run adds its own `preload`
+# (its model library, numba's compiled code, the phone plans).
 FORKSERVER_PRELOAD = [
     "__main__",  # multiprocess's default: what the caller's own script defines
     "gristmill.pipeline.run.executors",
@@ -78,22 +79,26 @@ FORKSERVER_PRELOAD = [
     "gristmill.pipeline.run.progress",
     "gristmill.pipeline.run.tally",
     "gristmill.stages.registry",
-    "gristmill.stages.pii.warm",  # the phone plans' patterns, built once
-    "gristmill.stages.quality.scan",  # numba and the quality scan's compiled code, loaded once
-    "fasttext",
-    "tiktoken",
-    "tokenizers",
 ]
 
 
-def preload_forkserver() -> None:
+def stage_preloads(phases: list[Phase]) -> list[str]:
+    """The `preload` modules of the stages in `phases`, in order, each once."""
+    names = (n for phase in phases for step in phase.steps for n in getattr(step, "preload", ()))
+    return list(dict.fromkeys(names))
+
+
+def preload_forkserver(extra: list[str]) -> None:
     import multiprocess
 
-    multiprocess.get_context("forkserver").set_forkserver_preload(FORKSERVER_PRELOAD)
+    names = FORKSERVER_PRELOAD + [n for n in extra if n not in FORKSERVER_PRELOAD]
+    multiprocess.get_context("forkserver").set_forkserver_preload(names)
 
 
-def run_local(steps: list[PipelineStep], tasks: int, workers: int, logging_dir: Path) -> None:
-    preload_forkserver()  # takes effect when the forkserver starts: the run's first pool
+def run_local(
+    steps: list[PipelineStep], tasks: int, workers: int, logging_dir: Path, preload: list[str]
+) -> None:
+    preload_forkserver(preload)  # takes effect when the forkserver starts: the run's first pool
     LocalExecutor(
         pipeline=steps,
         tasks=tasks,
@@ -132,11 +137,11 @@ class PhaseRunner:
 
 
 class LocalRunner(PhaseRunner):
-    def __init__(self, workers: int):
-        self.workers = workers
+    def __init__(self, workers: int, preload: list[str]):
+        self.workers, self.preload = workers, preload
 
     def run_phase(self, phase: Phase, logging_dir: Path) -> None:
-        run_local(phase.steps, phase.tasks, self.workers, logging_dir)
+        run_local(phase.steps, phase.tasks, self.workers, logging_dir, self.preload)
 
 
 class RayRunner(PhaseRunner):
@@ -184,10 +189,10 @@ class RayRunner(PhaseRunner):
             self.ray.shutdown()
 
 
-def make_runner(run: RunConfig) -> PhaseRunner:
+def make_runner(run: RunConfig, phases: list[Phase]) -> PhaseRunner:
     if run.executor == "ray":
         return RayRunner(run.ray, run.workers)
-    return LocalRunner(run.workers)
+    return LocalRunner(run.workers, stage_preloads(phases))
 
 
 def submit_slurm(

@@ -144,8 +144,29 @@ def test_every_forkserver_preload_imports_and_the_phone_plans_are_built_there():
 
     from gristmill.pipeline.run.executors import FORKSERVER_PRELOAD
     from gristmill.stages.pii import phones
+    from gristmill.stages.registry import STAGES
 
-    for name in FORKSERVER_PRELOAD:
+    names = [*FORKSERVER_PRELOAD, *(n for cls in STAGES.values() for n in cls.preload)]
+    assert "gristmill.stages.quality.scan" in names and "gristmill.stages.pii.warm" in names
+    for name in names:
         if name != "__main__":
             importlib.import_module(name)
     assert phones._plans.cache_info().currsize == 1
+
+
+def test_a_run_preloads_only_what_its_stages_need(tmp_path):
+    from gristmill.pipeline.run.executors import stage_preloads
+
+    def preloads(stages):
+        cfg = load_config(sample_config_at(tmp_path, stages=stages))
+        return stage_preloads(plan_run(cfg, tmp_path / "work", strict=False)[0])
+
+    assert preloads(["tokenize", "pack"]) == ["tiktoken", "tokenizers"]
+    names = preloads(["langid", "quality", "pii", "tokenize", "pack"])
+    assert names == [
+        "fasttext",
+        "gristmill.stages.quality.scan",
+        "gristmill.stages.pii.warm",
+        "tiktoken",
+        "tokenizers",
+    ]
