@@ -25,6 +25,7 @@ from datatrove.executor.local import LocalPipelineExecutor
 from datatrove.executor.ray import RayPipelineExecutor
 from datatrove.executor.slurm import SlurmPipelineExecutor
 from datatrove.pipeline.base import PipelineStep
+from datatrove.utils.stats import PipelineStats
 from loguru import logger
 
 from gristmill.pipeline.extras import require
@@ -65,6 +66,23 @@ class LocalExecutor(LocalPipelineExecutor):
     """datatrove's local executor; being defined here, unpickling it in a worker applies the
     logging patch above there too."""
 
+    def run_on(self, pool) -> PipelineStats:
+        """`run()` on a pool that outlives it: datatrove's `run` starts a pool (and a manager
+        process) for every phase, and each worker it forks costs about 0.1 CPU-s to start and
+        stop. The tasks, their completion markers, logs and stats are datatrove's own
+        (`_run_for_rank`); what is left out is the manager's queue of local ranks (a GPU's
+        index; our tasks run on CPUs) and the completed-task counter that feeds datatrove's log
+        lines (gristmill shows its own progress)."""
+        self._launched = True
+        ranks = self.get_incomplete_ranks(range(self.tasks))
+        if not ranks:
+            return PipelineStats()
+        self.save_executor_as_json()
+        stats = sum(pool.imap_unordered(self._run_for_rank, ranks), start=PipelineStats())
+        with self.logging_dir.open("stats.json", "wt") as statsfile:
+            stats.save_to_disk(statsfile)
+        return stats
+
 
 # What a task's worker imports to unpickle its steps: datatrove, the stages and their libraries,
 # about 2 CPU-s per worker. The forkserver imports them once and every worker of every phase is
@@ -96,17 +114,28 @@ def preload_forkserver(extra: list[str]) -> None:
 
 
 def run_local(
-    steps: list[PipelineStep], tasks: int, workers: int, logging_dir: Path, preload: list[str]
+    steps: list[PipelineStep],
+    tasks: int,
+    workers: int,
+    logging_dir: Path,
+    preload: list[str],
+    pool=None,
 ) -> None:
+    """One phase: on `pool` (forkserver workers that serve every phase of a run) if given and
+    the phase has more than one task; a single task runs in this process, as datatrove does."""
     preload_forkserver(preload)  # takes effect when the forkserver starts: the run's first pool
-    LocalExecutor(
+    executor = LocalExecutor(
         pipeline=steps,
         tasks=tasks,
         workers=min(workers, tasks),
         logging_dir=str(logging_dir),
         skip_completed=True,
         start_method="forkserver",
-    ).run()
+    )
+    if pool is not None and executor.workers > 1:
+        executor.run_on(pool)
+    else:
+        executor.run()
 
 
 # Ray and Slurm -------------------------------------------------------------------------------
@@ -137,11 +166,25 @@ class PhaseRunner:
 
 
 class LocalRunner(PhaseRunner):
+    """One pool of `workers` forkserver workers for all the run's phases, started with the
+    first phase of more than one task."""
+
     def __init__(self, workers: int, preload: list[str]):
-        self.workers, self.preload = workers, preload
+        self.workers, self.preload, self.pool = workers, preload, None
 
     def run_phase(self, phase: Phase, logging_dir: Path) -> None:
-        run_local(phase.steps, phase.tasks, self.workers, logging_dir, self.preload)
+        if self.pool is None and min(self.workers, phase.tasks) > 1:
+            import multiprocess
+
+            preload_forkserver(self.preload)
+            self.pool = multiprocess.get_context("forkserver").Pool(self.workers)
+        run_local(phase.steps, phase.tasks, self.workers, logging_dir, self.preload, self.pool)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()  # as datatrove's `with Pool()`: the workers are idle by now
+            self.pool.join()
+            self.pool = None
 
 
 class RayRunner(PhaseRunner):

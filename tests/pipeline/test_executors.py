@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, load_config
-from gristmill.pipeline.run.phases import plan_run
+from gristmill.pipeline.run.executors import LocalRunner
+from gristmill.pipeline.run.phases import Phase, plan_run
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
@@ -170,3 +172,29 @@ def test_a_run_preloads_only_what_its_stages_need(tmp_path):
         "tiktoken",
         "tokenizers",
     ]
+
+
+class RecordPid(PipelineStep):
+    name, type = "record pid", "test"
+
+    def __init__(self, folder: Path):
+        super().__init__()
+        self.folder = folder
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        (self.folder / f"{rank}.pid").write_text(str(os.getpid()))
+        yield from ()
+
+
+def test_one_pool_of_workers_serves_every_phase(tmp_path):
+    runner = LocalRunner(2, [])
+    try:
+        for name in ("a", "b", "c"):
+            (tmp_path / name).mkdir()
+            runner.run_phase(Phase(name, [RecordPid(tmp_path / name)], 4), tmp_path / "logs" / name)
+    finally:
+        runner.close()
+    files = list(tmp_path.glob("*/*.pid"))
+    assert len(files) == 12  # every task of every phase ran, each once
+    pids = {f.read_text() for f in files}
+    assert len(pids) <= 2 and str(os.getpid()) not in pids
