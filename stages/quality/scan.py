@@ -1,14 +1,15 @@
-"""One compiled pass over a page's characters: its units, the word and symbol counts, capital
-words, case joins and Gopher's repeated n-gram signals (`scan`).
+"""One compiled pass over a page's characters gives every count the quality signals are made of
+(`scan`), except the few that need the page lower-cased as a whole (phrases, `javascript`,
+`lorem ipsum`) or a stop-word list of a script without spaces.
 
 The page goes in as its code points (`str.encode("utf-32-le")`, no copy after that) and the
-pass runs in numba-compiled code, so its cost is per character, not per Python object. The
-compiled code is cached on disk (numba's `cache=True`, next to this file or in numba's user
-cache) and loaded when this module is imported, about 0.8 CPU-s with numba's own import: the
-run's forkserver imports it once for all its workers (`pipeline/run/executors.py`), and nothing
+pass runs in numba-compiled code (`kernels.py`), so its cost is per character, not per Python
+object. The compiled code is cached on disk (numba's `cache=True`, next to the module or in
+numba's user cache) and loaded when this module is imported, about 0.8 CPU-s with numba's own
+import: a run's forkserver imports it once for all its workers (`Quality.preload`), and nothing
 else imports it before a page is scored. Every value equals the plain definition it replaces
-(`tests/stages/test_quality_scan.py` checks each against the regular expression or the
-`Counter` of tuples it stands for, on every script):
+(`tests/stages/test_quality_scan.py` checks each against the regular expression, `str` method
+or `Counter` of tuples it stands for, on every script):
 - units: `str.split()` (runs of non-whitespace), or, for scripts written without spaces,
   `languages.CHAR_UNITS` (one unit per letter with its marks; other runs of non-space whole);
 - non-alphabetic units (no letter: `(?:[^\\w\\s]|[\\d_])+`) and, of those, symbol units (no
@@ -16,6 +17,17 @@ else imports it before a page is scored. Every value equals the plain definition
   (`(?:[^\\w\\s]|_)+`);
 - capital words: `\\b[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ]{3,}\\b`; case joins: a lower-case letter of
   `[a-zß-öø-ÿα-ωа-яё]` directly followed by one of those capitals;
+- lines (`text.split("\\n")`, each `str.strip()`ped, the empty ones left out): how many, their
+  characters, the later copies of a line and their characters, lines ending in an ellipsis, in
+  terminal punctuation (not an ellipsis), starting with a bullet, no longer than `short`, and
+  C4's lines (terminal punctuation and 3+ words, or 3+ character units in a line that is not
+  ASCII; with character units every such line) and their characters;
+- paragraphs (`names.PARAGRAPH_BREAK` splits the stripped text): how many, their characters,
+  the later copies and their characters;
+- stop words (word units): how many distinct words of the `stop` and `english` lists occur,
+  a word being a unit stripped of `names.WORD_PUNCT` at both ends and lower-cased; where a
+  word holds a character whose lower case is not one character of its own (İ, and Σ, whose
+  lower case depends on the letters around it) STOP_UNSURE is set and the caller counts them;
 - top n-grams (n = 2..4): characters of the most frequent n-gram times its count, over all unit
   characters, capped at 1 (0 when nothing repeats; the longest wins a tie in count);
   duplicated n-grams (n = 5..10): characters of the units covered by the second and later
@@ -23,230 +35,103 @@ else imports it before a page is scored. Every value equals the plain definition
   word (2 for Chinese and Japanese characters), so n-grams are n * scale units long.
 
 What each character is (whitespace, `\\w`, `\\d`, letter, no-space script, mark, capital,
-lower-case) comes from Python itself (`str.isalpha`, and the `re` classes the definitions use),
-into a table filled a block of 4,096 code points at a time, the first time a page holds one.
+lower-case, terminal punctuation, bullet, word punctuation) and its lower case come from Python
+itself (`str.isalpha`, `str.lower` and the `re` classes the definitions use), into tables filled
+a block of 4,096 code points at a time, the first time a page holds one.
 
-Units and n-grams are compared by 64-bit hashes (of a unit's code points; an n-gram's is the
-polynomial of its units' hashes): two different ones would have to share all 64 bits to count as
-one. A k-gram can repeat only where its (k-1)-gram does, so each length looks only at the
-positions whose shorter n-gram repeated, in a hash table of their own.
+Units, lines, paragraphs, words and n-grams are compared by 64-bit hashes of their code points
+(an n-gram's: the polynomial of its units' hashes): two different ones would have to share all
+64 bits to count as one. A k-gram can repeat only where its (k-1)-gram does, so each length
+looks only at the positions whose shorter n-gram repeated, in a hash table of their own.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
-import numba
 import numpy as np
 
+from gristmill.stages.quality import kernels as k
 from gristmill.stages.quality.languages import MARKS, NO_SPACE_CHARS
-from gristmill.stages.quality.names import DUP_NGRAMS, LOWER, NGRAM_SIGNALS, TOP_NGRAMS, UPPER
-
-# what a code point is, a bit each
-SPACE, WORD, DIGIT, ALPHA, NO_SPACE, MARK, CAPITAL, SMALL = (1 << i for i in range(8))
-_CLASSES = (
-    (SPACE, re.compile(r"\s")),
-    (WORD, re.compile(r"\w")),
-    (DIGIT, re.compile(r"\d")),
-    (NO_SPACE, re.compile(f"[{NO_SPACE_CHARS}]")),
-    (MARK, re.compile(f"[{MARKS}]")),
-    (CAPITAL, re.compile(f"[{UPPER}]")),
-    (SMALL, re.compile(f"[{LOWER}]")),
+from gristmill.stages.quality.names import (
+    BULLETS,
+    DUP_NGRAMS,
+    LOWER,
+    NGRAM_SIGNALS,
+    TERMINAL_PUNCT,
+    TOP_NGRAMS,
+    UPPER,
+    WORD_PUNCT,
 )
-BLOCK = 12  # a table block holds 2**12 code points
-_TABLE = np.zeros(0x110000, np.uint8)
-_FILLED = np.zeros(0x110000 >> BLOCK, np.bool_)
 
-# counts of `scan`, by index
-N_UNITS, UNIT_CHARS, NON_ALPHA, SYMBOLS, SYMBOL_CHARS, CAPITAL_WORDS, CASE_JOINS = range(7)
+_CLASSES = (
+    (k.SPACE, re.compile(r"\s")),
+    (k.WORD, re.compile(r"\w")),
+    (k.DIGIT, re.compile(r"\d")),
+    (k.NO_SPACE, re.compile(f"[{NO_SPACE_CHARS}]")),
+    (k.MARK, re.compile(f"[{MARKS}]")),
+    (k.CAPITAL, re.compile(f"[{UPPER}]")),
+    (k.SMALL, re.compile(f"[{LOWER}]")),
+    (k.TERMINAL, re.compile("|".join(map(re.escape, TERMINAL_PUNCT)))),
+    (k.BULLET, re.compile("|".join(map(re.escape, BULLETS)))),
+    (k.STRIP, re.compile(f"[{re.escape(WORD_PUNCT)}]")),
+)
+_TABLE = np.zeros(0x110000, np.uint16)
+_LOWER = np.full(0x110000, -1, np.int32)
+_FILLED = np.zeros(0x110000 >> k.BLOCK, np.bool_)
+_SIGMA = 0x3A3  # its lower case is ς at the end of a word, σ elsewhere
+_NONE = np.zeros(0, np.uint64)
 
 
 def _fill(block: int) -> None:
-    start = block << BLOCK
-    chars = "".join(map(chr, range(start, start + (1 << BLOCK))))
-    flags = np.fromiter(map(str.isalpha, chars), np.uint8, len(chars)) * np.uint8(ALPHA)
+    start = block << k.BLOCK
+    chars = "".join(map(chr, range(start, start + (1 << k.BLOCK))))
+    flags = np.fromiter(map(str.isalpha, chars), np.uint16, len(chars)) * np.uint16(k.ALPHA)
     for bit, pattern in _CLASSES:
         hits = [m.start() for m in pattern.finditer(chars)]
-        flags[hits] |= np.uint8(bit)
+        flags[hits] |= np.uint16(bit)
     _TABLE[start : start + len(chars)] = flags
+    lowered = [ord(c) if len(c) == 1 else -1 for c in map(str.lower, chars)]
+    _LOWER[start : start + len(chars)] = lowered
+    if start <= _SIGMA < start + len(chars):
+        _LOWER[_SIGMA] = -1
     _FILLED[block] = True
 
 
-def scan(text: str, char_units: bool, scale: int) -> tuple[list[int], list[float]]:
-    """The counts (indexed by N_UNITS ... CASE_JOINS) and the n-gram signals (in the order of
-    NGRAM_SIGNALS) of `text`, cut into character units if `char_units`, else into words."""
+def scan(
+    text: str,
+    char_units: bool,
+    scale: int,
+    short: int = 0,
+    stop: np.ndarray = _NONE,
+    english: np.ndarray = _NONE,
+) -> tuple[list[int], list[float]]:
+    """The counts (indexed by `kernels.N_UNITS` ... `STOP_UNSURE`) and the n-gram fractions (in
+    the order of NGRAM_SIGNALS) of `text`, cut into character units if `char_units`, else into
+    words; `short` is the longest short line, `stop` and `english` the stop words' hashes
+    (`stop_hashes`)."""
     cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
-    counts = np.zeros(7, np.int64)
+    counts = np.zeros(k.N_COUNTS, np.int64)
     ngrams = np.zeros(len(NGRAM_SIGNALS), np.float64)
     levels = _levels(scale)
-    while (missing := _scan(cp, _TABLE, _FILLED, char_units, levels, counts, ngrams)) >= 0:
+    args = (char_units, levels, short, stop, english, counts, ngrams)
+    while (missing := k.page(cp, _TABLE, _LOWER, _FILLED, *args)) >= 0:
         _fill(missing)
     return counts.tolist(), ngrams.tolist()
 
 
-_LEVELS: dict[int, np.ndarray] = {}
+@cache
+def stop_hashes(words: frozenset[str]) -> np.ndarray:
+    """The hashes `scan` looks words up by, sorted."""
+    out = [k.span_hash(np.frombuffer(w.encode("utf-32-le"), np.uint32), 0, len(w)) for w in words]
+    return np.array(sorted(out), np.uint64)
 
 
+@cache
 def _levels(scale: int) -> np.ndarray:
-    if scale not in _LEVELS:
-        _LEVELS[scale] = np.array((*TOP_NGRAMS, *DUP_NGRAMS), np.int64) * scale
-    return _LEVELS[scale]
-
-
-_M = np.uint64(0x9E3779B97F4A7C15)  # odd: the base of the n-gram polynomial
-_FNV = np.uint64(0x100000001B3)
-_U33 = np.uint64(33)
-
-
-@numba.njit(cache=True, nogil=True)
-def _ngrams(h, lengths, levels, out):  # pragma: no cover (compiled)
-    m = h.shape[0]
-    cum = np.zeros(m + 1, np.int64)
-    for i in range(m):
-        cum[i + 1] = cum[i] + lengths[i]
-    total = cum[m]
-    n_top = len(TOP_NGRAMS)
-    kmax = min(levels[-1], m)
-    pos = np.arange(m - 1)
-    cur = h[:-1] * _M + h[1:]  # the 2-grams
-    k, level = 2, 0
-    while levels[level] < k:
-        level += 1
-    while True:
-        n = pos.shape[0]
-        size = 1
-        while size < 2 * n:
-            size *= 2
-        mask = np.uint64(size - 1)
-        keys = np.empty(size, np.uint64)
-        used = np.zeros(size, np.bool_)
-        count = np.zeros(size, np.int64)
-        first = np.empty(size, np.int64)
-        slot = np.empty(n, np.int64)
-        repeats = False
-        for j in range(n):  # open addressing: count each k-gram, keep its first position
-            x = cur[j]
-            s = (x ^ (x >> np.uint64(29))) & mask
-            while used[s] and keys[s] != x:
-                s = (s + np.uint64(1)) & mask
-            if used[s]:
-                repeats = True
-            else:
-                used[s], keys[s], first[s] = True, x, pos[j]
-            count[s] += 1
-            slot[j] = s
-        if not repeats:
-            break  # no repeated k-gram: none longer repeats either
-        if level < len(levels) and levels[level] == k:
-            if level < n_top:
-                top, longest = 0, 0
-                for j in range(n):
-                    c = count[slot[j]]
-                    chars = cum[pos[j] + k] - cum[pos[j]]
-                    if c > top or (c == top and chars > longest):
-                        top, longest = c, chars
-                if top > 1:
-                    out[level] = min(1.0, (top * longest) / total)
-            else:
-                covered, end = 0, 0
-                for j in range(n):  # later copies, positions ascending
-                    i = pos[j]
-                    if first[slot[j]] != i:
-                        covered += cum[i + k] - cum[max(i, end)]
-                        end = i + k
-                out[level] = covered / total
-            level += 1
-        if k == kmax or level == len(levels):
-            break
-        keep = np.empty(n, np.bool_)  # repeated, with a unit after it
-        for j in range(n):
-            keep[j] = count[slot[j]] > 1 and pos[j] + k < m
-        pos = pos[keep]
-        cur = cur[keep] * _M + h[pos + k]
-        k += 1
-
-
-@numba.njit(cache=True, nogil=True)
-def _scan(cp, table, filled, char_units, levels, counts, ngrams):  # pragma: no cover (compiled)
-    """Fills `counts` and `ngrams`; returns -1, or a table block the page needs first."""
-    n = cp.shape[0]
-    for i in range(n):
-        block = np.int64(cp[i]) >> BLOCK
-        if not filled[block]:
-            return block
-    # units: start, end, hash; and the counts
-    starts = np.empty(n, np.int64)
-    ends = np.empty(n, np.int64)
-    hashes = np.empty(n, np.uint64)
-    m = 0
-    i = 0
-    while i < n:
-        f = table[cp[i]]
-        if f & SPACE:
-            i += 1
-            continue
-        j = i + 1
-        if not char_units:
-            while j < n and not table[cp[j]] & SPACE:
-                j += 1
-        elif f & NO_SPACE:
-            while j < n and table[cp[j]] & MARK:
-                j += 1
-        else:
-            while j < n and not table[cp[j]] & (SPACE | NO_SPACE):
-                j += 1
-        h = np.uint64(0xCBF29CE484222325)
-        non_alpha = True  # word units: no letter; character units: no str.isalpha
-        symbol = True  # no \w but `_`; word units: and no digit
-        for t in range(i, j):
-            c = cp[t]
-            g = table[c]
-            h = (h ^ np.uint64(c)) * _FNV
-            if char_units:
-                if g & ALPHA:
-                    non_alpha = False
-                if g & WORD and c != 95:
-                    symbol = False
-            elif g & WORD and not g & DIGIT and c != 95:
-                non_alpha = symbol = False
-            elif g & DIGIT:
-                symbol = False
-        h ^= h >> _U33
-        h *= np.uint64(0xFF51AFD7ED558CCD)
-        h ^= h >> _U33
-        starts[m], ends[m], hashes[m] = i, j, h
-        m += 1
-        counts[UNIT_CHARS] += j - i
-        if non_alpha:
-            counts[NON_ALPHA] += 1
-        if symbol:
-            counts[SYMBOLS] += 1
-            counts[SYMBOL_CHARS] += j - i
-        i = j
-    counts[N_UNITS] = m
-    # capital words (maximal runs of 3+ capitals, no word character on either side) and joins
-    i = 0
-    while i < n:
-        if not table[cp[i]] & CAPITAL:
-            i += 1
-            continue
-        if i and table[cp[i - 1]] & SMALL:
-            counts[CASE_JOINS] += 1
-        j = i + 1
-        while j < n and table[cp[j]] & CAPITAL:
-            j += 1
-        if (
-            j - i >= 3
-            and (i == 0 or not table[cp[i - 1]] & WORD)
-            and (j == n or not table[cp[j]] & WORD)
-        ):
-            counts[CAPITAL_WORDS] += 1
-        i = j
-    if m >= 2:
-        lengths = ends[:m] - starts[:m]
-        _ngrams(hashes[:m], lengths, levels, ngrams)
-    return -1
+    return np.array((*TOP_NGRAMS, *DUP_NGRAMS), np.int64) * scale
 
 
 _fill(0)  # Latin, Greek, Cyrillic, Arabic, Indic, Thai: the blocks every run needs
-scan("", False, 1)  # loads (or, the first time, compiles and caches) the compiled code
+scan("a", False, 1)  # loads (or, the first time, compiles and caches) the compiled code

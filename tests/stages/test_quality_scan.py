@@ -12,16 +12,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gristmill.stages.quality import scan as sc
-from gristmill.stages.quality.languages import CHAR_UNITS
+from gristmill.stages.quality import kernels as sc
+from gristmill.stages.quality import scan as scan_module
+from gristmill.stages.quality.languages import CHAR_UNITS, profile
 from gristmill.stages.quality.names import (
+    BULLETS,
     DUP_NGRAMS,
+    ELLIPSES,
     LOWER,
     NGRAM_SIGNALS,
+    PARAGRAPH_BREAK,
+    TERMINAL_PUNCT,
     TOP_NGRAMS,
     TOP_SIGNALS,
     UPPER,
+    WORD_PUNCT,
 )
+from gristmill.stages.quality.scan import scan, stop_hashes
 
 NON_ALPHA_UNIT = re.compile(r"(?<!\S)(?:[^\w\s]|[\d_])+(?!\S)")  # no letter
 SYMBOL_UNIT = re.compile(r"(?:[^\w\s]|_)+")  # no letter, no digit
@@ -53,8 +60,14 @@ def plain_ngrams(units: list[str], scale: int) -> list[float]:
     return out
 
 
-def plain(text: str, char_units: bool, scale: int) -> tuple[list[int], list[float]]:
-    """What `scan` returns, by the plain definitions."""
+def duplicates(items: list[str]) -> tuple[int, int]:
+    distinct = set(items)
+    return len(items) - len(distinct), sum(map(len, items)) - sum(map(len, distinct))
+
+
+def plain(text, char_units, scale, short=0, stop=frozenset(), english=frozenset()):
+    """What `scan` returns, by the plain definitions (the stop-word counts are None where a
+    word holds a character without a lower case of its own: `scan` leaves those to Python)."""
     if char_units:
         units = CHAR_UNITS.findall(text)
         non_alpha = sum(1 for u in units if not any(map(str.isalpha, u)))
@@ -64,21 +77,53 @@ def plain(text: str, char_units: bool, scale: int) -> tuple[list[int], list[floa
         non_alpha_units = NON_ALPHA_UNIT.findall(text)
         non_alpha = len(non_alpha_units)
         symbols = [u for u in non_alpha_units if not re.search(r"\d", u)]
-    counts = [0] * 7
-    counts[sc.N_UNITS] = len(units)
-    counts[sc.UNIT_CHARS] = sum(map(len, units))
-    counts[sc.NON_ALPHA] = non_alpha
-    counts[sc.SYMBOLS] = len(symbols)
-    counts[sc.SYMBOL_CHARS] = sum(map(len, symbols))
-    counts[sc.CAPITAL_WORDS] = len(CAPITAL_WORD.findall(text))
-    counts[sc.CASE_JOINS] = len(CASE_JOIN.findall(text))
+    c = [0] * sc.N_COUNTS
+    c[sc.N_UNITS] = len(units)
+    c[sc.UNIT_CHARS] = sum(map(len, units))
+    c[sc.NON_ALPHA] = non_alpha
+    c[sc.SYMBOLS] = len(symbols)
+    c[sc.SYMBOL_CHARS] = sum(map(len, symbols))
+    c[sc.CAPITAL_WORDS] = len(CAPITAL_WORD.findall(text))
+    c[sc.CASE_JOINS] = len(CASE_JOIN.findall(text))
+    lines = [line for line in map(str.strip, text.split("\n")) if line]
+    c[sc.LINES], c[sc.LINE_CHARS] = len(lines), sum(map(len, lines))
+    c[sc.DUP_LINES], c[sc.DUP_LINE_CHARS] = duplicates(lines)
+    ellipsis = [line.endswith(ELLIPSES) for line in lines]
+    punct = [line for line, e in zip(lines, ellipsis, strict=True) if not e]
+    punct = [line for line in punct if line.endswith(TERMINAL_PUNCT)]
+    c[sc.ELLIPSIS_LINES], c[sc.PUNCT_LINES] = sum(ellipsis), len(punct)
+    c[sc.BULLET_LINES] = sum(line.startswith(BULLETS) for line in lines)
+    c[sc.SHORT_LINES] = sum(len(line) <= short for line in lines)
+    c4 = [
+        line
+        for line in punct
+        if char_units
+        or len(line.split(None, 3)) >= 3
+        or (not line.isascii() and len(CHAR_UNITS.findall(line)) >= 3)
+    ]
+    c[sc.C4_LINES], c[sc.C4_CHARS] = len(c4), sum(map(len, c4))
+    paragraphs = [p for p in re.split(PARAGRAPH_BREAK, text.strip()) if p]
+    c[sc.PARAGRAPHS], c[sc.PARA_CHARS] = len(paragraphs), sum(map(len, paragraphs))
+    c[sc.DUP_PARAS], c[sc.DUP_PARA_CHARS] = duplicates(paragraphs)
+    if not char_units and (stop or english):
+        stripped = [u.strip(WORD_PUNCT) for u in units]
+        if any(len(ch.lower()) != 1 or ch == "Σ" for w in stripped for ch in w):
+            c[sc.STOP_WORDS] = c[sc.ENGLISH_STOP_WORDS] = None
+            c[sc.STOP_UNSURE] = 1
+        else:
+            words = {w.lower() for w in stripped}
+            c[sc.STOP_WORDS], c[sc.ENGLISH_STOP_WORDS] = len(stop & words), len(english & words)
     ngrams = plain_ngrams(units, scale) if len(units) >= 2 else [0.0] * len(NGRAM_SIGNALS)
-    return counts, ngrams
+    return c, ngrams
 
 
-def same(text: str, char_units: bool = False, scale: int = 1):
-    got = sc.scan(text, char_units, scale)
-    assert got == plain(text, char_units, scale), (text, char_units, scale)
+def same(text, char_units=False, scale=1, short=0, stop=frozenset(), english=frozenset()):
+    got = scan(text, char_units, scale, short, stop_hashes(stop), stop_hashes(english))
+    want = plain(text, char_units, scale, short, stop, english)
+    if want[0][sc.STOP_UNSURE]:  # scan stopped counting there: Python counts them
+        want[0][sc.STOP_WORDS] = got[0][sc.STOP_WORDS]
+        want[0][sc.ENGLISH_STOP_WORDS] = got[0][sc.ENGLISH_STOP_WORDS]
+    assert got == want, (text, char_units, scale)
     assert all(type(v) is float for v in got[1])
     return got
 
@@ -133,53 +178,15 @@ def test_units_of_scripts_without_spaces():
 
 
 PIECES = (
-    "the",
-    "of",
-    "menu",
-    "NASA",
-    "ÉTÉ",
-    "ÅNGSTRÖM",
-    "ebookPrev",
-    "ΑΒΓ",
-    "της",
-    "абвГДЕ",
-    "Москва",
-    "北京",
-    "东京塔",
-    "東京タワー",
-    "ﾃｽﾄ",
-    "서울",
-    "안녕하세요",
-    "สวัสดีครับ",
-    "\u0e31",
-    "مرحبا",
-    "١٢٣",
-    "नमस्ते",
-    "क्ष",
-    "１２３",
-    "，",
-    "。",
-    "！",
-    "？",
-    "「",
-    "」",
-    "½",
-    "²",
-    "_x",
-    "x_",
-    "_",
-    "3.5",
-    "—",
-    "…",
-    "#",
-    "😀",
-    "𠀀𠀁",
-    "a1",
-    "٣",
-    "ǅ",
-    "İ",
+    *("the", "of", "menu", "NASA", "ÉTÉ", "ÅNGSTRÖM", "ebookPrev", "ΑΒΓ", "της", "ΤΗΣ", "Σ"),
+    *("(the)", "THE.", "«и»", "абвГДЕ", "Москва", "и", "İstanbul", "北京", "东京塔", "東京タワー"),
+    *("ﾃｽﾄ", "서울", "안녕하세요", "สวัสดีครับ", "\u0e31", "مرحبا", "١٢٣", "नमस्ते", "क्ष", "１２３"),
+    *("，", "。", "！", "？", "「", "」", "½", "²", "_x", "x_", "_", "3.5", "—", "…", "...", "#"),
+    *("😀", "𠀀𠀁", "a1", "٣", "ǅ", "• item", "- item", "end.", "done!", "“quoted”", "।"),
 )
-SEPARATORS = (" ", " ", "", "", "\n", "\t", "\u3000", "\u00a0", "\u2028", "\x1c", "\u200b", "\r\n")
+SEPARATORS = (" ", " ", "", "", "\n", "\t", "\u3000", "\u00a0", "\u2028", "\x1c", "\u200b")
+SEPARATORS += ("\r\n", "\n\n", "\n \t\n", "\n\u3000\n", " \n")
+RU, EN = profile("ru").stop_words, profile("en").stop_words
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -193,20 +200,50 @@ def test_generated_pages_in_every_script(seed):
             j = rng.randrange(m - n)
             parts[j : j + n] = parts[i : i + n]
     text = "".join(p + rng.choice(SEPARATORS) for p in parts)
+    short = rng.choice((0, 5, 30))
     for char_units in (False, True):
         for scale in (1, 2, 3):
-            same(text, char_units, scale)
+            same(text, char_units, scale, short, RU, EN)
+    same(text, False, 1, short, EN)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(max_size=80), st.booleans(), st.integers(1, 2))
-def test_any_text(text, char_units, scale):
-    same(text, char_units, scale)
+@given(st.text(max_size=80), st.booleans(), st.integers(1, 2), st.integers(0, 12))
+def test_any_text(text, char_units, scale, short):
+    same(text, char_units, scale, short, RU, EN)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(PIECES + SEPARATORS + tuple(sorted(RU))[:20]), max_size=40),
+    st.booleans(),
+)
+def test_any_page_of_pieces(parts, char_units):
+    same("".join(parts), char_units, 1, 8, RU, EN)
+
+
+def test_hand_counted_lines_paragraphs_and_stop_words():
+    text = " - one, two three.\n\n- one, two three.\nmore…\n\t\nThe END (and) the\n"
+    c = same(text, False, 1, 6, EN)[0]
+    assert c[sc.LINES] == 4 and c[sc.DUP_LINES] == 1 and c[sc.DUP_LINE_CHARS] == 17
+    assert c[sc.BULLET_LINES] == 2 and c[sc.ELLIPSIS_LINES] == 1 and c[sc.PUNCT_LINES] == 2
+    assert c[sc.C4_LINES] == 2 and c[sc.SHORT_LINES] == 1  # "more…"
+    assert c[sc.PARAGRAPHS] == 3 and c[sc.DUP_PARAS] == 0
+    assert c[sc.STOP_WORDS] == 2  # the (twice, one in capitals), and; not "end"
+    assert same("ΤΗΣ πόλης", False, 1, 0, profile("el").stop_words)[0][sc.STOP_UNSURE] == 1
+
+
+def test_word_punctuation_is_its_own_lower_case():
+    # scan strips a word's punctuation before lower-casing it; Python lower-cases first
+    for c in map(chr, range(0x10000)):
+        low = c.lower()
+        if len(low) == 1:
+            assert (c in WORD_PUNCT) == (low in WORD_PUNCT), hex(ord(c))
 
 
 def test_blocks_are_filled_when_a_page_first_needs_them():
     block = 0x1F600 >> sc.BLOCK
-    sc._FILLED[block] = False
-    sc._TABLE[block << sc.BLOCK : (block + 1) << sc.BLOCK] = 0
-    assert same("😀 😀 x 😀 😀 x")[0][sc.N_UNITS] == 6
-    assert sc._FILLED[block]
+    scan_module._FILLED[block] = False
+    scan_module._TABLE[block << sc.BLOCK : (block + 1) << sc.BLOCK] = 0
+    assert same("😀 😀 x 😀 😀 x\n😀.")[0][sc.N_UNITS] == 7
+    assert scan_module._FILLED[block]

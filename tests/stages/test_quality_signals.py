@@ -6,7 +6,7 @@ import pytest
 from gristmill.stages.quality.languages import CHAR_UNITS, profile
 from gristmill.stages.quality.names import NGRAM_SIGNALS
 from gristmill.stages.quality.scan import scan
-from gristmill.stages.quality.signals import SIGNALS, compute_signals, duplicates
+from gristmill.stages.quality.signals import SIGNALS, compute_signals
 
 EN = profile("en")
 ZH = profile("zh")
@@ -76,11 +76,6 @@ def test_duplicate_lines_and_paragraphs():
     s = sig("one two\n\nthree\n\none two")
     assert s["gopher_dup_para_frac"] == pytest.approx(1 / 3)
     assert s["gopher_dup_para_char_frac"] == pytest.approx(7 / 19)  # 7 of 7 + 5 + 7
-
-
-def test_duplicates_counts_later_copies():
-    assert duplicates(["a", "bb", "a", "bb", "a"]) == (3, 4)
-    assert duplicates([]) == (0, 0)
 
 
 def test_top_and_duplicated_ngrams():
