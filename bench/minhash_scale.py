@@ -127,7 +127,7 @@ def write_inputs(folder: Path, texts: list[tuple[str, str]], copies: int, seed: 
 
 def run_once(inp: Path, root: Path, tasks: int, workers: int) -> dict:
     from gristmill.pipeline.run.config import load_config
-    from gristmill.pipeline.run.executors import quiet_parent_logs, run_local
+    from gristmill.pipeline.run.executors import quiet_parent_logs, run_local, stage_preloads
     from gristmill.pipeline.run.phases import plan_run
     from gristmill.stages.dedup.minhash.stage import MinHashFilter
 
@@ -147,7 +147,7 @@ def run_once(inp: Path, root: Path, tasks: int, workers: int) -> dict:
         peaks = work / "peaks" / phase.name
         steps = [ResetPeak(), *phase.steps, ReadPeak(peaks)]
         t0 = time.perf_counter()
-        run_local(steps, phase.tasks, workers, work / phase.name)
+        run_local(steps, phase.tasks, workers, work / phase.name, stage_preloads([phase]))
         wall = time.perf_counter() - t0
         got = [json.loads(p.read_text()) for p in peaks.glob("*.json")]
         kib = max(g["kib"] for g in got)

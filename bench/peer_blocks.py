@@ -1,12 +1,15 @@
 """The bare building blocks of bench/peer.py's job, called directly in one loop each over the
 texts the run's stage read, in this process (CPU-s by `time.process_time`, threads included):
 
-- fastText lid.176 `predict` (k=1) on every input page, newlines as spaces (langid's input);
+- fastText lid.176 `predict` (k=1) on what langid hands it: every input page, newlines as spaces,
+  a page past langid's full-text limit as its sample, and again whole where the sample scored
+  under `sample_min_score` (the windows are cut untimed);
 - the quality stage's `process_batch` (signals, score, rules) on the pages langid kept;
 - the safety stage's `process` on the pages quality kept;
 - the MinHash kernel (`shingle_batch` + `signatures`) on the pages exact dedup kept;
-- the PII stage's `process` on the pages MinHash dedup kept, then tiktoken
-  `encode_ordinary_batch` (all threads, as the run's tokenize) on its output.
+- the PII stage's `process` on the pages MinHash dedup kept, then tiktoken's encoder on its
+  output, called as the run's tokenize calls it (`tiktoken_gpt2()`: `encode_ordinary` text by
+  text, one thread).
 
 Which pages each stage read comes from the gristmill run: the ids it dropped are in its
 `rejected/<stage>/` files. `blocks(shards, run_dir)` returns CPU-s per block and their sum.
@@ -30,6 +33,11 @@ def dropped_ids(run_dir: Path, stage: str) -> set[str]:
     }
 
 
+MIN_LANG_SCORE = 0.65
+# langid's sampling as bench/peer.py configures the run (the stage's defaults)
+LANGID_SAMPLE = {"sample_chars": 2000, "sample_windows": 6, "sample_min_score": 0.75}
+
+
 def timed(fn):
     t0 = time.process_time()
     out = fn()
@@ -40,7 +48,7 @@ def blocks(shards: list[Path], run_dir: Path) -> dict[str, float]:
     from gristmill.stages.dedup.minhash import core as mh
     from gristmill.stages.dedup.minhash.shingles import shingle_batch
     from gristmill.stages.dedup.minhash.stage import MinHashParams
-    from gristmill.stages.langid import default_model_path, load_fasttext, prepare
+    from gristmill.stages.langid import LangId, LangIdParams, full_text_limit, prepare, sample
     from gristmill.stages.pii.stage import Pii
     from gristmill.stages.quality.stage import Quality
     from gristmill.stages.safety import Safety
@@ -48,21 +56,36 @@ def blocks(shards: list[Path], run_dir: Path) -> dict[str, float]:
 
     recs = [r for s in shards for r in read_records(s)]
     cpu: dict[str, float] = {}
-    model = load_fasttext(default_model_path())
+    langid = LangId(LangIdParams(min_score=MIN_LANG_SCORE, **LANGID_SAMPLE))
+    model = langid.model
     encode = tiktoken_gpt2()
-    model.predict("warm up", k=1)
+    quality, safety, pii = Quality(), Safety(), Pii()
+    model.predict("warm up", k=1)  # every block warm: models, compiled code, phone plans
     encode(["warm up"])
+    quality.process_batch([Document(text="warm up", id="w", metadata={"language": "en"})])
+    safety.process(Document(text="warm up", id="w", metadata={}))
+    pii.process(Document(text="warm up +1 202 555 0143 a@b.org", id="w", metadata={}))
 
-    texts = [prepare(r["text"]) for r in recs]  # what langid hands fastText
-    (labels, scores), cpu["fasttext_predict"] = timed(lambda: model.predict(texts, k=1))
+    # what langid hands fastText: pages, samples of long pages, and long pages whose sample
+    # scored too low (langid.predict's own choice, made untimed here)
+    chars, windows = LANGID_SAMPLE["sample_chars"], LANGID_SAMPLE["sample_windows"]
+    pages = [r["text"] for r in recs]
+    reads = [prepare(sample(t, chars, windows)) for t in pages]
+    labels, scores = langid.predict(pages)
+    _, sample_scores = model.predict(reads, k=1)
+    limit = full_text_limit(chars, windows)
+    reads += [
+        prepare(t)
+        for t, s in zip(pages, sample_scores, strict=True)
+        if len(t) > limit and s[0] < LANGID_SAMPLE["sample_min_score"]
+    ]
+    _, cpu["fasttext_predict"] = timed(lambda: model.predict(reads, k=1))
     docs = []
     for r, label, score in zip(recs, labels, scores, strict=True):
         if min(float(score[0]), 1.0) >= 0.65:
             lang = label[0].removeprefix("__label__")
             meta = {"language": lang, "url": r.get("url")}
             docs.append(Document(text=r["text"], id=str(r["id"]), metadata=meta))
-
-    quality = Quality()
 
     def run_quality():
         out = []
@@ -73,7 +96,6 @@ def blocks(shards: list[Path], run_dir: Path) -> dict[str, float]:
         return out
 
     docs, cpu["quality"] = timed(run_quality)
-    safety = Safety()
     docs, cpu["safety"] = timed(lambda: [d for d in docs if safety.process(d) is None])
 
     exact = dropped_ids(run_dir, "exact_dedup")
@@ -90,9 +112,8 @@ def blocks(shards: list[Path], run_dir: Path) -> dict[str, float]:
     _, cpu["minhash_kernel"] = timed(run_minhash)
     near = dropped_ids(run_dir, "minhash_dedup")
     docs = [d for d in docs if d.id not in near]
-    pii = Pii()
     _, cpu["pii"] = timed(lambda: [pii.process(d) for d in docs])
-    ids, cpu["tiktoken_encode_ordinary_batch"] = timed(lambda: encode([d.text for d in docs]))
+    ids, cpu["tiktoken_encode_ordinary"] = timed(lambda: encode([d.text for d in docs]))
     cpu["tokens"] = int(sum(map(len, ids)) + len(ids))  # + EOS each: comparable to the run's
     cpu["docs_tokenized"] = len(docs)
     cpu["sum"] = sum(v for k, v in cpu.items() if k not in ("tokens", "docs_tokenized"))

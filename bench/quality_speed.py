@@ -1,9 +1,10 @@
 """The `quality` stage's signals against an earlier version of them: identical values, and CPU.
 
-`stages/quality/signals.py` (with `ngrams.py`) was rewritten for speed with the rule that every
-signal keeps exactly its value (==, the same float, the same type). This script checks that rule
-against the version of a git revision (`--old`, by default the last commit before the rewrite),
-loaded from `git show` into a module of its own, and measures both.
+`stages/quality/signals.py` (with `scan.py`, its compiled pass) was rewritten for speed with the
+rule that every signal keeps exactly its value (==, the same float, the same type). This script
+checks that rule against the version of a git revision (`--old`, by default the last commit
+before the rewrites, whose signals.py holds every definition itself), loaded from `git show`
+into a module of its own, and measures both.
 
 Identical: every page of `corpus/docs_web.jsonl.zst` in ../shared/data (`text` and `text_full`)
 under the profile of its own language label, and again under one of SCRIPTS' profiles (in turn,

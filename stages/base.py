@@ -86,6 +86,10 @@ class StageHooks:
     # the values from `provides()`): the config check and the phase compiler use only these.
     needs: ClassVar[tuple[str, ...]] = ()
     gives: ClassVar[tuple[str, ...]] = ()
+    # modules the local executor's forkserver imports once for every worker of a run that has
+    # this stage (each builds at import what its workers would otherwise build each): a run
+    # without the stage does not pay for them
+    preload: ClassVar[tuple[str, ...]] = ()
 
     def provides(self) -> dict:
         """The values of `gives`, for the stages after this one."""

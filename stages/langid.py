@@ -154,6 +154,7 @@ class LangIdParams(StageParams):
 
 class LangId(Stage):
     name = "langid"
+    preload = ("fasttext",)
     Params = LangIdParams
 
     def __init__(self, params=None, ctx=None):

@@ -25,6 +25,7 @@ from datatrove.executor.local import LocalPipelineExecutor
 from datatrove.executor.ray import RayPipelineExecutor
 from datatrove.executor.slurm import SlurmPipelineExecutor
 from datatrove.pipeline.base import PipelineStep
+from datatrove.utils.stats import PipelineStats
 from loguru import logger
 
 from gristmill.pipeline.extras import require
@@ -65,11 +66,29 @@ class LocalExecutor(LocalPipelineExecutor):
     """datatrove's local executor; being defined here, unpickling it in a worker applies the
     logging patch above there too."""
 
+    def run_on(self, pool) -> PipelineStats:
+        """`run()` on a pool that outlives it: datatrove's `run` starts a pool (and a manager
+        process) for every phase, and each worker it forks costs about 0.1 CPU-s to start and
+        stop. The tasks, their completion markers, logs and stats are datatrove's own
+        (`_run_for_rank`); what is left out is the manager's queue of local ranks (a GPU's
+        index; our tasks run on CPUs) and the completed-task counter that feeds datatrove's log
+        lines (gristmill shows its own progress)."""
+        self._launched = True
+        ranks = self.get_incomplete_ranks(range(self.tasks))
+        if not ranks:
+            return PipelineStats()
+        self.save_executor_as_json()
+        stats = sum(pool.imap_unordered(self._run_for_rank, ranks), start=PipelineStats())
+        with self.logging_dir.open("stats.json", "wt") as statsfile:
+            stats.save_to_disk(statsfile)
+        return stats
+
 
 # What a task's worker imports to unpickle its steps: datatrove, the stages and their libraries,
 # about 2 CPU-s per worker. The forkserver imports them once and every worker of every phase is
 # forked from it with them loaded (a preload that fails to import is skipped by multiprocess;
-# the worker then imports it itself, as before).
+# the worker then imports it itself, as before). Each stage of the run adds its own `preload`
+# (its model library, numba's compiled code, the phone plans).
 FORKSERVER_PRELOAD = [
     "__main__",  # multiprocess's default: what the caller's own script defines
     "gristmill.pipeline.run.executors",
@@ -78,29 +97,45 @@ FORKSERVER_PRELOAD = [
     "gristmill.pipeline.run.progress",
     "gristmill.pipeline.run.tally",
     "gristmill.stages.registry",
-    "gristmill.stages.pii.warm",  # the phone plans' patterns, built once
-    "fasttext",
-    "tiktoken",
-    "tokenizers",
 ]
 
 
-def preload_forkserver() -> None:
+def stage_preloads(phases: list[Phase]) -> list[str]:
+    """The `preload` modules of the stages in `phases`, in order, each once."""
+    names = (n for phase in phases for step in phase.steps for n in getattr(step, "preload", ()))
+    return list(dict.fromkeys(names))
+
+
+def preload_forkserver(extra: list[str]) -> None:
     import multiprocess
 
-    multiprocess.get_context("forkserver").set_forkserver_preload(FORKSERVER_PRELOAD)
+    names = FORKSERVER_PRELOAD + [n for n in extra if n not in FORKSERVER_PRELOAD]
+    multiprocess.get_context("forkserver").set_forkserver_preload(names)
 
 
-def run_local(steps: list[PipelineStep], tasks: int, workers: int, logging_dir: Path) -> None:
-    preload_forkserver()  # takes effect when the forkserver starts: the run's first pool
-    LocalExecutor(
+def run_local(
+    steps: list[PipelineStep],
+    tasks: int,
+    workers: int,
+    logging_dir: Path,
+    preload: list[str],
+    pool=None,
+) -> None:
+    """One phase: on `pool` (forkserver workers that serve every phase of a run) if given and
+    the phase has more than one task; a single task runs in this process, as datatrove does."""
+    preload_forkserver(preload)  # takes effect when the forkserver starts: the run's first pool
+    executor = LocalExecutor(
         pipeline=steps,
         tasks=tasks,
         workers=min(workers, tasks),
         logging_dir=str(logging_dir),
         skip_completed=True,
         start_method="forkserver",
-    ).run()
+    )
+    if pool is not None and executor.workers > 1:
+        executor.run_on(pool)
+    else:
+        executor.run()
 
 
 # Ray and Slurm -------------------------------------------------------------------------------
@@ -131,11 +166,25 @@ class PhaseRunner:
 
 
 class LocalRunner(PhaseRunner):
-    def __init__(self, workers: int):
-        self.workers = workers
+    """One pool of `workers` forkserver workers for all the run's phases, started with the
+    first phase of more than one task."""
+
+    def __init__(self, workers: int, preload: list[str]):
+        self.workers, self.preload, self.pool = workers, preload, None
 
     def run_phase(self, phase: Phase, logging_dir: Path) -> None:
-        run_local(phase.steps, phase.tasks, self.workers, logging_dir)
+        if self.pool is None and min(self.workers, phase.tasks) > 1:
+            import multiprocess
+
+            preload_forkserver(self.preload)
+            self.pool = multiprocess.get_context("forkserver").Pool(self.workers)
+        run_local(phase.steps, phase.tasks, self.workers, logging_dir, self.preload, self.pool)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()  # as datatrove's `with Pool()`: the workers are idle by now
+            self.pool.join()
+            self.pool = None
 
 
 class RayRunner(PhaseRunner):
@@ -183,10 +232,10 @@ class RayRunner(PhaseRunner):
             self.ray.shutdown()
 
 
-def make_runner(run: RunConfig) -> PhaseRunner:
+def make_runner(run: RunConfig, phases: list[Phase]) -> PhaseRunner:
     if run.executor == "ray":
         return RayRunner(run.ray, run.workers)
-    return LocalRunner(run.workers)
+    return LocalRunner(run.workers, stage_preloads(phases))
 
 
 def submit_slurm(

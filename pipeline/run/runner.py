@@ -165,7 +165,7 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after) -> dict:
         return _submit(cfg, phases, work, strict, dry_run, echo)
     timing, seen, started, expected = {}, {}, time.time(), None
     cpu_started = cpu_now()
-    runner = make_runner(cfg.run)  # every task of a phase ends before the next phase
+    runner = make_runner(cfg.run, phases)  # every task of a phase ends before the next phase
     try:
         for i, phase in enumerate(phases, start=1):
             label = (

@@ -305,6 +305,7 @@ def _to_original(span, marks) -> tuple[int, int, str]:
 
 class Pii(Stage):
     name = "pii"
+    preload = ("gristmill.stages.pii.warm",)  # the phone plans' patterns
     Params = PiiParams
 
     def __init__(self, params=None, ctx=None):

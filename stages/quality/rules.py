@@ -47,29 +47,56 @@ def component(x: float, spec: dict, bound: Bound) -> float | None:
     if spec.get("gate"):
         if bound is None:
             return None  # the rule is off for this language: it says nothing about the text
-        lo, hi = bound
-        if lo is not None and x < lo:
-            return (x / lo) ** 2 if lo > 0 else 1.0
-        if hi is not None and x > hi:
-            return (hi / x) ** 2
-        return 1.0
+        return _part(x, _GATE, *bound)
     if "max" in spec:
-        ref = spec["max"]
-        return math.exp(-x / ref) if ref > 0 else (1.0 if x <= 0 else 0.0)
-    return 1.0 - math.exp(-max(x, 0.0) / spec["min"])
+        return _part(x, _MAX, spec["max"], None)
+    return _part(x, _MIN, spec["min"], None)
+
+
+_GATE, _MAX, _MIN = range(3)
+
+
+def _part(x: float, kind: int, a: float | None, b: float | None) -> float:
+    if kind == _GATE:  # a, b: the rule's bounds
+        if a is not None and x < a:
+            return (x / a) ** 2 if a > 0 else 1.0
+        if b is not None and x > b:
+            return (b / x) ** 2
+        return 1.0
+    if kind == _MAX:
+        return math.exp(-x / a) if a > 0 else (1.0 if x <= 0 else 0.0)
+    return 1.0 - math.exp(-max(x, 0.0) / a)
+
+
+# (score_spec(), profile) -> [(signal, weight, kind, a, b)] of the components that can apply:
+# penalty runs for every document, so the spec's and bounds' lookups are done once
+_TERMS: dict[tuple[int, int], tuple] = {}
+
+
+def _terms(profile: LangProfile) -> list[tuple]:
+    spec = score_spec()
+    hit = _TERMS.get((id(spec), id(profile)))
+    if hit is None or hit[0] is not spec or hit[1] is not profile:  # ids may be reused
+        terms = []
+        for name, s in spec.items():
+            if s.get("gate"):
+                if (bound := profile.bounds.get(name)) is not None:
+                    terms.append((name, s["weight"], _GATE, *bound))
+            else:
+                kind = _MAX if "max" in s else _MIN
+                terms.append((name, s["weight"], kind, s["max" if kind == _MAX else "min"], None))
+        hit = _TERMS[(id(spec), id(profile))] = (spec, profile, terms)
+    return hit[2]
 
 
 def penalty(signals: dict, profile: LangProfile) -> float | None:
     """Sum of weight * (1 - component) over the signals that apply (None if none does)."""
     total, applies = 0.0, False
-    for name, spec in score_spec().items():
+    for name, weight, kind, a, b in _terms(profile):
         x = signals.get(name)
         if x is None:
             continue
-        c = component(float(x), spec, profile.bounds.get(name))
-        if c is None:
-            continue
-        total += spec["weight"] * (1.0 - c)
+        total += weight * (1.0 - _part(float(x), kind, a, b))
         applies = True
     return total if applies else None
 

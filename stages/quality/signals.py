@@ -14,52 +14,23 @@ Units are whitespace-separated words, or single characters for scripts written w
 (see `stages.quality.languages`). "Characters" of n-gram and unit fractions are the characters of
 the units (whitespace excluded), so they do not depend on how a page was wrapped.
 
-The repeated n-gram signals are in `stages.quality.ngrams`. Every document is scored, so the code
-is written for speed: built-in string methods mapped over lists rather than Python loops, sets
-where only distinct items matter, regular expressions that let the engine skip ahead; each
-shortcut gives exactly the value of the plain definition next to it.
+Every document is scored, so the counts come from one compiled pass over the page's characters
+(`stages.quality.scan`, which states each count's plain definition); Python adds what needs the
+page lower-cased as a whole (phrases, `javascript`, `lorem ipsum`) and, where the pass cannot
+be sure of a word's lower case or the script has no spaces, the stop words.
 """
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-from itertools import compress, repeat
-from operator import gt
+from itertools import repeat
 
-from gristmill.stages.quality.languages import CHAR_UNITS, LangProfile, profile
-from gristmill.stages.quality.ngrams import NGRAM_SIGNALS, ngram_signals
+from gristmill.stages.quality.languages import LangProfile, profile
+from gristmill.stages.quality.names import NGRAM_SIGNALS, WORD_PUNCT
 
-__all__ = ["SIGNALS", "compute_signals", "duplicates", "ngram_signals", "stop_words_present"]
+__all__ = ["SIGNALS", "compute_signals", "stop_words_present"]
 
-TERMINAL_PUNCT = (".", "!", "?", '"', "'", "”", "»", "。", "！", "？", "．", "؟", "।", "॥", "۔")
-ELLIPSES = ("...", "…")
-BULLETS = ("•", "-", "*", "‣", "◦", "·", "–", "—", "▪", "►")
-PARAGRAPH_BREAK = re.compile(r"\n[ \t\r\f\v]*\n\s*")
-# a unit with no letter and no digit (bare punctuation or symbols): not a word for Gopher
-SYMBOL_UNIT = re.compile(r"(?<!\S)(?:[^\w\s]|_)+(?!\S)")
-# a unit with no letter at all (digits, symbols): counted against the alphabetic-word share
-NON_ALPHA_UNIT = re.compile(r"(?<!\S)(?:[^\w\s]|[\d_])+(?!\S)")
-# the same units after a whitespace character: the engine jumps from space to space instead of
-# trying every position (`_non_alpha_units`)
-_NON_ALPHA_AFTER_SPACE = re.compile(r"\s((?:[^\w\s]|[\d_])+)(?!\S)")
-# the symbol units are the non-alphabetic units without a digit: one pass over the text finds
-# both (`word_unit_counts`)
-DIGIT = re.compile(r"\d")
-# a word of 3+ capital letters ("CAUTION", "NEXT"): sidebar labels, menus, shouting. Written
-# `\b[A-Z...]{3,}\b`, but starting with the letter class, so that the engine jumps from capital
-# to capital; the lookbehind after the first letter is the leading \b (no word character before).
-UPPER_WORD = re.compile(r"[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ](?<!\w.)[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ]{2,}\b", re.DOTALL)
-# a case join: a lower-case letter directly followed by a capital ("ebookPrev", "HandbookNext"),
-# words of separate page blocks run together when an extractor drops the whitespace between
-# them. Counted by the capital, with a lookbehind for the lower-case letter before it: the
-# engine jumps from capital to capital. The two classes share no letter, so the pairs never
-# overlap and each is one such capital (the test compares it with the plain pair pattern).
-_CAPITAL_AFTER_LOWER = re.compile(r"[A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ](?<=[a-zß-öø-ÿα-ωа-яё].)", re.DOTALL)
 JAVASCRIPT = "javascript"
 LOREM = "lorem ipsum"
-# stripped from both ends of a word before it is looked up in a stop-word list
-WORD_PUNCT = ".,;:!?\"'()[]{}«»“”„‘’¿¡-–—…"
 # English passages turn up in pages of every language; see stop_words_present
 ENGLISH_STOP_WORDS = profile("en").stop_words
 
@@ -93,135 +64,92 @@ SIGNALS = (
 )
 
 
-def duplicates(items: list[str]) -> tuple[int, int]:
-    """(number, characters) of items equal to an earlier item: the second and later copies."""
-    distinct = set(items)
-    return len(items) - len(distinct), sum(map(len, items)) - sum(map(len, distinct))
-
-
-def line_signals(lines: list[str], profile: LangProfile, n_words: int) -> dict[str, float]:
-    """Signals of the non-empty, stripped lines (`lines` is never empty)."""
-    n = len(lines)
-    lengths = list(map(len, lines))
-    line_chars = sum(lengths)
-    dup_n, dup_chars = duplicates(lines)
-    ellipsis = list(map(str.endswith, lines, repeat(ELLIPSES)))
-    # terminal punctuation and not an ellipsis: True > False is the only True of `gt`
-    punct = list(map(gt, map(str.endswith, lines, repeat(TERMINAL_PUNCT)), ellipsis))
-    if profile.unit == "word":
-        # C4's three words; a Chinese or Japanese sentence quoted in a page of another language
-        # has no spaces, so its characters count one each
-        c4_lines = [
-            line
-            for line in compress(lines, punct)
-            if len(line.split(None, 3)) >= 3
-            or (not line.isascii() and len(CHAR_UNITS.findall(line)) >= 3)
-        ]
-    else:  # one CJK sentence is one line; a word count says nothing there
-        c4_lines = list(compress(lines, punct))
-    short = profile.short_line_chars
-    return {
-        "gopher_bullet_lines": sum(map(str.startswith, lines, repeat(BULLETS))) / n,
-        "gopher_ellipsis_lines": sum(ellipsis) / n,
-        "gopher_dup_line_frac": dup_n / n,
-        "gopher_dup_line_char_frac": dup_chars / line_chars if line_chars else 0.0,
-        # C4 keeps lines that end in terminal punctuation (not an ellipsis) with >= 3 words:
-        # the share of lines, and of characters, that pass (navigation and headings do not)
-        "c4_punct_lines": len(c4_lines) / n,
-        "c4_kept_chars": sum(map(len, c4_lines)) / line_chars if line_chars else 0.0,
-        "fineweb_line_punct": sum(punct) / n,
-        "fineweb_short_lines": sum(map(short.__ge__, lengths)) / n,  # len(line) <= short
-        "fineweb_dup_line_chars": dup_chars / line_chars if line_chars else 0.0,
-        "fineweb_list_ratio": (n - 1) / n_words if n_words else 0.0,
-    }
-
-
-def _count_lines_with(lines_lower: list[str], needles: tuple[str, ...], text_lower: str) -> int:
-    if not any(s in text_lower for s in needles):
-        return 0  # the usual case: one scan of the text, no loop over lines
-    return sum(1 for line in lines_lower if any(s in line for s in needles))
-
-
-def _non_alpha_units(text: str) -> list[str]:
-    """NON_ALPHA_UNIT.findall(text)."""
-    out = _NON_ALPHA_AFTER_SPACE.findall(text)
-    head = NON_ALPHA_UNIT.match(text)  # the one not after a space
-    if head:
-        out.insert(0, head.group())
-    return out
+def _share(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
 
 
 def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | None]:
     """Every signal of SIGNALS for one document (None where a signal does not apply)."""
-    units = profile.units(text)
-    n_units = len(units)
-    lines = list(filter(None, map(str.strip, text.split("\n"))))  # non-empty, stripped
+    from gristmill.stages.quality import kernels as k  # numba: only where pages are scored
+    from gristmill.stages.quality.scan import scan, stop_hashes
+
+    word = profile.unit == "word"
+    stop, english = profile.stop_words, ()
+    if word and stop:
+        english = ENGLISH_STOP_WORDS if profile.code != "en" else frozenset()
+    c, ngrams = scan(
+        text,
+        not word,
+        profile.ngram_scale,
+        profile.short_line_chars,
+        stop_hashes(stop) if word else stop_hashes(frozenset()),
+        stop_hashes(english),
+    )
     lower = text.lower()
-    if profile.unit == "word":
-        non_alpha_units = _non_alpha_units(text)
-        has_digit = DIGIT.search
-        symbols = [u for u in non_alpha_units if not has_digit(u)]  # = SYMBOL_UNIT.findall
-        n_words = n_units - len(symbols)
-        word_chars = sum(map(len, units)) - sum(map(len, symbols))
-        mean_len = word_chars / n_words if n_words else 0.0
-        non_alpha = len(non_alpha_units)
-    else:
-        # one test per distinct unit (CJK pages reuse few characters many times)
-        counts = Counter(units)
-        n_words = n_units - sum(c for u, c in counts.items() if SYMBOL_UNIT.fullmatch(u))
-        mean_len = None  # one character per unit: a mean length says nothing
-        non_alpha = sum(c for u, c in counts.items() if not any(map(str.isalpha, u)))
+    n_units = c[k.N_UNITS]
+    n_words = n_units - c[k.SYMBOLS]  # units with a letter or a digit
     per_word = n_words or 1
+    if not stop:
+        stop_words = None
+    elif word and not c[k.STOP_UNSURE]:
+        stop_words = max(c[k.ENGLISH_STOP_WORDS], c[k.STOP_WORDS])
+    else:
+        stop_words = stop_words_present(lower, profile)
+    n = c[k.LINES] or 1
+    line_chars, dup_line_chars = c[k.LINE_CHARS], c[k.DUP_LINE_CHARS]
     sig: dict[str, float | int | None] = {
         "gopher_word_count": n_words,
-        "gopher_mean_word_length": mean_len,
+        # one character per unit: a mean length says nothing
+        "gopher_mean_word_length": (
+            _share(c[k.UNIT_CHARS] - c[k.SYMBOL_CHARS], n_words) if word else None
+        ),
         "gopher_hash_ratio": text.count("#") / per_word,
         "gopher_ellipsis_ratio": (text.count("...") + text.count("…")) / per_word,
-        "gopher_alpha_words": (n_units - non_alpha) / n_units if n_units else 0.0,
-        "gopher_stop_words": stop_words_present(lower, units, profile),
+        "gopher_bullet_lines": c[k.BULLET_LINES] / n,
+        "gopher_ellipsis_lines": c[k.ELLIPSIS_LINES] / n,
+        "gopher_alpha_words": _share(n_units - c[k.NON_ALPHA], n_units),
+        "gopher_stop_words": stop_words,
+        "gopher_dup_line_frac": c[k.DUP_LINES] / n,
+        "gopher_dup_para_frac": _share(c[k.DUP_PARAS], c[k.PARAGRAPHS]),
+        "gopher_dup_line_char_frac": _share(dup_line_chars, line_chars),
+        "gopher_dup_para_char_frac": _share(c[k.DUP_PARA_CHARS], c[k.PARA_CHARS]),
+        **dict(zip(NGRAM_SIGNALS, ngrams, strict=True)),
+        # C4 keeps lines that end in terminal punctuation (not an ellipsis) with >= 3 words:
+        # the share of lines, and of characters, that pass (navigation and headings do not)
+        "c4_punct_lines": c[k.C4_LINES] / n,
+        "c4_kept_chars": _share(c[k.C4_CHARS], line_chars),
+        "c4_javascript_lines": _lines_with(text, lower, (JAVASCRIPT,)) / n,
+        "c4_lorem_ipsum": lower.count(LOREM),
+        "c4_curly_braces": text.count("{"),
+        "c4_policy_lines": _lines_with(text, lower, profile.boilerplate_phrases) / n,
+        "fineweb_line_punct": c[k.PUNCT_LINES] / n,
+        "fineweb_short_lines": c[k.SHORT_LINES] / n,
+        "fineweb_dup_line_chars": _share(dup_line_chars, line_chars),
+        "fineweb_list_ratio": _share(c[k.LINES] - 1, n_words) if c[k.LINES] else 0.0,
+        "boilerplate_upper_words": c[k.CAPITAL_WORDS] / per_word,
+        "boilerplate_case_joins": c[k.CASE_JOINS] / per_word,
     }
-    paragraphs = [p for p in PARAGRAPH_BREAK.split(text.strip()) if p]
-    p_dup, p_chars = duplicates(paragraphs)
-    sig["gopher_dup_para_frac"] = p_dup / len(paragraphs) if paragraphs else 0.0
-    para_chars = sum(map(len, paragraphs))
-    sig["gopher_dup_para_char_frac"] = p_chars / para_chars if para_chars else 0.0
-    if lines:
-        sig |= line_signals(lines, profile, n_words)
-    else:
-        sig |= dict.fromkeys(
-            ("gopher_bullet_lines", "gopher_ellipsis_lines", "gopher_dup_line_frac"), 0.0
-        )
-        sig |= {"gopher_dup_line_char_frac": 0.0, "c4_punct_lines": 0.0, "c4_kept_chars": 0.0}
-        sig |= {"fineweb_line_punct": 0.0, "fineweb_short_lines": 0.0}
-        sig |= {"fineweb_dup_line_chars": 0.0, "fineweb_list_ratio": 0.0}
-    sig |= ngram_signals(units, profile.ngram_scale)
-    n_lines = len(lines) or 1
-    lines_lower = [line.lower() for line in lines] if JAVASCRIPT in lower else []
-    sig["c4_javascript_lines"] = _count_lines_with(lines_lower, (JAVASCRIPT,), lower) / n_lines
-    sig["c4_lorem_ipsum"] = lower.count(LOREM)
-    sig["c4_curly_braces"] = text.count("{")
-    phrases = profile.boilerplate_phrases
-    if any(p in lower for p in phrases):
-        lines_lower = lines_lower or [line.lower() for line in lines]
-    sig["c4_policy_lines"] = _count_lines_with(lines_lower, phrases, lower) / n_lines
-    sig["boilerplate_upper_words"] = len(UPPER_WORD.findall(text)) / per_word
-    sig["boilerplate_case_joins"] = len(_CAPITAL_AFTER_LOWER.findall(text)) / per_word
-    return {k: sig[k] for k in SIGNALS}
+    return {name: sig[name] for name in SIGNALS}
 
 
-def stop_words_present(lower: str, units: list[str], profile: LangProfile) -> int | None:
+def _lines_with(text: str, lower: str, needles: tuple[str, ...]) -> int:
+    """Lines (non-empty, stripped) holding one of `needles` once lower-cased."""
+    if not any(s in lower for s in needles):
+        return 0  # the usual case: one scan of the text, no loop over lines
+    lines = (line.strip().lower() for line in text.split("\n"))
+    return sum(1 for line in lines if any(s in line for s in needles))
+
+
+def stop_words_present(lower: str, profile: LangProfile) -> int | None:
     """How many distinct stop words of the language occur (None: no list for the language), or
     of English if more: pages of every language carry English passages (untranslated strings,
     quotes), and those are prose too."""
     stop = profile.stop_words
     if not stop:
         return None
-    # for words, = set(lower.split()): no case mapping reaches across whitespace (Greek's final
-    # sigma looks at the letters of its own word), so the words of the lower-cased text are the
-    # lower-cased units; and a set of the units is cheap (their hashes serve the n-grams)
-    word = profile.unit == "word"
-    lowered = map(str.lower, set(units)) if word else set(lower.split())
-    words = set(map(str.strip, lowered, repeat(WORD_PUNCT)))
+    # for words, the lower-cased units: no case mapping reaches across whitespace (Greek's final
+    # sigma looks at the letters of its own word)
+    words = set(map(str.strip, set(lower.split()), repeat(WORD_PUNCT)))
     english = len(ENGLISH_STOP_WORDS & words) if profile.code != "en" else 0
     if profile.unit == "char":  # entries may be one character or several
         return max(english, sum(1 for w in stop if w in lower))

@@ -103,6 +103,7 @@ def _as_bounds(rules: RuleBounds) -> dict[str, Bound]:
 
 class Quality(Stage):
     name = "quality"
+    preload = ("gristmill.stages.quality.scan",)  # numba and the compiled scan
     Params = QualityParams
 
     def __init__(self, params=None, ctx=None):

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, load_config
-from gristmill.pipeline.run.phases import plan_run
+from gristmill.pipeline.run.executors import LocalRunner
+from gristmill.pipeline.run.phases import Phase, plan_run
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
@@ -144,8 +146,55 @@ def test_every_forkserver_preload_imports_and_the_phone_plans_are_built_there():
 
     from gristmill.pipeline.run.executors import FORKSERVER_PRELOAD
     from gristmill.stages.pii import phones
+    from gristmill.stages.registry import STAGES
 
-    for name in FORKSERVER_PRELOAD:
+    names = [*FORKSERVER_PRELOAD, *(n for cls in STAGES.values() for n in cls.preload)]
+    assert "gristmill.stages.quality.scan" in names and "gristmill.stages.pii.warm" in names
+    for name in names:
         if name != "__main__":
             importlib.import_module(name)
     assert phones._plans.cache_info().currsize == 1
+
+
+def test_a_run_preloads_only_what_its_stages_need(tmp_path):
+    from gristmill.pipeline.run.executors import stage_preloads
+
+    def preloads(stages):
+        cfg = load_config(sample_config_at(tmp_path, stages=stages))
+        return stage_preloads(plan_run(cfg, tmp_path / "work", strict=False)[0])
+
+    assert preloads(["tokenize", "pack"]) == ["tiktoken", "tokenizers"]
+    names = preloads(["langid", "quality", "pii", "tokenize", "pack"])
+    assert names == [
+        "fasttext",
+        "gristmill.stages.quality.scan",
+        "gristmill.stages.pii.warm",
+        "tiktoken",
+        "tokenizers",
+    ]
+
+
+class RecordPid(PipelineStep):
+    name, type = "record pid", "test"
+
+    def __init__(self, folder: Path):
+        super().__init__()
+        self.folder = folder
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        (self.folder / f"{rank}.pid").write_text(str(os.getpid()))
+        yield from ()
+
+
+def test_one_pool_of_workers_serves_every_phase(tmp_path):
+    runner = LocalRunner(2, [])
+    try:
+        for name in ("a", "b", "c"):
+            (tmp_path / name).mkdir()
+            runner.run_phase(Phase(name, [RecordPid(tmp_path / name)], 4), tmp_path / "logs" / name)
+    finally:
+        runner.close()
+    files = list(tmp_path.glob("*/*.pid"))
+    assert len(files) == 12  # every task of every phase ran, each once
+    pids = {f.read_text() for f in files}
+    assert len(pids) <= 2 and str(os.getpid()) not in pids

@@ -4,7 +4,9 @@ in the comments."""
 import pytest
 
 from gristmill.stages.quality.languages import CHAR_UNITS, profile
-from gristmill.stages.quality.signals import SIGNALS, compute_signals, duplicates, ngram_signals
+from gristmill.stages.quality.names import NGRAM_SIGNALS
+from gristmill.stages.quality.scan import scan
+from gristmill.stages.quality.signals import SIGNALS, compute_signals
 
 EN = profile("en")
 ZH = profile("zh")
@@ -14,6 +16,11 @@ def sig(text, prof=EN):
     out = compute_signals(text, prof)
     assert list(out) == list(SIGNALS)
     return out
+
+
+def ngram_signals(units, scale=1, char_units=False):
+    text = "".join(units) if char_units else " ".join(units)
+    return dict(zip(NGRAM_SIGNALS, scan(text, char_units, scale)[1], strict=True))
 
 
 def test_gopher_quality_signals():
@@ -69,11 +76,6 @@ def test_duplicate_lines_and_paragraphs():
     s = sig("one two\n\nthree\n\none two")
     assert s["gopher_dup_para_frac"] == pytest.approx(1 / 3)
     assert s["gopher_dup_para_char_frac"] == pytest.approx(7 / 19)  # 7 of 7 + 5 + 7
-
-
-def test_duplicates_counts_later_copies():
-    assert duplicates(["a", "bb", "a", "bb", "a"]) == (3, 4)
-    assert duplicates([]) == (0, 0)
 
 
 def test_top_and_duplicated_ngrams():
@@ -167,9 +169,9 @@ def test_cjk_counts_characters_not_spaces():
 
 def test_cjk_ngrams_span_two_characters_per_word():
     # scale 2: a "2-gram" is 4 characters; 北京北京 appears once, 北京 twice as a 2-char gram
-    once = ngram_signals(CHAR_UNITS.findall("北京天津北京上海"), scale=2)
+    once = ngram_signals(CHAR_UNITS.findall("北京天津北京上海"), 2, char_units=True)
     assert once["gopher_top_2gram"] == 0.0
-    twice = ngram_signals(CHAR_UNITS.findall("北京天津北京天津"), scale=2)
+    twice = ngram_signals(CHAR_UNITS.findall("北京天津北京天津"), 2, char_units=True)
     assert twice["gopher_top_2gram"] == pytest.approx(2 * 4 / 8)
 
 

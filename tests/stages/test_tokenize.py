@@ -107,10 +107,14 @@ def test_tiktoken_and_tokenizers_backends_give_the_same_ids():
         r["text"] for f in sorted(sample.glob("*/part-0000[01].jsonl")) for r in read_records(f)
     ]
     texts += ["<|endoftext|> inside", "  spaces\n\n\ttabs ", "emoji 🙂 and 中文"]
+    texts += ["北京、東京。서울 กรุงเทพฯ القاهرة दिल्ली Москва", "\ud800 lone surrogate"]
     fast, info = load_encoder(TokenizeParams(backend="tiktoken", threads=1))
+    pooled, _ = load_encoder(TokenizeParams(backend="tiktoken", threads=2))
     slow, info2 = load_encoder(TokenizeParams(backend="tokenizers"))
     assert len(texts) > 200 and info == info2
-    assert fast(texts) == slow(texts)
+    ids = fast(texts)
+    assert ids == pooled(texts)  # text by text, or through tiktoken's thread pool
+    assert ids[:-1] == slow(texts[:-1])
 
 
 def test_tiktoken_backend_is_for_gpt2_only(word_tokenizer):
