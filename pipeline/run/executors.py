@@ -16,6 +16,7 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import datatrove.executor.base as dt_base
@@ -66,8 +67,10 @@ class LocalExecutor(LocalPipelineExecutor):
     """datatrove's local executor; being defined here, unpickling it in a worker applies the
     logging patch above there too."""
 
-    def run_on(self, pool) -> PipelineStats:
-        """`run()` on a pool that outlives it: datatrove's `run` starts a pool (and a manager
+    def run_on(self, pool: Callable) -> PipelineStats:
+        """`run()` on `pool()`, a pool that outlives it, started by the first phase that has a
+        task to run (a resumed run whose tasks are all done starts none): datatrove's `run`
+        starts a pool (and a manager
         process) for every phase, and each worker it forks costs about 0.1 CPU-s to start and
         stop. The tasks, their completion markers, logs and stats are datatrove's own
         (`_run_for_rank`); what is left out is the manager's queue of local ranks (a GPU's
@@ -78,7 +81,7 @@ class LocalExecutor(LocalPipelineExecutor):
         if not ranks:
             return PipelineStats()
         self.save_executor_as_json()
-        stats = sum(pool.imap_unordered(self._run_for_rank, ranks), start=PipelineStats())
+        stats = sum(pool().imap_unordered(self._run_for_rank, ranks), start=PipelineStats())
         with self.logging_dir.open("stats.json", "wt") as statsfile:
             stats.save_to_disk(statsfile)
         return stats
@@ -119,9 +122,9 @@ def run_local(
     workers: int,
     logging_dir: Path,
     preload: list[str],
-    pool=None,
+    pool: Callable | None = None,
 ) -> None:
-    """One phase: on `pool` (forkserver workers that serve every phase of a run) if given and
+    """One phase: on `pool()` (forkserver workers that serve every phase of a run) if given and
     the phase has more than one task; a single task runs in this process, as datatrove does."""
     preload_forkserver(preload)  # takes effect when the forkserver starts: the run's first pool
     executor = LocalExecutor(
@@ -166,19 +169,22 @@ class PhaseRunner:
 
 
 class LocalRunner(PhaseRunner):
-    """One pool of `workers` forkserver workers for all the run's phases, started with the
-    first phase of more than one task."""
+    """One pool of `workers` forkserver workers for all the run's phases, started by the first
+    phase with more than one task left to run."""
 
     def __init__(self, workers: int, preload: list[str]):
         self.workers, self.preload, self.pool = workers, preload, None
 
-    def run_phase(self, phase: Phase, logging_dir: Path) -> None:
-        if self.pool is None and min(self.workers, phase.tasks) > 1:
+    def _pool(self):
+        if self.pool is None:
             import multiprocess
 
             preload_forkserver(self.preload)
             self.pool = multiprocess.get_context("forkserver").Pool(self.workers)
-        run_local(phase.steps, phase.tasks, self.workers, logging_dir, self.preload, self.pool)
+        return self.pool
+
+    def run_phase(self, phase: Phase, logging_dir: Path) -> None:
+        run_local(phase.steps, phase.tasks, self.workers, logging_dir, self.preload, self._pool)
 
     def close(self) -> None:
         if self.pool is not None:

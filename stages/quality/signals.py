@@ -73,16 +73,15 @@ def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | 
     from gristmill.stages.quality import kernels as k  # numba: only where pages are scored
     from gristmill.stages.quality.scan import scan, stop_hashes
 
-    word = profile.unit == "word"
-    stop, english = profile.stop_words, ()
-    if word and stop:
-        english = ENGLISH_STOP_WORDS if profile.code != "en" else frozenset()
+    word, stop = profile.unit == "word", profile.stop_words
+    look_up = bool(word and stop)  # in the scan; a script without spaces: stop_words_present
+    english = ENGLISH_STOP_WORDS if look_up and profile.code != "en" else frozenset()
     c, ngrams = scan(
         text,
         not word,
         profile.ngram_scale,
         profile.short_line_chars,
-        stop_hashes(stop) if word else stop_hashes(frozenset()),
+        stop_hashes(stop if look_up else frozenset()),
         stop_hashes(english),
     )
     lower = text.lower()
@@ -91,7 +90,7 @@ def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | 
     per_word = n_words or 1
     if not stop:
         stop_words = None
-    elif word and not c[k.STOP_UNSURE]:
+    elif look_up and not c[k.STOP_UNSURE]:
         stop_words = max(c[k.ENGLISH_STOP_WORDS], c[k.STOP_WORDS])
     else:
         stop_words = stop_words_present(lower, profile)

@@ -198,3 +198,7 @@ def test_one_pool_of_workers_serves_every_phase(tmp_path):
     assert len(files) == 12  # every task of every phase ran, each once
     pids = {f.read_text() for f in files}
     assert len(pids) <= 2 and str(os.getpid()) not in pids
+    again = LocalRunner(2, [])  # a rerun: every task is done, so no pool is started
+    for name in ("a", "b", "c"):
+        again.run_phase(Phase(name, [RecordPid(tmp_path / name)], 4), tmp_path / "logs" / name)
+    assert again.pool is None
