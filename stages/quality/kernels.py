@@ -76,22 +76,34 @@ def _duplicates(hashes, lengths):  # pragma: no cover (compiled)
     return dup_n, dup_chars
 
 
+@numba.njit(cache=True, nogil=True, inline="always")  # per unit: no call
+def _unit_end(cp, table, i, b, char_units):  # pragma: no cover (compiled)
+    """The end of the unit that starts at cp[i] (not whitespace), at most b: a run of
+    non-whitespace; with character units, a no-space letter and its marks, or a run of other
+    non-whitespace."""
+    j = i + 1
+    if not char_units:
+        while j < b and not table[cp[j]] & SPACE:
+            j += 1
+    elif table[cp[i]] & NO_SPACE:
+        while j < b and table[cp[j]] & MARK:
+            j += 1
+    else:
+        while j < b and not table[cp[j]] & (SPACE | NO_SPACE):
+            j += 1
+    return j
+
+
 @numba.njit(cache=True, nogil=True)
 def _char_units(cp, table, a, b, most):  # pragma: no cover (compiled)
     """How many character units (see `scan.py`) cp[a:b] holds, counting up to `most`."""
     n, i = 0, a
     while i < b and n < most:
-        f = table[cp[i]]
-        i += 1
-        if f & SPACE:
-            continue
-        if f & NO_SPACE:
-            while i < b and table[cp[i]] & MARK:
-                i += 1
+        if table[cp[i]] & SPACE:
+            i += 1
         else:
-            while i < b and not table[cp[i]] & (SPACE | NO_SPACE):
-                i += 1
-        n += 1
+            i = _unit_end(cp, table, i, b, True)
+            n += 1
     return n
 
 
@@ -273,20 +285,10 @@ def page(
     look_up = not char_units and stop.shape[0] + english.shape[0] > 0
     m, i = 0, 0
     while i < n:
-        f = table[cp[i]]
-        if f & SPACE:
+        if table[cp[i]] & SPACE:
             i += 1
             continue
-        j = i + 1
-        if not char_units:
-            while j < n and not table[cp[j]] & SPACE:
-                j += 1
-        elif f & NO_SPACE:
-            while j < n and table[cp[j]] & MARK:
-                j += 1
-        else:
-            while j < n and not table[cp[j]] & (SPACE | NO_SPACE):
-                j += 1
+        j = _unit_end(cp, table, i, n, char_units)
         non_alpha = True  # word units: no letter; character units: no str.isalpha
         symbol = True  # no \w but `_`; word units: and no digit
         for t in range(i, j):
