@@ -23,7 +23,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 CACHE = REPO / "out" / "cache"
-_KEYED = ("stages/quality/signals.py", "stages/quality/scan.py", "stages/langid.py")
+_KEYED = (
+    "stages/quality/signals.py",
+    "stages/quality/scan.py",
+    "stages/quality/kernels.py",
+    "stages/langid.py",
+)
 
 
 def default_data_dir() -> Path:
