@@ -82,7 +82,7 @@ def blocks(shards: list[Path], run_dir: Path) -> dict[str, float]:
     _, cpu["fasttext_predict"] = timed(lambda: model.predict(reads, k=1))
     docs = []
     for r, label, score in zip(recs, labels, scores, strict=True):
-        if min(float(score[0]), 1.0) >= 0.65:
+        if min(float(score[0]), 1.0) >= MIN_LANG_SCORE:
             lang = label[0].removeprefix("__label__")
             meta = {"language": lang, "url": r.get("url")}
             docs.append(Document(text=r["text"], id=str(r["id"]), metadata=meta))
