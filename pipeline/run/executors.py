@@ -126,7 +126,8 @@ def run_local(
 ) -> None:
     """One phase: on `pool()` (forkserver workers that serve every phase of a run) if given and
     the phase has more than one task; a single task runs in this process, as datatrove does."""
-    preload_forkserver(preload)  # takes effect when the forkserver starts: the run's first pool
+    if pool is None:  # datatrove's `run` starts the pool: its forkserver takes the preloads
+        preload_forkserver(preload)
     executor = LocalExecutor(
         pipeline=steps,
         tasks=tasks,
