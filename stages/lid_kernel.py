@@ -1,0 +1,511 @@
+"""fastText's `predict` (k=1) of a supervised model with hierarchical softmax, compiled with
+numba: the same labels and the same float32 scores as fastText's own, bit for bit, at a fraction
+of its cost (`langid` uses it for lid.176; `tests/stages/test_lid_kernel.py` and
+`bench/langid_kernel.py` compare the two).
+
+What fastText 0.9.2 does, step by step, and so what this does:
+- A line is cut into tokens at the bytes space, `\\n`, `\\r`, `\\t`, `\\v`, `\\f` and NUL of its
+  UTF-8; the `\\n` that ends it is the token `</s>`, and a `</s>` ends the line.
+- A token in the dictionary adds its own row and the rows of its character n-grams (listed once,
+  at load); any other token (but one starting with `__label__`, a label) adds the rows of the
+  n-grams of `<token>`: `minn` to `maxn` characters (never cutting a UTF-8 sequence), each hashed
+  with 32-bit FNV-1a over signed bytes, modulo `bucket`, mapped through the model's pruning
+  index (an n-gram pruned away adds nothing).
+- The hidden vector is the float32 sum of those rows, in that order, times `1 / rows`; a
+  quantized row is its product-quantizer centroids (times the norm's, with `qnorm`), which is
+  what fastText adds.
+- The label is the leaf the depth-first walk of the Huffman tree over the labels reaches with
+  the highest log-score, pruned as fastText prunes (below log(1e-5), or below the best so far),
+  with fastText's roundings (`1 / (1 + exp(-f))` in float then double, `log(x + 1e-5)` in
+  double); its score is `exp` of that.
+
+Models this does not cover (softmax or one-vs-all loss, word n-grams, a quantized output
+matrix) are left to fastText (`read_model` returns None)."""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+import numpy as np
+
+MAGIC, VERSION = 793712314, 12
+HS, SUPERVISED = 1, 3  # fastText's loss_name::hs and model_name::sup
+WORD, LABEL = 0, 1  # entry_type
+EOS = b"</s>"
+LABEL_PREFIX = b"__label__"
+_F32 = np.float32
+_EOS = np.frombuffer(EOS, np.uint8).copy()
+_LABEL = np.frombuffer(LABEL_PREFIX, np.uint8).copy()
+
+
+@dataclass
+class Model:
+    """The arrays the kernel reads (names as in fastText's sources)."""
+
+    labels: list[str]
+    nwords: int
+    minn: int
+    maxn: int
+    bucket: int
+    pruned: int  # pruneidx_size_: -1 none, else the n-grams kept
+    eos_id: int  # the entry `</s>`, or -1
+    words: np.ndarray  # uint8: every dictionary entry's bytes, one after the other
+    word_end: np.ndarray  # int64: entry i is words[word_end[i-1]:word_end[i]]
+    types: np.ndarray  # int8: WORD or LABEL
+    word2int: np.ndarray  # int32: fastText's open-addressing table
+    kept: np.ndarray  # uint64 (buckets / 64, 2): a bit per n-gram bucket kept, bits before
+    sub_end: np.ndarray  # int64: word i's rows are subs[sub_end[i-1]:sub_end[i]]
+    subs: np.ndarray  # int32
+    rows: np.ndarray  # float32 (rows, dim): the input matrix (none if `codes`)
+    codes: np.ndarray  # uint8 (rows, subquantizers): a quantized one's codes (none if `rows`)
+    cents: np.ndarray  # float32: its centroids, as fastText stores them
+    dsub: int  # dimensions per subquantizer (the last may have fewer: `lastdsub`)
+    lastdsub: int
+    output: np.ndarray  # float32 (labels - 1, dim): the inner nodes' vectors
+    left: np.ndarray  # int32: the Huffman tree's children (-1: a leaf)
+    right: np.ndarray
+
+
+class _Reader:
+    def __init__(self, data: bytes):
+        self.data, self.at = data, 0
+
+    def take(self, fmt: str):
+        values = struct.unpack_from("<" + fmt, self.data, self.at)
+        self.at += struct.calcsize("<" + fmt)
+        return values if len(values) > 1 else values[0]
+
+    def array(self, dtype, count: int) -> np.ndarray:
+        out = np.frombuffer(self.data, dtype, count, self.at)
+        self.at += out.nbytes
+        return out
+
+    def cstring(self) -> bytes:
+        end = self.data.index(b"\0", self.at)
+        out, self.at = self.data[self.at : end], end + 1
+        return out
+
+
+def _centroids(r: _Reader):
+    dim, nsubq, dsub, lastdsub = r.take("4i")
+    return r.array("<f4", dim * 256), nsubq, dsub, lastdsub
+
+
+def _quantized(r: _Reader, dim: int) -> tuple:
+    """A QuantMatrix: its codes and centroids, or (with `qnorm`) its rows as fastText's
+    `addcode` adds them, centroid times norm in float."""
+    qnorm, m, _n, codesize = r.take("?qqi")
+    codes = r.array(np.uint8, codesize)
+    cents, nsubq, dsub, lastdsub = _centroids(r)
+    codes = codes.reshape(m, nsubq)
+    if not qnorm:
+        return np.zeros((0, dim), _F32), codes, cents, dsub, lastdsub
+    rows = np.empty((m, dim), _F32)
+    for q in range(nsubq):
+        d = lastdsub if q == nsubq - 1 else dsub
+        index = q * 256 * dsub + codes[:, q, None].astype(np.int64) * d + np.arange(d)
+        rows[:, q * dsub : q * dsub + d] = cents[index]
+    norm_codes = r.array(np.uint8, m)
+    rows *= _centroids(r)[0][norm_codes.astype(np.int64)][:, None]
+    return rows, np.zeros((0, 0), np.uint8), cents, dsub, lastdsub
+
+
+def _dense(r: _Reader) -> np.ndarray:
+    m, n = r.take("qq")
+    return r.array("<f4", m * n).reshape(m, n)
+
+
+def read_model(path: str | Path) -> Model | None:
+    """The model file at `path` (fastText's own format), or None where this kernel does not
+    cover it (see the module's docstring)."""
+    r = _Reader(Path(path).read_bytes())
+    if r.take("2i") != (MAGIC, VERSION):
+        return None
+    dim, _ws, _epoch, _min_count, _neg, word_ngrams, loss, model, bucket, minn, maxn = r.take("11i")
+    r.take("id")  # lrUpdateRate, t
+    size, nwords, _nlabels, _ntokens, pruned = r.take("3iqq")
+    entries, counts, types = [], [], []
+    for _ in range(size):
+        entries.append(r.cstring())
+        count, kind = r.take("qb")
+        counts.append(count)
+        types.append(kind)
+    pairs = r.array("<i4", 2 * max(pruned, 0)).reshape(-1, 2)
+    if r.take("?"):
+        table = _quantized(r, dim)
+    else:
+        table = (_dense(r), np.zeros((0, 0), np.uint8), np.zeros(0, _F32), dim, dim)
+    if r.take("?"):  # a quantized output matrix
+        return None
+    output = _dense(r)
+    if model != SUPERVISED or loss != HS or word_ngrams > 1 or maxn <= 0 or size - nwords < 2:
+        return None
+    return build(entries, counts, types, nwords, minn, maxn, bucket, pruned, pairs, table, output)
+
+
+def build(
+    entries: list[bytes],
+    counts: list[int],
+    types: list[int],
+    nwords: int,
+    minn: int,
+    maxn: int,
+    bucket: int,
+    pruned: int,
+    pairs: np.ndarray,
+    table: tuple,
+    output: np.ndarray,
+) -> Model:
+    """The kernel's arrays of a model's dictionary entries (bytes, count, WORD or LABEL), its
+    pruning index (pairs of n-gram bucket and row past nwords), input matrix (rows, codes,
+    centroids, dsub, lastdsub) and output matrix.
+
+    The n-grams' rows are put in the order of their buckets, so that a bucket's row is found by
+    counting the kept buckets before it (`kept`: 2 bits a bucket, in the CPU's cache) rather
+    than in a table as long as the buckets (8 MB for lid.176); their values do not change."""
+    rows, codes, cents, dsub, lastdsub = table
+    kept = np.zeros((bucket // 64 + 1 if pruned > 0 else 0, 2), np.uint64)
+    if pruned > 0:
+        order = np.argsort(pairs[:, 0], kind="stable")
+        take = np.concatenate([np.arange(nwords), nwords + pairs[order, 1]])
+        rows, codes = (t[take] if len(t) else t for t in (rows, codes))
+        buckets = pairs[order, 0].astype(np.int64)
+        np.bitwise_or.at(kept[:, 0], buckets >> 6, np.uint64(1) << (buckets & 63).astype(np.uint64))
+        ones = np.bincount(buckets >> 6, minlength=len(kept))
+        kept[:, 1] = np.concatenate([[0], np.cumsum(ones)[:-1]])
+    words = np.frombuffer(b"".join(entries), np.uint8)
+    word_end = np.cumsum([len(e) for e in entries], dtype=np.int64)
+    m = Model(
+        labels=[e.decode("utf-8", "replace") for e in entries[nwords:]],
+        nwords=nwords, minn=minn, maxn=maxn, bucket=bucket, pruned=pruned,
+        eos_id=entries.index(EOS) if EOS in entries else -1,
+        words=words, word_end=word_end, types=np.array(types, np.int8),
+        word2int=_word_table(words, word_end), kept=kept,
+        sub_end=np.zeros(0, np.int64), subs=np.zeros(0, np.int32),
+        rows=np.ascontiguousarray(rows, _F32), codes=np.ascontiguousarray(codes),
+        cents=cents, dsub=dsub, lastdsub=lastdsub, output=np.ascontiguousarray(output, _F32),
+        left=np.zeros(0, np.int32), right=np.zeros(0, np.int32),
+    )  # fmt: skip
+    m.sub_end, m.subs = _word_subwords(m)
+    m.left, m.right = _huffman([c for c, t in zip(counts, types, strict=True) if t == LABEL])
+    return m
+
+
+def _word_table(words: np.ndarray, word_end: np.ndarray) -> np.ndarray:
+    """fastText's `word2int_`: ceil(size / 0.7) slots, linear probing from hash % slots."""
+    size = len(word_end)
+    table = np.full(math.ceil(size / 0.7), -1, np.int32)
+    _fill_word_table(words, word_end, table)
+    return table
+
+
+def _word_subwords(m: Model) -> tuple[np.ndarray, np.ndarray]:
+    """fastText's `initNgrams`: each entry's rows, its own first, then its n-grams' (none for
+    `</s>`)."""
+    lengths = np.diff(m.word_end, prepend=0)
+    subs = np.empty(int((1 + (m.maxn + 1) * (lengths + 2)).sum()), np.int32)
+    ends = np.empty(len(m.word_end), np.int64)
+    n = _fill_subwords(
+        m.words, m.word_end, m.eos_id, m.minn, m.maxn, m.bucket, m.pruned, m.kept, m.nwords,
+        subs, ends,
+    )  # fmt: skip
+    return ends, subs[:n].copy()
+
+
+def _huffman(counts: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """fastText's `buildTree`: leaves are the labels in dictionary order, node i >= labels joins
+    the two lightest left, taken from the leaves (from the end) or the nodes built so far."""
+    osz = len(counts)
+    count = np.full(2 * osz - 1, 10**15, np.int64)
+    count[:osz] = counts
+    left = np.full(2 * osz - 1, -1, np.int32)
+    right = np.full(2 * osz - 1, -1, np.int32)
+    leaf, node = osz - 1, osz
+    for i in range(osz, 2 * osz - 1):
+        mini = [0, 0]
+        for j in range(2):
+            if leaf >= 0 and count[leaf] < count[node]:
+                mini[j], leaf = leaf, leaf - 1
+            else:
+                mini[j], node = node, node + 1
+        left[i], right[i] = mini
+        count[i] = count[mini[0]] + count[mini[1]]
+    return left, right
+
+
+def predict(m: Model, texts: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """The label index (-1: no label) and float32 score of each line of UTF-8 `texts` (without
+    their `\\n`)."""
+    ends = np.cumsum([len(t) for t in texts], dtype=np.int64)
+    buf = np.frombuffer(b"".join(texts), np.uint8)
+    label = np.empty(len(texts), np.int32)
+    score = np.empty(len(texts), _F32)
+    _predict(
+        buf, ends, m.minn, m.maxn, m.bucket, m.pruned, m.kept, m.nwords, m.eos_id, m.words,
+        m.word_end,
+        m.types, m.word2int, m.sub_end, m.subs, m.rows, m.codes, m.cents, m.dsub, m.lastdsub,
+        m.output, m.left, m.right, label, score,
+    )  # fmt: skip
+    return label, score
+
+
+# the compiled part ---------------------------------------------------------------------------
+# Helpers take scalars only: numba counts the references of an array passed to a call (an atomic
+# add and subtract each), which in a loop over bytes costs more than the work itself.
+
+
+@numba.njit(cache=True, nogil=True)
+def _fnv(h, b):  # pragma: no cover (compiled)
+    """One FNV-1a step over a byte read as a signed char, as fastText's `hash`."""
+    x = b | 0xFFFFFF00 if b >= 128 else b
+    return ((h ^ x) * 16777619) & 0xFFFFFFFF
+
+
+@numba.njit(cache=True, nogil=True)
+def _separator(c):  # pragma: no cover (compiled)
+    """readWord's separators: space, \n, \t, \r, \v, \f, NUL."""
+    return c == 32 or c == 10 or c == 9 or c == 13 or c == 11 or c == 12 or c == 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _popcount(x):  # pragma: no cover (compiled)
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@numba.njit(cache=True, nogil=True)
+def _std_log(x):  # pragma: no cover (compiled)
+    """fastText's `std_log`: log(x + 1e-5) in double, returned as float."""
+    return np.float32(math.log(np.float64(x) + 1e-5))
+
+
+@numba.njit(cache=True, nogil=True)
+def _ngrams(buf, start, end, minn, maxn, bucket, pruned, kept, nwords, out, n):  # pragma: no cover
+    """fastText's `computeSubwords` of `<` + buf[start:end] + `>`, and `pushHash`: appends the
+    rows to out[n:], returns the new n."""
+    width = end - start + 2
+    for i in range(width):
+        c = 60 if i == 0 else (62 if i == width - 1 else buf[start + i - 1])
+        if (c & 0xC0) == 0x80:
+            continue
+        h = 2166136261
+        j = i
+        k = 1
+        while j < width and k <= maxn:
+            h = _fnv(h, c)  # a character: its first byte, then its continuation bytes
+            j += 1
+            while j < width:
+                c = 62 if j == width - 1 else buf[start + j - 1]
+                if (c & 0xC0) != 0x80:
+                    break
+                h = _fnv(h, c)
+                j += 1
+            if k >= minn and not (k == 1 and (i == 0 or j == width)):
+                b = h % bucket
+                if pruned > 0:  # the bucket's rank among those kept, if kept
+                    bits, bit = kept[b >> 6, 0], np.uint64(1) << np.uint64(b & 63)
+                    if bits & bit:
+                        before = np.int64(kept[b >> 6, 1])
+                        out[n] = nwords + before + _popcount(bits & (bit - np.uint64(1)))
+                        n += 1
+                elif pruned < 0:
+                    out[n] = nwords + b
+                    n += 1
+            k += 1
+    return n
+
+
+@numba.njit(cache=True, nogil=True)
+def _find(buf, start, end, h, words, word_end, word2int):  # pragma: no cover (compiled)
+    """fastText's `find`: the slot of buf[start:end] in `word2int`."""
+    slots = len(word2int)
+    i = h % slots
+    while word2int[i] != -1:
+        w = word2int[i]
+        a = word_end[w - 1] if w else 0
+        if word_end[w] - a == end - start:
+            same = True
+            for t in range(end - start):
+                if buf[start + t] != words[a + t]:
+                    same = False
+                    break
+            if same:
+                break
+        i = (i + 1) % slots
+    return i
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_word_table(words, word_end, table):  # pragma: no cover (compiled)
+    for w in range(len(word_end)):
+        a = word_end[w - 1] if w else 0
+        h = 2166136261
+        for i in range(a, word_end[w]):
+            h = _fnv(h, words[i])
+        table[_find(words, a, word_end[w], h, words, word_end, table)] = w
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_subwords(
+    words, word_end, eos_id, minn, maxn, bucket, pruned, kept, nwords, subs, ends
+):  # pragma: no cover (compiled)
+    n = 0
+    for w in range(len(word_end)):
+        subs[n] = w
+        n += 1
+        if w != eos_id:
+            a = word_end[w - 1] if w else 0
+            n = _ngrams(words, a, word_end[w], minn, maxn, bucket, pruned, kept, nwords, subs, n)
+        ends[w] = n
+    return n
+
+
+@numba.njit(cache=True, nogil=True)
+def _line_rows(
+    buf, start, stop, minn, maxn, bucket, pruned, kept, nwords, eos_id, words, word_end, types,
+    word2int, sub_end, subs, out,
+):  # pragma: no cover (compiled)  # fmt: skip
+    """fastText's getLine of buf[start:stop] + `\n`: its rows, in order, into `out` (returned,
+    grown if need be), and how many."""
+    n = 0
+    p = start
+    while p <= stop:  # a readWord at a time
+        c = buf[p] if p < stop else 10
+        if c != 10 and _separator(c):
+            p += 1
+            continue
+        if c == 10:  # with no word pending: the token `</s>`
+            w, eos = eos_id, True
+        else:
+            a = p
+            while p < stop and not _separator(buf[p]):
+                p += 1
+            h = 2166136261
+            for i in range(a, p):
+                h = _fnv(h, buf[i])
+            w = word2int[_find(buf, a, p, h, words, word_end, word2int)]
+            eos = p - a == 4 and buf[a] == 60 and buf[a + 1] == 47 and buf[a + 2] == 115
+            eos = eos and buf[a + 3] == 62  # `</s>`
+            label = p - a >= len(_LABEL)
+            for i in range(len(_LABEL) if label else 0):
+                label = label and buf[a + i] == _LABEL[i]
+            if w < 0 and not eos and not label:  # out of vocabulary: its n-grams
+                if n + (maxn + 1) * (p - a + 2) > len(out):
+                    out = np.concatenate(
+                        (out[:n], np.empty(n + 2 * (maxn + 1) * (p - a + 2), out.dtype))
+                    )
+                n = _ngrams(buf, a, p, minn, maxn, bucket, pruned, kept, nwords, out, n)
+        if w >= 0 and types[w] == 0:  # a word of the dictionary (not a label)
+            a, b = (sub_end[w - 1] if w else 0), sub_end[w]
+            if n + b - a > len(out):
+                out = np.concatenate((out[:n], np.empty(n + 2 * (b - a), out.dtype)))
+            out[n : n + b - a] = subs[a:b]
+            n += b - a
+        if eos:
+            break
+    return out, n
+
+
+@numba.njit(cache=True, nogil=True)
+def _predict(
+    buf, ends, minn, maxn, bucket, pruned, kept, nwords, eos_id, words, word_end, types,
+    word2int, sub_end, subs, rows, codes, cents, dsub, lastdsub, output, left, right, out_label,
+    out_score,
+):  # pragma: no cover (compiled)  # fmt: skip
+    dim = output.shape[1]
+    hidden = np.zeros(dim, np.float32)
+    line = np.empty(4096, np.int32)
+    osz = (len(left) + 1) // 2
+    stack_node = np.empty(2 * osz, np.int64)
+    stack_score = np.empty(2 * osz, np.float32)
+    floor = _std_log(np.float32(0.0))  # std_log(threshold), threshold 0
+    nsubq = codes.shape[1]
+    for t in range(len(ends)):
+        line, count = _line_rows(
+            buf, ends[t - 1] if t else 0, ends[t], minn, maxn, bucket, pruned, kept, nwords,
+            eos_id, words, word_end, types, word2int, sub_end, subs, line,
+        )  # fmt: skip
+        out_label[t], out_score[t] = -1, 0.0
+        if count == 0:
+            continue
+        # computeHidden: the rows' float sum, in order (addRow; a quantized row: addcode)
+        hidden[:] = 0
+        for i in range(count):
+            r = line[i]
+            if len(rows):
+                for j in range(dim):
+                    hidden[j] += rows[r, j]
+                continue
+            for q in range(nsubq):
+                d = lastdsub if q == nsubq - 1 else dsub
+                at = q * 256 * dsub + codes[r, q] * d  # get_centroids
+                for j in range(d):
+                    hidden[q * dsub + j] += cents[at + j]
+        scale = np.float32(1.0 / count)
+        for j in range(dim):
+            hidden[j] *= scale
+        # HierarchicalSoftmaxLoss::dfs, k = 1: left before right, a leaf replaces the best
+        best, best_score = -1, np.float32(0.0)
+        stack_node[0], stack_score[0] = 2 * osz - 2, np.float32(0.0)
+        top = 1
+        while top:
+            top -= 1
+            node, score = stack_node[top], stack_score[top]
+            if score < floor or (best >= 0 and score < best_score):
+                continue
+            if left[node] == -1 and right[node] == -1:
+                best, best_score = node, score
+                continue
+            f = np.float32(0.0)
+            for j in range(dim):
+                f += output[node - osz, j] * hidden[j]
+            f = np.float32(1.0 / np.float64(np.float32(1.0) + math.exp(-f)))
+            stack_node[top], stack_score[top] = right[node], score + _std_log(f)
+            one_minus = np.float32(1.0 - np.float64(f))
+            stack_node[top + 1], stack_score[top + 1] = left[node], score + _std_log(one_minus)
+            top += 2
+        if best >= 0:
+            out_label[t], out_score[t] = best, math.exp(best_score)
+
+
+class Predictor:
+    """`predict(texts, k=1)` as fastText's Python model answers it (a list of labels and an
+    array of scores per text), from the compiled kernel; a text that is not valid UTF-8 (a lone
+    surrogate) goes to fastText itself (`fallback()`), which decides what it does with it."""
+
+    def __init__(self, model: Model, fallback):
+        self.m, self.fallback = model, fallback
+
+    def predict(self, texts: list[str], k: int = 1):
+        if k != 1:
+            return self.fallback().predict(texts, k=k)
+        if any("\n" in t for t in texts):  # fastText's own check
+            raise ValueError("predict processes one line at a time (remove '\\n')")
+        try:
+            lines = [t.encode() for t in texts]
+        except UnicodeEncodeError:
+            return self.fallback().predict(texts, k=k)
+        label, score = predict(self.m, lines)
+        names = self.m.labels
+        found = [i >= 0 for i in label.tolist()]
+        return (
+            [[names[i]] if ok else [] for i, ok in zip(label.tolist(), found, strict=True)],
+            [score[t : t + 1] if ok else score[:0] for t, ok in enumerate(found)],
+        )
+
+
+# compiles the kernels (or loads them from numba's cache) at import, on a model of two labels:
+# a run's workers are forked from a process that imported this (`LangId.preload`)
+_TINY = build(
+    [EOS, b"a", b"__label__a", b"__label__b"], [1, 1, 2, 1], [WORD, WORD, LABEL, LABEL],
+    2, 2, 4, 64, -1, np.zeros((0, 2), np.int32),
+    (np.ones((66, 2), _F32), np.zeros((0, 0), np.uint8), np.zeros(0, _F32), 2, 2),
+    np.ones((1, 2), _F32),
+)  # fmt: skip
+predict(_TINY, [b"a b"])
