@@ -1,9 +1,10 @@
 """The bare building blocks of bench/peer.py's job, called directly in one loop each over the
 texts the run's stage read, in this process (CPU-s by `time.process_time`, threads included):
 
-- fastText lid.176 `predict` (k=1) on what langid hands it: every input page, newlines as spaces,
-  a page past langid's full-text limit as its sample, and again whole where the sample scored
-  under `sample_min_score` (the windows are cut untimed);
+- langid's predict (k=1; lid.176 through the compiled kernel, `stages/lid_kernel.py`) on what
+  langid hands it: every input page, newlines as spaces, a page past langid's full-text limit as
+  its sample, and again whole where the sample scored under `sample_min_score` (the windows are
+  cut untimed); fastText's own `predict` on the same lines is timed too, outside the sum;
 - the quality stage's `process_batch` (signals, score, rules) on the pages langid kept;
 - the safety stage's `process` on the pages quality kept;
 - the MinHash kernel (`shingle_batch` + `signatures`) on the pages exact dedup kept;
@@ -48,7 +49,14 @@ def blocks(shards: list[Path], run_dir: Path) -> dict[str, float]:
     from gristmill.stages.dedup.minhash import core as mh
     from gristmill.stages.dedup.minhash.shingles import shingle_batch
     from gristmill.stages.dedup.minhash.stage import MinHashParams
-    from gristmill.stages.langid import LangId, LangIdParams, full_text_limit, prepare, sample
+    from gristmill.stages.langid import (
+        LangId,
+        LangIdParams,
+        full_text_limit,
+        load_fasttext,
+        prepare,
+        sample,
+    )
     from gristmill.stages.pii.stage import Pii
     from gristmill.stages.quality.stage import Quality
     from gristmill.stages.safety import Safety
@@ -57,10 +65,11 @@ def blocks(shards: list[Path], run_dir: Path) -> dict[str, float]:
     recs = [r for s in shards for r in read_records(s)]
     cpu: dict[str, float] = {}
     langid = LangId(LangIdParams(min_score=MIN_LANG_SCORE, **LANGID_SAMPLE))
-    model = langid.model
+    model, bare_fasttext = langid.model, load_fasttext(langid.model_path)
     encode = tiktoken_gpt2()
     quality, safety, pii = Quality(), Safety(), Pii()
-    model.predict("warm up", k=1)  # every block warm: models, compiled code, phone plans
+    model.predict(["warm up"], k=1)  # every block warm: models, compiled code, phone plans
+    bare_fasttext.predict(["warm up"], k=1)
     encode(["warm up"])
     quality.process_batch([Document(text="warm up", id="w", metadata={"language": "en"})])
     safety.process(Document(text="warm up", id="w", metadata={}))
@@ -79,7 +88,8 @@ def blocks(shards: list[Path], run_dir: Path) -> dict[str, float]:
         for t, s in zip(pages, sample_scores, strict=True)
         if len(t) > limit and s[0] < LANGID_SAMPLE["sample_min_score"]
     ]
-    _, cpu["fasttext_predict"] = timed(lambda: model.predict(reads, k=1))
+    _, cpu["langid_predict"] = timed(lambda: model.predict(reads, k=1))
+    _, fasttext_cpu = timed(lambda: bare_fasttext.predict(reads, k=1))
     docs = []
     for r, label, score in zip(recs, labels, scores, strict=True):
         if min(float(score[0]), 1.0) >= MIN_LANG_SCORE:
@@ -117,4 +127,5 @@ def blocks(shards: list[Path], run_dir: Path) -> dict[str, float]:
     cpu["tokens"] = int(sum(map(len, ids)) + len(ids))  # + EOS each: comparable to the run's
     cpu["docs_tokenized"] = len(docs)
     cpu["sum"] = sum(v for k, v in cpu.items() if k not in ("tokens", "docs_tokenized"))
+    cpu["fasttext_predict, same lines (not in the sum)"] = fasttext_cpu
     return cpu

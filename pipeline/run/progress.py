@@ -53,7 +53,8 @@ class CountProgress(PipelineStep):
         last = time.monotonic()
         for doc in data or ():
             docs += 1
-            nbytes += len(doc.text.encode("utf-8", "surrogatepass"))
+            text = doc.text
+            nbytes += len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
             if docs % 64 == 0 and time.monotonic() - last > WRITE_EVERY_S:
                 self._write(rank, docs, nbytes, False)
                 last = time.monotonic()
