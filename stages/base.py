@@ -91,6 +91,11 @@ class StageHooks:
     # without the stage does not pay for them
     preload: ClassVar[tuple[str, ...]] = ()
 
+    def warm(self) -> None:
+        """Builds what every worker would build for itself (a model, an encoder) into its
+        module's per-process cache; the local executor calls it in the run process before it
+        forks the workers, which then find it built."""
+
     def provides(self) -> dict:
         """The values of `gives`, for the stages after this one."""
         return {}

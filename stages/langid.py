@@ -186,6 +186,9 @@ class LangId(Stage):
     def model_path(self) -> Path:
         return Path(self.params.model) if self.params.model else default_model_path()
 
+    def warm(self) -> None:
+        load_model(self.model_path)
+
     @property
     def model(self):
         if self._model is None:

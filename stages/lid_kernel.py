@@ -38,7 +38,6 @@ WORD, LABEL = 0, 1  # entry_type
 EOS = b"</s>"
 LABEL_PREFIX = b"__label__"
 _F32 = np.float32
-_EOS = np.frombuffer(EOS, np.uint8).copy()
 _LABEL = np.frombuffer(LABEL_PREFIX, np.uint8).copy()
 
 
@@ -177,7 +176,7 @@ def build(
         np.bitwise_or.at(kept[:, 0], buckets >> 6, np.uint64(1) << (buckets & 63).astype(np.uint64))
         ones = np.bincount(buckets >> 6, minlength=len(kept))
         kept[:, 1] = np.concatenate([[0], np.cumsum(ones)[:-1]])
-    words = np.frombuffer(b"".join(entries), np.uint8)
+    words = np.frombuffer(b"".join(entries), np.uint8).copy()
     word_end = np.cumsum([len(e) for e in entries], dtype=np.int64)
     m = Model(
         labels=[e.decode("utf-8", "replace") for e in entries[nwords:]],
@@ -186,13 +185,19 @@ def build(
         words=words, word_end=word_end, types=np.array(types, np.int8),
         word2int=_word_table(words, word_end), kept=kept,
         sub_end=np.zeros(0, np.int64), subs=np.zeros(0, np.int32),
-        rows=np.ascontiguousarray(rows, _F32), codes=np.ascontiguousarray(codes),
-        cents=cents, dsub=dsub, lastdsub=lastdsub, output=np.ascontiguousarray(output, _F32),
+        rows=_own(rows, _F32), codes=_own(codes, np.uint8), cents=_own(cents, _F32),
+        dsub=dsub, lastdsub=lastdsub, output=_own(output, _F32),
         left=np.zeros(0, np.int32), right=np.zeros(0, np.int32),
     )  # fmt: skip
     m.sub_end, m.subs = _word_subwords(m)
     m.left, m.right = _huffman([c for c, t in zip(counts, types, strict=True) if t == LABEL])
     return m
+
+
+def _own(a: np.ndarray, dtype) -> np.ndarray:
+    """A writable, contiguous copy: numba compiles a function once per array type, and a
+    read-only view of the file is another type than the arrays of the model built at import."""
+    return np.array(a, dtype, order="C")
 
 
 def _word_table(words: np.ndarray, word_end: np.ndarray) -> np.ndarray:
@@ -267,7 +272,7 @@ def _fnv(h, b):  # pragma: no cover (compiled)
 
 @numba.njit(cache=True, nogil=True)
 def _separator(c):  # pragma: no cover (compiled)
-    """readWord's separators: space, \n, \t, \r, \v, \f, NUL."""
+    """readWord's separators: space, \\n, \\t, \\r, \\v, \\f, NUL."""
     return c == 32 or c == 10 or c == 9 or c == 13 or c == 11 or c == 12 or c == 0
 
 
@@ -371,7 +376,7 @@ def _line_rows(
     buf, start, stop, minn, maxn, bucket, pruned, kept, nwords, eos_id, words, word_end, types,
     word2int, sub_end, subs, out,
 ):  # pragma: no cover (compiled)  # fmt: skip
-    """fastText's getLine of buf[start:stop] + `\n`: its rows, in order, into `out` (returned,
+    """fastText's getLine of buf[start:stop] + `\\n`: its rows, in order, into `out` (returned,
     grown if need be), and how many."""
     n = 0
     p = start

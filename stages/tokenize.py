@@ -198,6 +198,9 @@ class Tokenize(Stage):
             self._info = load_tokenizer(self.params.tokenizer, self.params.eos)[1]
         return {"tokenizer": self._info}
 
+    def warm(self) -> None:
+        load_encoder(self.params, self.provides()["tokenizer"])
+
     def _load(self):
         if self._encode is None:
             self._encode, self._info = load_encoder(self.params, self._info)

@@ -111,6 +111,11 @@ def stage_preloads(phases: list[Phase]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def stage_warms(phases: list[Phase]) -> list[Callable]:
+    """The `warm` methods of the stages in `phases`."""
+    return [step.warm for phase in phases for step in phase.steps if hasattr(step, "warm")]
+
+
 def preload_forkserver(extra: list[str]) -> None:
     import multiprocess
 
@@ -203,12 +208,13 @@ class LocalRunner(PhaseRunner):
     more than one task left to run (`prepare`, before that phase's progress thread starts).
 
     The workers are forked from this process, which has imported the stages and their preloads
-    once: a forkserver would import them all a second time (about 2 CPU-s a run). Only where
+    once, and built what the stages `warm` (a model, an encoder): a forkserver would import them
+    all a second time (about 2 CPU-s a run), and each worker build them again. Only where
     another Python thread runs here (`fork_is_safe`) do they come from a forkserver, as in
     datatrove's own local executor."""
 
-    def __init__(self, workers: int, preload: list[str]):
-        self.workers, self.preload, self.pool = workers, preload, None
+    def __init__(self, workers: int, preload: list[str], warm: list[Callable] = ()):
+        self.workers, self.preload, self.warm, self.pool = workers, preload, warm, None
 
     def _pool(self):
         if self.pool is None:
@@ -216,6 +222,8 @@ class LocalRunner(PhaseRunner):
 
             if fork_is_safe():
                 preload_here(self.preload)
+                for warm in self.warm:
+                    warm()
                 context = multiprocess.get_context("fork")
             else:
                 preload_forkserver(self.preload)
@@ -286,7 +294,7 @@ class RayRunner(PhaseRunner):
 def make_runner(run: RunConfig, phases: list[Phase]) -> PhaseRunner:
     if run.executor == "ray":
         return RayRunner(run.ray, run.workers)
-    return LocalRunner(run.workers, stage_preloads(phases))
+    return LocalRunner(run.workers, stage_preloads(phases), stage_warms(phases))
 
 
 def submit_slurm(

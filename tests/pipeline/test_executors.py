@@ -18,6 +18,7 @@ from gristmill.pipeline.run.config import ConfigError, load_config
 from gristmill.pipeline.run.executors import LocalRunner
 from gristmill.pipeline.run.phases import Phase, plan_run
 from gristmill.pipeline.run.runner import run
+from gristmill.stages.base import Stage
 from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
 from tests.pipeline.conftest import sample_config_at
@@ -234,3 +235,43 @@ def test_a_running_thread_sends_the_workers_to_a_forkserver(tmp_path):
         stop.set()
         thread.join()
     assert len(parents) == 1 and str(os.getpid()) not in parents  # the forkserver's children
+
+
+WARMED: list[int] = []  # pids that ran RecordWarm.warm
+
+
+class RecordWarm(RecordPid):
+    def warm(self) -> None:
+        WARMED.append(os.getpid())
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        (self.folder / f"{rank}.warm").write_text(repr(WARMED))
+        yield from ()
+
+
+def test_what_a_stage_warms_is_built_once_in_the_run_process_and_inherited(tmp_path):
+    from gristmill.pipeline.run.executors import stage_warms
+
+    step = RecordWarm(tmp_path)
+    phase = Phase("a", [step], 4)
+    runner = LocalRunner(2, [], stage_warms([phase]))
+    WARMED.clear()
+    try:
+        runner.prepare(phase, tmp_path / "logs")
+        runner.run_phase(phase, tmp_path / "logs")
+    finally:
+        runner.close()
+    assert [os.getpid()] == WARMED
+    seen = {f.read_text() for f in tmp_path.glob("*.warm")}
+    assert seen == {repr([os.getpid()])}  # every task's worker found it built
+
+
+def test_a_run_warms_its_langid_model_and_tokenizer(tmp_path):
+    from gristmill.pipeline.run.executors import stage_warms
+
+    cfg = load_config(sample_config_at(tmp_path, stages=["langid", "quality", "tokenize", "pack"]))
+    warms = stage_warms(plan_run(cfg, tmp_path / "work", strict=False)[0])
+    assert sorted(w.__self__.name for w in warms if w.__func__ is not Stage.warm) == [
+        "langid",
+        "tokenize",
+    ]
