@@ -1,3 +1,4 @@
+import os
 import subprocess
 import sys
 
@@ -115,3 +116,19 @@ def test_run_verify_inspect(tiny_run):
     result = invoke("verify", out)
     assert result.exit_code == 1
     assert result.output.startswith("FAIL tokens/web/00000.bin: 0 bytes, manifest says ")
+
+
+@pytest.mark.parametrize(("given", "seen"), [(None, "1"), ("3", "3")])
+def test_the_command_runs_openblas_on_one_thread_unless_told_otherwise(given, seen):
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given:
+        env["OPENBLAS_NUM_THREADS"] = given
+    code = (
+        "import gristmill.pipeline.cli.main, os, numpy;"
+        "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    value, threads = out.stdout.split()
+    assert value == seen, out.stderr
+    if given is None:
+        assert threads == "1"  # numpy imported after it: no OpenBLAS thread was started
