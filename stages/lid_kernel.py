@@ -59,11 +59,7 @@ class Model:
     kept: np.ndarray  # uint64 (buckets / 64, 2): a bit per n-gram bucket kept, bits before
     sub_end: np.ndarray  # int64: word i's rows are subs[sub_end[i-1]:sub_end[i]]
     subs: np.ndarray  # int32
-    rows: np.ndarray  # float32 (rows, dim): the input matrix (none if `codes`)
-    codes: np.ndarray  # uint8 (rows, subquantizers): a quantized one's codes (none if `rows`)
-    cents: np.ndarray  # float32: its centroids, as fastText stores them
-    dsub: int  # dimensions per subquantizer (the last may have fewer: `lastdsub`)
-    lastdsub: int
+    rows: np.ndarray  # float32 (rows, dim): the input matrix (a quantized one's, dequantized)
     output: np.ndarray  # float32 (labels - 1, dim): the inner nodes' vectors
     left: np.ndarray  # int32: the Huffman tree's children (-1: a leaf)
     right: np.ndarray
@@ -94,23 +90,23 @@ def _centroids(r: _Reader):
     return r.array("<f4", dim * 256), nsubq, dsub, lastdsub
 
 
-def _quantized(r: _Reader, dim: int) -> tuple:
-    """A QuantMatrix: its codes and centroids, or (with `qnorm`) its rows as fastText's
-    `addcode` adds them, centroid times norm in float."""
+def _quantized(r: _Reader, dim: int) -> np.ndarray:
+    """A QuantMatrix's rows as fastText's `addcode` adds them: each subquantizer's centroid
+    (`get_centroids`), times the row's norm with `qnorm`, in float."""
     qnorm, m, _n, codesize = r.take("?qqi")
     codes = r.array(np.uint8, codesize)
     cents, nsubq, dsub, lastdsub = _centroids(r)
-    codes = codes.reshape(m, nsubq)
-    if not qnorm:
-        return np.zeros((0, dim), _F32), codes, cents, dsub, lastdsub
+    codes = codes.reshape(m, nsubq).astype(np.int64)
     rows = np.empty((m, dim), _F32)
     for q in range(nsubq):
         d = lastdsub if q == nsubq - 1 else dsub
-        index = q * 256 * dsub + codes[:, q, None].astype(np.int64) * d + np.arange(d)
-        rows[:, q * dsub : q * dsub + d] = cents[index]
-    norm_codes = r.array(np.uint8, m)
-    rows *= _centroids(r)[0][norm_codes.astype(np.int64)][:, None]
-    return rows, np.zeros((0, 0), np.uint8), cents, dsub, lastdsub
+        rows[:, q * dsub : q * dsub + d] = cents[
+            q * 256 * dsub + codes[:, q, None] * d + np.arange(d)
+        ]
+    if qnorm:
+        norm_codes = r.array(np.uint8, m)
+        rows *= _centroids(r)[0][norm_codes.astype(np.int64)][:, None]
+    return rows
 
 
 def _dense(r: _Reader) -> np.ndarray:
@@ -134,16 +130,13 @@ def read_model(path: str | Path) -> Model | None:
         counts.append(count)
         types.append(kind)
     pairs = r.array("<i4", 2 * max(pruned, 0)).reshape(-1, 2)
-    if r.take("?"):
-        table = _quantized(r, dim)
-    else:
-        table = (_dense(r), np.zeros((0, 0), np.uint8), np.zeros(0, _F32), dim, dim)
+    rows = _quantized(r, dim) if r.take("?") else _dense(r)
     if r.take("?"):  # a quantized output matrix
         return None
     output = _dense(r)
     if model != SUPERVISED or loss != HS or word_ngrams > 1 or maxn <= 0 or size - nwords < 2:
         return None
-    return build(entries, counts, types, nwords, minn, maxn, bucket, pruned, pairs, table, output)
+    return build(entries, counts, types, nwords, minn, maxn, bucket, pruned, pairs, rows, output)
 
 
 def build(
@@ -156,22 +149,20 @@ def build(
     bucket: int,
     pruned: int,
     pairs: np.ndarray,
-    table: tuple,
+    rows: np.ndarray,
     output: np.ndarray,
 ) -> Model:
     """The kernel's arrays of a model's dictionary entries (bytes, count, WORD or LABEL), its
-    pruning index (pairs of n-gram bucket and row past nwords), input matrix (rows, codes,
-    centroids, dsub, lastdsub) and output matrix.
+    pruning index (pairs of n-gram bucket and row past nwords), input rows and output matrix.
 
     The n-grams' rows are put in the order of their buckets, so that a bucket's row is found by
     counting the kept buckets before it (`kept`: 2 bits a bucket, in the CPU's cache) rather
     than in a table as long as the buckets (8 MB for lid.176); their values do not change."""
-    rows, codes, cents, dsub, lastdsub = table
     kept = np.zeros((bucket // 64 + 1 if pruned > 0 else 0, 2), np.uint64)
     if pruned > 0:
         order = np.argsort(pairs[:, 0], kind="stable")
         take = np.concatenate([np.arange(nwords), nwords + pairs[order, 1]])
-        rows, codes = (t[take] if len(t) else t for t in (rows, codes))
+        rows = rows[take]
         buckets = pairs[order, 0].astype(np.int64)
         np.bitwise_or.at(kept[:, 0], buckets >> 6, np.uint64(1) << (buckets & 63).astype(np.uint64))
         ones = np.bincount(buckets >> 6, minlength=len(kept))
@@ -185,8 +176,7 @@ def build(
         words=words, word_end=word_end, types=np.array(types, np.int8),
         word2int=_word_table(words, word_end), kept=kept,
         sub_end=np.zeros(0, np.int64), subs=np.zeros(0, np.int32),
-        rows=_own(rows, _F32), codes=_own(codes, np.uint8), cents=_own(cents, _F32),
-        dsub=dsub, lastdsub=lastdsub, output=_own(output, _F32),
+        rows=_own(rows, _F32), output=_own(output, _F32),
         left=np.zeros(0, np.int32), right=np.zeros(0, np.int32),
     )  # fmt: skip
     m.sub_end, m.subs = _word_subwords(m)
@@ -252,7 +242,7 @@ def predict(m: Model, texts: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
     _predict(
         buf, ends, m.minn, m.maxn, m.bucket, m.pruned, m.kept, m.nwords, m.eos_id, m.words,
         m.word_end,
-        m.types, m.word2int, m.sub_end, m.subs, m.rows, m.codes, m.cents, m.dsub, m.lastdsub,
+        m.types, m.word2int, m.sub_end, m.subs, m.rows,
         m.output, m.left, m.right, label, score,
     )  # fmt: skip
     return label, score
@@ -420,8 +410,7 @@ def _line_rows(
 @numba.njit(cache=True, nogil=True)
 def _predict(
     buf, ends, minn, maxn, bucket, pruned, kept, nwords, eos_id, words, word_end, types,
-    word2int, sub_end, subs, rows, codes, cents, dsub, lastdsub, output, left, right, out_label,
-    out_score,
+    word2int, sub_end, subs, rows, output, left, right, out_label, out_score,
 ):  # pragma: no cover (compiled)  # fmt: skip
     dim = output.shape[1]
     hidden = np.zeros(dim, np.float32)
@@ -430,7 +419,6 @@ def _predict(
     stack_node = np.empty(2 * osz, np.int64)
     stack_score = np.empty(2 * osz, np.float32)
     floor = _std_log(np.float32(0.0))  # std_log(threshold), threshold 0
-    nsubq = codes.shape[1]
     for t in range(len(ends)):
         line, count = _line_rows(
             buf, ends[t - 1] if t else 0, ends[t], minn, maxn, bucket, pruned, kept, nwords,
@@ -443,15 +431,8 @@ def _predict(
         hidden[:] = 0
         for i in range(count):
             r = line[i]
-            if len(rows):
-                for j in range(dim):
-                    hidden[j] += rows[r, j]
-                continue
-            for q in range(nsubq):
-                d = lastdsub if q == nsubq - 1 else dsub
-                at = q * 256 * dsub + codes[r, q] * d  # get_centroids
-                for j in range(d):
-                    hidden[q * dsub + j] += cents[at + j]
+            for j in range(dim):
+                hidden[j] += rows[r, j]
         scale = np.float32(1.0 / count)
         for j in range(dim):
             hidden[j] *= scale
@@ -510,7 +491,7 @@ class Predictor:
 _TINY = build(
     [EOS, b"a", b"__label__a", b"__label__b"], [1, 1, 2, 1], [WORD, WORD, LABEL, LABEL],
     2, 2, 4, 64, -1, np.zeros((0, 2), np.int32),
-    (np.ones((66, 2), _F32), np.zeros((0, 0), np.uint8), np.zeros(0, _F32), 2, 2),
+    np.ones((66, 2), _F32),
     np.ones((1, 2), _F32),
 )  # fmt: skip
 predict(_TINY, [b"a b"])
