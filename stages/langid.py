@@ -26,14 +26,13 @@ agree with the full text's on 99.97% of them, keep/drop decisions at min_score 0
 label and the same side of 0.65) on 99.82%; of the 3,592 pages over 2,000 characters, 1,441
 (14.2% of all pages) were read whole (up to 2,768 characters, or an unsure sample); the stage
 took 0.46x and 0.49x (two runs, fastText's own predict) the CPU of full-text prediction on the
-same pages (a plain prefix, by contrast, agrees on 98.85% of decisions at 4,000 characters). Per
-script,
-labels / decisions: CJK 100% / 99.64% (557 pages), Cyrillic 100% / 100% (630), Devanagari
-100% / 100% (97), Arabic 100% / 98.59% (142; `ar` alone 95.65%, 2 of 46 pages, scores on either
-side of 0.65); the corpus has no Thai. `sample_min_score: 0.8` gives 99.99% / 99.91% overall and
-Arabic 100% / 99.30%, at 0.53x the CPU. The sample counts characters, not bytes: fastText's cost
-is per character (its features are character n-grams), and a script without spaces carries more
-per character, so a character budget gives CJK pages more to go on, not less.
+same pages (a plain prefix, by contrast, agrees on 98.85% of decisions at 4,000 characters).
+Per script, labels / decisions: CJK 100% / 99.64% (557 pages), Cyrillic 100% / 100% (630),
+Devanagari 100% / 100% (97), Arabic 100% / 98.59% (142; `ar` alone 95.65%, 2 of 46 pages, scores
+on either side of 0.65); the corpus has no Thai. `sample_min_score: 0.8` gives 99.99% / 99.91%
+overall and Arabic 100% / 99.30%, at 0.53x the CPU. The sample counts characters, not bytes:
+fastText's cost is per character (its features are character n-grams), and a script without
+spaces carries more per character, so a character budget gives CJK pages more to go on, not less.
 `sample_chars: null` predicts every page on its full text.
 """
 
