@@ -478,11 +478,10 @@ class Predictor:
         except UnicodeEncodeError:
             return self.fallback().predict(texts, k=k)
         label, score = predict(self.m, lines)
-        names = self.m.labels
-        found = [i >= 0 for i in label.tolist()]
+        found = label.tolist()
         return (
-            [[names[i]] if ok else [] for i, ok in zip(label.tolist(), found, strict=True)],
-            [score[t : t + 1] if ok else score[:0] for t, ok in enumerate(found)],
+            [[self.m.labels[i]] if i >= 0 else [] for i in found],
+            [score[t : t + 1] if i >= 0 else score[:0] for t, i in enumerate(found)],
         )
 
 

@@ -80,3 +80,10 @@ def test_summary_lists_stages_and_phases():
     assert lines[1].split() == ["input", "10", "9", "1"]
     assert lines[2].split() == ["tokenize", "9", "9", "0", "1,234"]
     assert lines[4].split() == ["01-map", "2.0", "10", "5", "2.00"]
+
+
+def test_counter_counts_utf8_bytes_in_every_script(tmp_path):
+    texts = ["中文没有空格", "日本語です", "한국어", "ภาษาไทย", "العربية", "हिन्दी", "Русский"]
+    texts.append("ascii only")
+    run_step(CountProgress(tmp_path / "progress"), docs(*texts), rank=0)
+    assert read_progress(tmp_path) == (len(texts), sum(len(t.encode()) for t in texts))
