@@ -8,6 +8,7 @@ import zstandard
 
 from gristmill.stages.base import StageContext
 from gristmill.stages.errors import InputError
+from gristmill.stages.formats.docio import open_binary
 from gristmill.stages.read.sources import InputFile, ReadSources
 from tests.conftest import jsonl_bytes, rejected_records, run_step, stats, write_jsonl
 
@@ -126,6 +127,46 @@ def test_truncated_gz(tmp_path):
     assert rej[-1]["line"] == len(out) + len(rej)  # the line after the last one read
     assert 0 < len(out) < 300
     assert [d.id for d in out] == [f"n{i}" for i in range(len(out))]  # a clean prefix
+
+
+def _gz_damaged() -> dict[str, bytes]:
+    texts = ["价格 ５００元。", "東京タワー、", "서울 시청", "กรุงเทพฯ", "مرحبا، ١٢٣", "नमस्ते।"]
+    texts.append("Привет!")
+    rows = (f'{{"id": "{i}", "text": "{texts[i % 7] * (i % 40)}"}}\n' for i in range(30000))
+    lines = "".join(rows).encode()
+    data = gzip.compress(lines, mtime=0)
+    third = len(data) // 3
+    return {
+        "whole": data,
+        "two members and zero padding": data + gzip.compress(b"x\n", mtime=0) + bytes(16),
+        "truncated": data[: len(data) // 2],
+        "truncated early": data[:999],
+        "bad crc": data[:-8] + bytes(4) + data[-4:],
+        "corrupt middle": data[:third] + b"\xff" * 64 + data[third + 64 :],
+        "not gzip": b"plain text",
+        "empty": b"",
+    }
+
+
+@pytest.mark.parametrize("case", list(_gz_damaged()))
+def test_gz_reader_gives_what_the_standard_library_gives(tmp_path, case):
+    # isal reads; where it stops on damage, gzip goes on from the same byte: every byte zlib
+    # gives out before its error is read, and the error is gzip's
+    path = tmp_path / "in.jsonl.gz"
+    path.write_bytes(_gz_damaged()[case])
+
+    def lines(opener):
+        out = []
+        try:
+            with opener(path) as fh:
+                out.extend(fh)
+        except (EOFError, OSError) as e:
+            return out, (type(e), str(e))
+        return out, None
+
+    ours, theirs = lines(open_binary), lines(lambda p: gzip.open(p, "rb"))  # noqa: SIM115
+    assert ours == theirs
+    assert (ours[1] is None) == (case in ("whole", "two members and zero padding", "empty"))
 
 
 def test_truncated_zst(tmp_path):
