@@ -34,7 +34,9 @@ from loguru import logger
 
 from gristmill.pipeline.extras import require
 from gristmill.pipeline.run.config import RayConfig, RunConfig, SlurmConfig
+from gristmill.pipeline.run.meter import cpu_now, stage_key, step_label
 from gristmill.pipeline.run.phases import Phase
+from gristmill.stages.base import Stage
 from gristmill.stages.errors import GristmillError
 
 
@@ -111,9 +113,18 @@ def stage_preloads(phases: list[Phase]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def stage_warms(phases: list[Phase]) -> list[Callable]:
-    """The `warm` methods of the stages in `phases`."""
-    return [step.warm for phase in phases for step in phase.steps if hasattr(step, "warm")]
+def stage_warm_ups(phases: list[Phase]) -> list[tuple[str, tuple[str, ...], Callable | None]]:
+    """(stage, its `preload` modules, its own `warm` method or None) of every step of `phases`
+    that has either, in order: what a local run loads once before it forks its workers."""
+    out = []
+    for step in (step for phase in phases for step in phase.steps):
+        names = tuple(getattr(step, "preload", ()))
+        warm = getattr(step, "warm", None)
+        if getattr(type(step), "warm", None) is Stage.warm:
+            warm = None  # the base class's: nothing to build
+        if names or warm is not None:
+            out.append((stage_key(step_label(step)), names, warm))
+    return out
 
 
 def preload_forkserver(extra: list[str]) -> None:
@@ -124,11 +135,11 @@ def preload_forkserver(extra: list[str]) -> None:
     multiprocess.get_context("forkserver").set_forkserver_preload(names)
 
 
-def preload_here(extra: list[str]) -> None:
-    """Imports the workers' preloads in this process, for workers forked from it. A name that
-    fails to import is skipped, as the forkserver skips it: the worker then imports it itself
-    and its stage says what is missing."""
-    for name in [*WORKER_PRELOAD, *extra]:
+def preload_here(extra: list[str] | tuple[str, ...], base: bool = True) -> None:
+    """Imports the workers' preloads (`WORKER_PRELOAD` unless not `base`, then `extra`) in this
+    process, for workers forked from it. A name that fails to import is skipped, as the
+    forkserver skips it: the worker then imports it itself and its stage says what is missing."""
+    for name in [*WORKER_PRELOAD * base, *extra]:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
 
@@ -209,21 +220,35 @@ class LocalRunner(PhaseRunner):
 
     The workers are forked from this process, which has imported the stages and their preloads
     once, and built what the stages `warm` (a model, an encoder): a forkserver would import them
-    all a second time (about 2 CPU-s a run), and each worker build them again. Only where
-    another Python thread runs here (`fork_is_safe`) do they come from a forkserver, as in
-    datatrove's own local executor."""
+    all a second time (about 2 CPU-s a run), and each worker build them again. `warm_cpu`
+    records what each stage's preloads and warm-up cost here (the first stage to need numba
+    pays its import). Only where another Python thread runs here (`fork_is_safe`) do the
+    workers come from a forkserver, as in datatrove's own local executor; each task then loads
+    what its stages need, inside the stages' own figures."""
 
-    def __init__(self, workers: int, preload: list[str], warm: list[Callable] = ()):
-        self.workers, self.preload, self.warm, self.pool = workers, preload, warm, None
+    def __init__(self, workers: int, warm_ups: list = ()):
+        self.workers, self.warm_ups, self.pool = workers, list(warm_ups), None
+        self.warm_cpu: dict[str, float] = {}
+
+    @property
+    def preload(self) -> list[str]:
+        return list(dict.fromkeys(n for _, names, _ in self.warm_ups for n in names))
+
+    def _warm_here(self) -> None:
+        preload_here([])
+        for stage, names, warm in self.warm_ups:
+            start = cpu_now()
+            preload_here(names, base=False)
+            if warm is not None:
+                warm()
+            self.warm_cpu[stage] = self.warm_cpu.get(stage, 0.0) + cpu_now() - start
 
     def _pool(self):
         if self.pool is None:
             import multiprocess
 
             if fork_is_safe():
-                preload_here(self.preload)
-                for warm in self.warm:
-                    warm()
+                self._warm_here()
                 context = multiprocess.get_context("fork")
             else:
                 preload_forkserver(self.preload)
@@ -294,7 +319,7 @@ class RayRunner(PhaseRunner):
 def make_runner(run: RunConfig, phases: list[Phase]) -> PhaseRunner:
     if run.executor == "ray":
         return RayRunner(run.ray, run.workers)
-    return LocalRunner(run.workers, stage_preloads(phases), stage_warms(phases))
+    return LocalRunner(run.workers, stage_warm_ups(phases))
 
 
 def submit_slurm(

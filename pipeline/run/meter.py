@@ -140,9 +140,21 @@ def _rounded(d):
     return round(d, 3) if isinstance(d, float) else d
 
 
-def run_figures(phase_dirs: list[Path], parent_cpu_s: float) -> dict:
+def stage_key(step_name: str) -> str:
+    """The stage a step counts under: `exact_dedup.map` under `exact_dedup`; `_work.read` (the
+    plumbing, `_...`) and `input` under their own names."""
+    return (
+        step_name.rsplit(".", 1)[0]
+        if "." in step_name and not step_name.startswith("_")
+        else step_name
+    )
+
+
+def run_figures(phase_dirs: list[Path], parent_cpu_s: float, warm_cpu: dict | None = None) -> dict:
     """The manifest's `timing.cpu`: per phase, per stage (summed over phases: a stage's map and
-    filter steps count under its name), the tasks' total and the run process's own CPU."""
+    filter steps count under its name), the tasks' total and the run process's own CPU, and of
+    that, per stage, what its preloads and warm-up cost before the workers were forked
+    (`warm_cpu`: a model, a tokenizer, numba's compiled kernels)."""
     phases, stages = {}, {}
     total = 0.0
     for d in phase_dirs:
@@ -154,16 +166,18 @@ def run_figures(phase_dirs: list[Path], parent_cpu_s: float) -> dict:
         for name, s in fig["steps"].items():
             if name == "_meter":
                 continue
-            key = name.rsplit(".", 1)[0] if "." in name and not name.startswith("_") else name
-            acc = stages.setdefault(key, {"cpu_s": 0.0, "wall_s": 0.0})
+            acc = stages.setdefault(stage_key(name), {"cpu_s": 0.0, "wall_s": 0.0})
             acc["cpu_s"] += s["cpu_s"]
             acc["wall_s"] += s["wall_s"]
     in_stages = sum(s["cpu_s"] for k, s in stages.items() if not k.startswith("_") and k != "input")
+    for name, cpu in (warm_cpu or {}).items():
+        stages.setdefault(name, {"cpu_s": 0.0, "wall_s": 0.0})["warm_cpu_s"] = cpu
     return _rounded(
         {
             "tasks_cpu_s": total,
             "run_process_cpu_s": parent_cpu_s,
             "stages_cpu_s": in_stages,
+            "warm_cpu_s": sum((warm_cpu or {}).values()),
             "phases": phases,
             "stages": dict(sorted(stages.items(), key=lambda kv: -kv[1]["cpu_s"])),
         }

@@ -232,8 +232,8 @@ def summary_lines(manifest: dict, phases: dict[str, dict], cpu: dict | None = No
         peak = max((p["peak_rss_mb"] for p in phase_cpu.values()), default=0.0)
         yield (
             f"CPU: {cpu['tasks_cpu_s']:,.1f} s in tasks ({cpu['stages_cpu_s']:,.1f} s in stages), "
-            f"{cpu['run_process_cpu_s']:,.1f} s in the run process; peak RSS of a worker "
-            f"{peak:,.0f} MB"
+            f"{cpu['run_process_cpu_s']:,.1f} s in the run process ({cpu.get('warm_cpu_s', 0):,.1f}"
+            f" s loading the stages' models and kernels); peak RSS of a worker {peak:,.0f} MB"
         )
 
 

@@ -189,7 +189,11 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after) -> dict:
     timing = {
         "phases_seconds": timing,
         "total_seconds": round(time.time() - started, 3),
-        "cpu": run_figures([work / p.name for p in phases], cpu_now() - cpu_started),
+        "cpu": run_figures(
+            [work / p.name for p in phases],
+            cpu_now() - cpu_started,
+            getattr(runner, "warm_cpu", None),
+        ),
     }
     manifest = mf.build(
         out,

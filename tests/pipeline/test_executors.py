@@ -18,7 +18,6 @@ from gristmill.pipeline.run.config import ConfigError, load_config
 from gristmill.pipeline.run.executors import LocalRunner
 from gristmill.pipeline.run.phases import Phase, plan_run
 from gristmill.pipeline.run.runner import run
-from gristmill.stages.base import Stage
 from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
 from tests.pipeline.conftest import sample_config_at
@@ -250,11 +249,11 @@ class RecordWarm(RecordPid):
 
 
 def test_what_a_stage_warms_is_built_once_in_the_run_process_and_inherited(tmp_path):
-    from gristmill.pipeline.run.executors import stage_warms
+    from gristmill.pipeline.run.executors import stage_warm_ups
 
     step = RecordWarm(tmp_path)
     phase = Phase("a", [step], 4)
-    runner = LocalRunner(2, [], stage_warms([phase]))
+    runner = LocalRunner(2, stage_warm_ups([phase]))
     WARMED.clear()
     try:
         runner.prepare(phase, tmp_path / "logs")
@@ -264,14 +263,16 @@ def test_what_a_stage_warms_is_built_once_in_the_run_process_and_inherited(tmp_p
     assert [os.getpid()] == WARMED
     seen = {f.read_text() for f in tmp_path.glob("*.warm")}
     assert seen == {repr([os.getpid()])}  # every task's worker found it built
+    assert list(runner.warm_cpu) == [step.name] and runner.warm_cpu[step.name] >= 0
 
 
 def test_a_run_warms_its_langid_model_and_tokenizer(tmp_path):
-    from gristmill.pipeline.run.executors import stage_warms
+    from gristmill.pipeline.run.executors import stage_warm_ups
 
     cfg = load_config(sample_config_at(tmp_path, stages=["langid", "quality", "tokenize", "pack"]))
-    warms = stage_warms(plan_run(cfg, tmp_path / "work", strict=False)[0])
-    assert sorted(w.__self__.name for w in warms if w.__func__ is not Stage.warm) == [
-        "langid",
-        "tokenize",
+    ups = stage_warm_ups(plan_run(cfg, tmp_path / "work", strict=False)[0])
+    assert [(stage, warm is not None) for stage, _, warm in ups] == [
+        ("langid", True),
+        ("quality", False),  # only its preload, numba's compiled scan
+        ("tokenize", True),
     ]
