@@ -276,3 +276,35 @@ def test_a_run_warms_its_langid_model_and_tokenizer(tmp_path):
         ("quality", False),  # only its preload, numba's compiled scan
         ("tokenize", True),
     ]
+
+
+def test_task_logs_go_to_each_tasks_file_and_warnings_outside_tasks_to_stderr(tmp_path, capfd):
+    from loguru import logger
+
+    from gristmill.pipeline.run.executors import (
+        _close_task_logger,
+        _file_only_task_logger,
+        quiet_parent_logs,
+    )
+
+    class Folder:  # what datatrove hands the task logger: a folder that opens files
+        def open(self, name, mode):
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            return (tmp_path / name).open(mode)
+
+    with restored_logging():
+        for run_no in range(2):  # a second run in the same process gets its sinks again
+            quiet_parent_logs(tmp_path / f"run{run_no}.log")
+            for rank in range(2):
+                log = _file_only_task_logger(Folder(), rank)
+                logger.info(f"run {run_no} task {rank} info")
+                logger.warning(f"run {run_no} task {rank} warning")
+                _close_task_logger(log)
+            logger.warning(f"run {run_no} between tasks")
+    for rank in range(2):
+        text = (tmp_path / f"logs/task_{rank:05d}.log").read_text()
+        assert f"run 1 task {rank} info" in text and f"run 1 task {rank} warning" in text
+        assert f"task {1 - rank}" not in text
+    err = capfd.readouterr().err
+    assert "task 0 warning" not in err and "task 1 info" not in err
+    assert "WARNING: run 0 between tasks" in err and "WARNING: run 1 between tasks" in err
