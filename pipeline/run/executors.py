@@ -157,11 +157,11 @@ def preload_forkserver(extra: list[str]) -> None:
     multiprocess.get_context("forkserver").set_forkserver_preload(names)
 
 
-def preload_here(extra: list[str] | tuple[str, ...], base: bool = True) -> None:
-    """Imports the workers' preloads (`WORKER_PRELOAD` unless not `base`, then `extra`) in this
-    process, for workers forked from it. A name that fails to import is skipped, as the
-    forkserver skips it: the worker then imports it itself and its stage says what is missing."""
-    for name in [*WORKER_PRELOAD * base, *extra]:
+def preload_here(names: list[str] | tuple[str, ...]) -> None:
+    """Imports `names` in this process, for workers forked from it. A name that fails to import
+    is skipped, as the forkserver skips it: the worker then imports it itself and its stage says
+    what is missing."""
+    for name in names:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
 
@@ -257,10 +257,10 @@ class LocalRunner(PhaseRunner):
         return list(dict.fromkeys(n for _, names, _ in self.warm_ups for n in names))
 
     def _warm_here(self) -> None:
-        preload_here([])
+        preload_here(WORKER_PRELOAD)
         for stage, names, warm in self.warm_ups:
             start = cpu_now()
-            preload_here(names, base=False)
+            preload_here(names)
             if warm is not None:
                 warm()
             self.warm_cpu[stage] = self.warm_cpu.get(stage, 0.0) + cpu_now() - start

@@ -130,6 +130,7 @@ class Quality(Stage):
 
     def process_batch(self, docs: list[Document]) -> list[str | None]:
         need_prob: list[Document] = []
+        computed = 0
         for doc in docs:
             sig = doc.metadata.get("quality_signals")
             if (
@@ -139,11 +140,12 @@ class Quality(Stage):
             ):
                 prof = profile(doc.metadata.get("language"))
                 doc.metadata["quality_signals"] = sig = compute_signals(doc.text, prof)
-                self.stat_update("signals_computed")
-            else:
-                self.stat_update("signals_reused")
+                computed += 1
             if self.params.model and (self.params.rescore or MODEL_PROB not in sig):
                 need_prob.append(doc)
+        for key, n in (("signals_computed", computed), ("signals_reused", len(docs) - computed)):
+            if n:
+                self.stat_update(key, value=n, unit="batch")
         if need_prob:
             probs = positive_probs(self.model, [d.text for d in need_prob])
             for doc, prob in zip(need_prob, probs, strict=True):

@@ -73,24 +73,28 @@ class ReadSources(PipelineStep):
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         rejected = self.ctx.rejected
         sink = LazyWriter(rejected / "input" / f"{rank:05d}.jsonl.zst" if rejected else None)
+        seen = kept = 0  # into the stats once per task, as `Stage.run` counts
         try:
             for f in self.files[rank::world_size]:
                 for loc, raw, got in self._records(f):
                     if isinstance(got, Skipped):
                         self.stat_update(f"skipped/{got.reason}")
                         continue
-                    self.stat_update("seen")
+                    seen += 1
                     try:
                         doc = self._to_doc(f, loc, got)
                     except BadRecord as bad:
                         self._reject(sink, f, loc, raw, bad)
                         continue
-                    self.stat_update("kept")
+                    kept += 1
                     yield doc
         except BaseException:
             sink.abort()
             raise
         sink.close()
+        for key, n in (("seen", seen), ("kept", kept)):
+            if n:
+                self.stat_update(key, value=n, unit="task")
 
     def _reject(self, sink: LazyWriter, f: InputFile, loc: int, raw, bad: BadRecord) -> None:
         key = "offset" if f.path.endswith(WARC_SUFFIXES) else "line"  # WARC: byte offset
