@@ -145,3 +145,29 @@ def test_the_stage_pickles_as_executors_send_it():
     docs = [Document(text=text, id="a")]
     out = [d.text for d in again.run(docs)]
     assert out == ["Call us: <PHONE> or mail <EMAIL>"]
+
+
+SCRIPT_FRAMES = [
+    ("我的电话", "请保密"),
+    ("お客様の電話", "です"),
+    ("고객 전화", "입니다"),
+    ("เบอร์โทร", "ขอบคุณ"),
+    ("هاتفي", "من فضلك"),
+    ("मेरा फ़ोन", "कृपया"),
+    ("Мой телефон", "пожалуйста"),
+]
+
+
+@pytest.mark.parametrize("before,after", SCRIPT_FRAMES)
+@pytest.mark.parametrize(
+    "layout", ["{b}{v}{a}。", "{b}：{v}。{a}！", "{b}（{v}）{a}、", "{b} {v} {a}."]
+)
+def test_a_national_number_of_another_region_glued_into_every_script(before, after, layout):
+    # valid in Belarus only: found through the other regions' plans (`fitting_regions`), with
+    # no space around it or full-width punctuation, and nothing around it is changed
+    number = "8 0152 45-09-11"
+    text = layout.format(b=before, a=after, v=number)
+    assert finds(text) == [(number, "phone")]
+    assert finds(text, phone_regions=list(DEFAULT_REGIONS)) == []
+    redacted, _ = redact(text, DEFAULT, PLACEHOLDERS)
+    assert redacted == text.replace(number, PLACEHOLDERS["phone"])
