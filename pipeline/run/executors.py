@@ -131,8 +131,11 @@ WORKER_PRELOAD = [
 
 def stage_preloads(phases: list[Phase]) -> list[str]:
     """The `preload` modules of the stages in `phases`, in order, each once."""
-    names = (n for phase in phases for step in phase.steps for n in getattr(step, "preload", ()))
-    return list(dict.fromkeys(names))
+    return preload_names(stage_warm_ups(phases))
+
+
+def preload_names(warm_ups: list) -> list[str]:
+    return list(dict.fromkeys(n for _, names, _ in warm_ups for n in names))
 
 
 def stage_warm_ups(phases: list[Phase]) -> list[tuple[str, tuple[str, ...], Callable | None]]:
@@ -254,7 +257,7 @@ class LocalRunner(PhaseRunner):
 
     @property
     def preload(self) -> list[str]:
-        return list(dict.fromkeys(n for _, names, _ in self.warm_ups for n in names))
+        return preload_names(self.warm_ups)
 
     def _warm_here(self) -> None:
         preload_here(WORKER_PRELOAD)
