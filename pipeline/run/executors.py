@@ -10,6 +10,7 @@ happens in forkserver/spawn workers and Ray actors because they unpickle executo
 from this package).
 """
 
+# ruff: noqa: E402  (datatrove.io is imported first, below)
 from __future__ import annotations
 
 import contextlib
@@ -21,6 +22,10 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+
+from gristmill.pipeline.run.dtio import import_datatrove_io
+
+import_datatrove_io()  # before datatrove's executors import it
 
 import datatrove.executor.base as dt_base
 import datatrove.executor.ray as dt_ray
