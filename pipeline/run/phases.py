@@ -20,6 +20,7 @@ from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.run.config import LoadedConfig
+from gristmill.pipeline.run.meter import cpu_now, stage_key, step_label
 from gristmill.stages.base import StageContext, StageHooks, StageParams
 from gristmill.stages.formats.docio import (
     SCRATCH_ZSTD_LEVEL,
@@ -126,7 +127,9 @@ def compile_phases(
 
     for cls, params in stages:
         stage = cls(params, ctx)
+        start = cpu_now()
         ctx = replace(ctx, **stage.provides())
+        stage.setup_cpu_s = cpu_now() - start  # tokenize's: loading its tokenizer for its identity
         if not is_global(cls):
             steps.append(stage)
             continue
@@ -143,3 +146,11 @@ def compile_phases(
     last = "-".join(own) if own else f"{steps[-1 - len(sink)].name}-filter"
     phases.append(Phase(name(last), steps, tasks))
     return phases, ctx
+
+
+def setup_cpu(phases: list[Phase]) -> dict[str, float]:
+    """Per stage, the CPU-s its `provides()` took while the phases were compiled, where it did
+    work (tokenize loads its tokenizer there, for its identity): the stage's own code."""
+    steps = (step for phase in phases for step in phase.steps)
+    cpu = ((stage_key(step_label(s)), getattr(s, "setup_cpu_s", 0.0)) for s in steps)
+    return {name: c for name, c in cpu if c >= 0.001}

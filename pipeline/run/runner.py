@@ -25,7 +25,7 @@ from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_execu
 from gristmill.pipeline.run.executors import make_runner, quiet_parent_logs, submit_slurm
 from gristmill.pipeline.run.meter import cpu_now, meter, run_figures
 from gristmill.pipeline.run.outdir import REPORT, check_inside, output_lock
-from gristmill.pipeline.run.phases import plan_run
+from gristmill.pipeline.run.phases import plan_run, setup_cpu
 from gristmill.pipeline.run.progress import (
     CountProgress,
     PhaseMonitor,
@@ -158,13 +158,13 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     quiet_parent_logs(work / "run.log")
 
+    cpu_started = cpu_now()  # planning included: a stage's `provides()` may load a model there
     phases, ctx = plan_run(cfg, work, strict)
     instrument(phases, work)  # progress counters and the report's tally
     meter(phases, work)  # CPU, wall and memory per task and step
     if cfg.run.executor == "slurm" and not _all_done(phases, work):
         return _submit(cfg, phases, work, strict, dry_run, echo)
     timing, seen, started, expected = {}, {}, time.time(), None
-    cpu_started = cpu_now()
     runner = make_runner(cfg.run, phases)  # every task of a phase ends before the next phase
     try:
         for i, phase in enumerate(phases, start=1):
@@ -186,13 +186,16 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after) -> dict:
     finally:
         runner.close()
 
+    warm = setup_cpu(phases)  # the stages' model loads in this process, planning's first
+    for stage, cpu in (getattr(runner, "warm_cpu", None) or {}).items():
+        warm[stage] = warm.get(stage, 0.0) + cpu
     timing = {
         "phases_seconds": timing,
         "total_seconds": round(time.time() - started, 3),
         "cpu": run_figures(
             [work / p.name for p in phases],
             cpu_now() - cpu_started,
-            getattr(runner, "warm_cpu", None),
+            warm,
         ),
     }
     manifest = mf.build(

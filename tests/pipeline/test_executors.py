@@ -16,7 +16,7 @@ from datatrove.pipeline.base import PipelineStep
 from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, load_config
 from gristmill.pipeline.run.executors import LocalRunner
-from gristmill.pipeline.run.phases import Phase, plan_run
+from gristmill.pipeline.run.phases import Phase, plan_run, setup_cpu
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
@@ -276,6 +276,29 @@ def test_a_run_warms_its_langid_model_and_tokenizer(tmp_path):
         ("quality", False),  # only its preload, numba's compiled scan
         ("tokenize", True),
     ]
+
+
+def test_loading_the_tokenizer_while_planning_counts_as_tokenizes_warm_up(
+    tmp_path, sample_local_run, monkeypatch
+):
+    from gristmill.pipeline.run.meter import cpu_now
+    from gristmill.stages.tokenize import Tokenize
+
+    provides = Tokenize.provides
+
+    def slow(self):
+        start = cpu_now()
+        while cpu_now() - start < 0.2:
+            pass
+        return provides(self)
+
+    monkeypatch.setattr(Tokenize, "provides", slow)
+    cfg = load_config(sample_config_at(tmp_path, stages=["langid", "quality", "tokenize", "pack"]))
+    setup = setup_cpu(plan_run(cfg, tmp_path / "work", strict=False)[0])
+    assert list(setup) == ["tokenize"] and setup["tokenize"] >= 0.2  # the only `provides()`
+    cpu = sample_local_run[1]["timing"]["cpu"]
+    # planning is inside the run process's figure, so its warm-ups fit in it
+    assert cpu["run_process_cpu_s"] >= cpu["warm_cpu_s"] >= cpu["stages"]["tokenize"]["warm_cpu_s"]
 
 
 def test_task_logs_go_to_each_tasks_file_and_warnings_outside_tasks_to_stderr(tmp_path, capfd):
