@@ -26,7 +26,8 @@ from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 from pydantic import BaseModel, ConfigDict
 
-from gristmill.stages.formats.docio import LazyWriter, doc_to_record
+from gristmill.stages.formats.docio import doc_to_record
+from gristmill.stages.formats.rejects import RejectWriter
 
 if TYPE_CHECKING:
     from gristmill.stages.tokenize import TokenizerInfo
@@ -125,7 +126,7 @@ class Stage(StageHooks, PipelineStep):
         return self.ctx.rejected / self.name / f"{rank:05d}.jsonl.zst"
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
-        sink = LazyWriter(self.rejected_path(rank))
+        sink = RejectWriter(self.rejected_path(rank))
         # counted here, into the stats once per task: datatrove's update of a statistic costs
         # about 2.5 microseconds, and a stage would make several a document
         seen, kept, dropped, seconds = 0, 0, Counter(), 0.0

@@ -5,7 +5,8 @@ by `gristmill report OUT`.
 What it reads, all under OUT: `manifest.json` (stage counts, sources, timing), the kept
 documents' tally (`_work/<run key>/tally/`, pipeline/run/tally.py), the phases' progress counters
 (`_work/<run key>/<phase>/progress/`), the rejected documents (`rejected/<stage>/`: bytes per
-stage, and the duplicate clusters from `duplicate_of`) and the mix manifests
+stage, and the duplicate clusters from `duplicate_of`, through the summary beside each file,
+stages/formats/rejects.py) and the mix manifests
 (`mixes/<name>/mix_manifest.json`). A section whose data is absent says so and why.
 """
 
@@ -25,8 +26,8 @@ from gristmill.pipeline.run import tally
 from gristmill.pipeline.run.outdir import REPORT
 from gristmill.pipeline.run.progress import read_progress
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats import rejects
 from gristmill.stages.formats.atomic import write_text
-from gristmill.stages.formats.docio import read_records
 
 TOP = 25  # rows of the longer tables (languages, clusters)
 
@@ -69,15 +70,14 @@ def gather(out: Path) -> dict:
 
 
 def scan_rejected(out: Path) -> dict[str, dict]:
-    """Per stage: text bytes dropped, and survivor id -> copies dropped (dedup stages)."""
+    """Per stage: text bytes dropped, and survivor id -> copies dropped (dedup stages), from the
+    summary beside each rejected file (stages/formats/rejects.py)."""
     stages: dict[str, dict] = {}
-    for f in sorted(out.glob("rejected/*/*.jsonl.zst")):
-        acc = stages.setdefault(f.parent.name, {"bytes": 0, "copies": Counter()})
-        for rec in read_records(f):
-            text = rec.get("text", rec.get("raw", ""))
-            acc["bytes"] += len(str(text).encode("utf-8", "surrogatepass"))
-            if survivor := (rec.get("metadata") or {}).get("duplicate_of"):
-                acc["copies"][str(survivor)] += 1
+    for f in sorted(out.glob(f"rejected/*/*{rejects.SUFFIX}")):
+        acc = stages.setdefault(f.parent.name, rejects.empty())
+        got = rejects.summarize(f)
+        acc["bytes"] += got["bytes"]
+        acc["copies"].update(got["copies"])
     return stages
 
 

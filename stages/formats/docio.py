@@ -164,30 +164,6 @@ class AtomicWriter:
             self.tmp.unlink(missing_ok=True)
 
 
-class LazyWriter:
-    """An AtomicWriter that creates its file only when the first record arrives, so a task with
-    nothing to write leaves no file behind."""
-
-    def __init__(self, path: str | os.PathLike | None):
-        self.path = path
-        self._w: AtomicWriter | None = None
-
-    def write_record(self, rec) -> None:
-        if self.path is None:
-            return
-        if self._w is None:
-            self._w = AtomicWriter(self.path)
-        self._w.write_record(rec)
-
-    def close(self) -> None:
-        if self._w is not None:
-            self._w.close()
-
-    def abort(self) -> None:
-        if self._w is not None:
-            self._w.abort()
-
-
 def read_records(path: str | os.PathLike) -> Iterator[dict]:
     """Records of a file this project wrote (trusted: any error is a bug, not bad input)."""
     with open_binary(path) as fh:

@@ -22,7 +22,8 @@ from datatrove.pipeline.base import PipelineStep
 
 from gristmill.stages.base import StageContext
 from gristmill.stages.errors import InputError
-from gristmill.stages.formats.docio import LazyWriter, open_binary
+from gristmill.stages.formats.docio import open_binary
+from gristmill.stages.formats.rejects import RejectWriter
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".json", ".json.gz", ".json.zst")
 PARQUET_SUFFIXES = (".parquet",)
@@ -72,7 +73,7 @@ class ReadSources(PipelineStep):
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         rejected = self.ctx.rejected
-        sink = LazyWriter(rejected / "input" / f"{rank:05d}.jsonl.zst" if rejected else None)
+        sink = RejectWriter(rejected / "input" / f"{rank:05d}.jsonl.zst" if rejected else None)
         seen = kept = 0  # into the stats once per task, as `Stage.run` counts
         try:
             for f in self.files[rank::world_size]:
@@ -96,7 +97,7 @@ class ReadSources(PipelineStep):
             if n:
                 self.stat_update(key, value=n, unit="task")
 
-    def _reject(self, sink: LazyWriter, f: InputFile, loc: int, raw, bad: BadRecord) -> None:
+    def _reject(self, sink: RejectWriter, f: InputFile, loc: int, raw, bad: BadRecord) -> None:
         key = "offset" if f.path.endswith(WARC_SUFFIXES) else "line"  # WARC: byte offset
         where = f"{f.display}:{loc}" if loc or key == "offset" else f.display
         if self.strict:

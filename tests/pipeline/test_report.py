@@ -17,7 +17,7 @@ from PIL import Image
 
 from gristmill.pipeline.cli.main import cli
 from gristmill.pipeline.report import plots
-from gristmill.pipeline.report.html import REPORT, gather, render
+from gristmill.pipeline.report.html import REPORT, gather, render, scan_rejected
 from gristmill.pipeline.run import tally
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -66,6 +66,19 @@ def test_report_verb_rebuilds_it(sample_local_run):
     assert result.output.strip() == f"report: {out / REPORT}"
     after = (out / REPORT).read_text(encoding="utf-8")
     assert [a for a, _ in images(after)] == [a for a, _ in images(before)]
+
+
+def test_the_report_counts_the_same_with_and_without_the_summaries(sample_local_run, tmp_path):
+    out = sample_local_run[0]
+    bare = tmp_path / "out"
+    shutil.copytree(out / "rejected", bare / "rejected")
+    summaries = sorted(bare.glob("rejected/*/*.summary.json"))
+    assert summaries and len(summaries) == len(sorted(bare.glob("rejected/*/*.jsonl.zst")))
+    for s in summaries:
+        s.unlink()
+    with_summaries, counted = scan_rejected(out), scan_rejected(bare)
+    assert with_summaries == counted
+    assert any(acc["copies"] for acc in counted.values())  # the sample has duplicates
 
 
 def enriched(out: Path) -> str:
