@@ -107,6 +107,10 @@ class StageHooks:
 class Stage(StageHooks, PipelineStep):
     type = "stage"
     batch_size: int = 1
+    # A global stage's filter whose decisions are lookups in its reduce's files: a later phase
+    # may re-read the documents this filter read and run it again, quietly, instead of this
+    # filter's phase writing its documents once more (pipeline/run/phases.py).
+    replays_cheaply: bool = False
 
     def __init__(self, params: StageParams | None = None, ctx: StageContext | None = None):
         super().__init__()

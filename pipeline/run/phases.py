@@ -5,6 +5,8 @@ the phase, followed by a work-file writer; each of its reduce steps (`reduce_ste
 most, two for minhash_dedup, whose clustering is one task) runs as a phase of its own; its filter
 starts the next phase, right after the work-file reader. Task `r` of every phase handles the
 same documents in the same order, which is what lets the filter find a document by its index.
+A map phase that only reads the work files and filters them (two dedup stages back to back)
+writes none: the next phase reads the same files and replays that filter (`replays_cheaply`).
 
     read, provenance, langid, exact_dedup.map, ->work      (phase 1, per task)
     exact_dedup.reduce                                     (phase 2, per hash bucket)
@@ -21,7 +23,7 @@ from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.run.config import LoadedConfig
 from gristmill.pipeline.run.meter import cpu_now, stage_key, step_label
-from gristmill.stages.base import StageContext, StageHooks, StageParams
+from gristmill.stages.base import Stage, StageContext, StageHooks, StageParams
 from gristmill.stages.formats.docio import (
     SCRATCH_ZSTD_LEVEL,
     AtomicWriter,
@@ -65,15 +67,27 @@ class WriteWork(PipelineStep):
 
 
 class ReadWork(PipelineStep):
+    """Start of a phase after a global stage: the documents an earlier phase wrote, passed
+    through `replay`, quiet copies (no rejected files, no counts) of the filters of the phases
+    since, which drop and annotate exactly what they did there."""
+
     name, type = "_work.read", "work"
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, replay: list[Stage] = ()):
         super().__init__()
-        self.folder = folder
+        self.folder, self.replay = folder, list(replay)
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        for rec in read_records(self.folder / f"{rank:05d}.jsonl.zst"):
-            yield record_to_doc(rec)
+        docs = map(record_to_doc, read_records(self.folder / f"{rank:05d}.jsonl.zst"))
+        for step in self.replay:
+            docs = step.run(docs, rank, world_size)
+        yield from docs
+
+
+def quiet(step: Stage) -> Stage:
+    """`step` again, writing no rejected file; its counts stay in it (datatrove collects only
+    a phase's own steps')."""
+    return type(step)(step.params, replace(step.ctx, rejected=None))
 
 
 def input_files(cfg: LoadedConfig) -> list[InputFile]:
@@ -133,13 +147,18 @@ def compile_phases(
         if not is_global(cls):
             steps.append(stage)
             continue
-        docs = work / f"docs_{len(phases)}"
-        phases.append(
-            Phase(name(f"{cls.name}-map"), [*steps, stage.map_step(), WriteWork(docs)], tasks)
-        )
+        if len(steps) == 2 and isinstance(steps[0], ReadWork) and steps[1].replays_cheaply:
+            # this phase only reads the documents back and filters them: the next phase reads
+            # the same files and replays the filter, rather than this phase writing them again
+            map_phase = [*steps, stage.map_step()]
+            source = ReadWork(steps[0].folder, [*steps[0].replay, quiet(steps[1])])
+        else:
+            docs = work / f"docs_{len(phases)}"
+            map_phase, source = [*steps, stage.map_step(), WriteWork(docs)], ReadWork(docs)
+        phases.append(Phase(name(f"{cls.name}-map"), map_phase, tasks))
         for step, n in stage.reduce_steps():  # phase named by the step: `-reduce`, ...
             phases.append(Phase(name(f"{cls.name}-{step.name.rsplit('.', 1)[-1]}"), [step], n))
-        steps = [ReadWork(docs), stage.filter_step()]
+        steps = [source, stage.filter_step()]
         after_filter = len(steps)
     steps += sink
     own = [s.name for s in steps[after_filter:] if isinstance(s, StageHooks)]

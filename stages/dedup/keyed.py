@@ -115,6 +115,7 @@ def _tagged(path: Path, map_rank: int):
 class KeyFilter(Stage):
     folder: ClassVar[str]
     reason: ClassVar[str]
+    replays_cheaply = True  # a dict lookup a document
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         files = KeyFiles(self.ctx, self.folder)

@@ -284,6 +284,7 @@ class MinHashBands(PipelineStep):
 class MinHashFilter(Stage):
     name = "minhash_dedup"
     Params = MinHashParams
+    replays_cheaply = True  # a dict lookup a document
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         self._decisions = {rec[0]: rec for rec in read_records(Files(self.ctx).clusters(rank))}
