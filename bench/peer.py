@@ -190,9 +190,10 @@ def main(argv: list[str] | None = None) -> int:
         bins["gristmill-before"] = args.before
     tag = f"{len(shards)}of{args.shards}-x{args.scale}"
     if "gristmill" in sides:
-        # numba compiles the quality scan and langid's kernel once after an install (about 15
-        # CPU-s) and caches them on disk; warm that cache here (in this process, outside the
-        # runs' CPU), as every run after the first finds it
+        # numba compiles the quality scan, langid's and MinHash's kernels once after an install
+        # (about 15 CPU-s) and caches them on disk; warm that cache here (in this process,
+        # outside the runs' CPU), as every run after the first finds it
+        import gristmill.stages.dedup.minhash.kernels  # noqa: F401
         import gristmill.stages.lid_kernel  # noqa: F401
         import gristmill.stages.quality.scan  # noqa: F401
     results: dict[str, list[dict]] = {s: [] for s in sides}

@@ -73,6 +73,21 @@ def test_jaccard():
     assert mh.jaccard(a[:0], b[:0]) == 1.0
 
 
+def test_the_compiled_jaccard_equals_the_sets_one():
+    rng = np.random.default_rng(3)
+    for dtype, top in [(np.uint32, 2**32), (np.uint64, 2**64), (np.uint32, 40)]:
+        for n, m in [(1, 1), (5, 900), (700, 700), (300, 2)]:
+            a = mh.sorted_unique(rng.integers(0, top, n, dtype=dtype))
+            b = mh.sorted_unique(
+                np.concatenate([a[: len(a) // 2], rng.integers(0, top, m, dtype=dtype)])
+            )
+            sa, sb = set(a.tolist()), set(b.tolist())
+            assert mh.jaccard(a, b) == len(sa & sb) / len(sa | sb)
+            assert mh.jaccard(b, a) == mh.jaccard(a, b)
+    top = np.array([2**32 - 1], np.uint32)  # the largest value, at the end of both
+    assert mh.jaccard(np.array([0, 2**32 - 1], np.uint32), top) == 1 / 2
+
+
 def test_lsh_parameters_equal_datasketchs_choice_and_catch_pairs_just_above_08():
     from datasketch.lsh import _optimal_param
 

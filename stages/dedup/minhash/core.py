@@ -128,12 +128,15 @@ def jaccard(a: np.ndarray, b: np.ndarray) -> float:
     """Exact Jaccard of two sets given as sorted unique arrays."""
     if not len(a) or not len(b):
         return float(len(a) == len(b))
-    if len(a) > len(b):
-        a, b = b, a
-    at = np.searchsorted(b, a)  # each of the smaller set looked up in the larger
-    at[at == len(b)] = 0
-    inter = int(np.count_nonzero(b[at] == a))
+    inter = int(_kernels().intersection_size(a, b))
     return inter / (len(a) + len(b) - inter)
+
+
+@functools.cache
+def _kernels():
+    from gristmill.stages.dedup.minhash import kernels  # numba's import: only where it is used
+
+    return kernels
 
 
 @functools.cache

@@ -231,6 +231,7 @@ class MinHashMap(Stage):
 class MinHashBands(PipelineStep):
     name = "minhash_dedup.bands"
     type = "dedup"
+    preload = ("gristmill.stages.dedup.minhash.kernels",)  # the exact Jaccard's merge
     CHUNK = 16_384  # candidate pairs whose signatures are gathered at once
 
     def __init__(self, params: MinHashParams, ctx):

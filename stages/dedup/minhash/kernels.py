@@ -1,0 +1,33 @@
+"""The compiled loop of MinHash's exact confirmation: the size of the intersection of two sorted
+sets, one merge over both (numba, cached on disk like the quality scan's kernels). The numpy
+version it replaces looked every value of the smaller set up in the larger one
+(`searchsorted`, four numpy calls a pair): 1.7 of the 2.8 CPU-s the bands phase took on the
+development corpus's 42,326 candidate pairs (profiled)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gristmill.stages.jit import numba
+
+
+@numba.njit(cache=True, nogil=True)
+def intersection_size(a, b):  # pragma: no cover (compiled)
+    """Values in both `a` and `b`, two arrays sorted ascending without repeats."""
+    i = j = n = 0
+    while i < len(a) and j < len(b):
+        x, y = a[i], b[j]
+        if x < y:
+            i += 1
+        elif y < x:
+            j += 1
+        else:
+            n += 1
+            i += 1
+            j += 1
+    return n
+
+
+# the shingle sets' type, loaded (or compiled and cached, once per install) at import: a local
+# run imports this module before it forks its workers (`MinHashBands.preload`)
+intersection_size(np.zeros(1, np.uint32), np.zeros(1, np.uint32))
