@@ -1,3 +1,5 @@
+import functools
+
 import pytest
 from datatrove.data import Document
 
@@ -67,6 +69,36 @@ def test_normalisation_of_case_whitespace_and_width():
     assert normalize("Ｈｅｌｌｏ world") == "hello world"  # NFKC: full-width letters
     assert text_hash("Hello  World") == text_hash("hello world\n")
     assert text_hash("hello world") != text_hash("hello, world")
+
+
+def test_nfkc_line_by_line_is_nfkc_of_the_whole_text():
+    import unicodedata
+
+    from gristmill.stages.dedup.textnorm import nfkc
+
+    nf = functools.partial(unicodedata.normalize, "NFKC")
+    # a line feed between any code point and itself, or before a combining mark: NFKC never
+    # reaches across it (every code point but the surrogates, which no text decoded holds)
+    points = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    assert [nf(c + "\n" + c + "\u0301") for c in points] == [
+        nf(c) + "\n" + nf(c + "\u0301") for c in points
+    ]
+    # pages of every script: no-break and ideographic spaces, full-width forms, ligatures,
+    # Hangul jamo and combining marks on lines of their own and at line starts
+    texts = [
+        "中文，全角ＡＢＣ１２３\n没有空格。\u3000下一行",
+        "日本語のﾃｷｽﾄ\nカタカナ\u3099と\n",
+        "\u1100\u1161\n\u11a8한국어！",
+        "ภาษาไทย\u00a0ไม่มีช่องว่าง\n\u0e4dา",
+        "نص ﻋﺮﺑﻲ\nﷺ",
+        "हिन्दी\u00a0पाठ\n\u093cक़",
+        "Ки\u0306рилл\n\u0306ица ﬁ",
+        "plain ascii\nlines only",
+        "\n\n\u0301\n",
+    ]
+    for text in texts:
+        assert nfkc(text) == nf(text)
+        assert normalize(text) == " ".join(nf(text).lower().split())
 
 
 def test_normalised_duplicates_are_dropped(tmp_path):
