@@ -153,8 +153,9 @@ class PhaseMonitor:
         return docs, nbytes, completed_tasks(self.dir), time.perf_counter() - self._t0
 
     def _watch(self) -> None:
-        last_line = time.monotonic()
-        while not self._stop.wait(POLL_EVERY_S):
+        # without a bar, the counters are read only when a line is due
+        every = POLL_EVERY_S if self._bar is not None else QUIET_EVERY_S
+        while not self._stop.wait(every):
             docs, nbytes, done, elapsed = self._snapshot()
             if self._bar is not None and not self.counts_docs:
                 self._bar.n = done
@@ -163,8 +164,7 @@ class PhaseMonitor:
                 self._bar.n = docs
                 self._bar.set_postfix_str(self._postfix(docs, nbytes, done, elapsed), refresh=False)
                 self._bar.refresh()
-            elif time.monotonic() - last_line >= QUIET_EVERY_S:
-                last_line = time.monotonic()
+            else:
                 rates = f"{self._rates(docs, nbytes, elapsed)}, " if self.counts_docs else ""
                 self.echo(f"    ... {rates}{done}/{self.tasks} tasks")
 

@@ -53,6 +53,25 @@ def test_quiet_monitor_prints_the_phase_and_its_totals(tmp_path):
     assert lines[1].startswith("    done in ") and "2 docs, 0.0 MB (" in lines[1]
 
 
+def test_quiet_monitor_reads_the_counters_only_when_a_line_is_due(tmp_path, monkeypatch):
+    import time
+
+    from gristmill.pipeline.run import progress
+
+    monkeypatch.setattr(progress, "POLL_EVERY_S", 0.001)  # a bar's pace
+    monkeypatch.setattr(progress, "QUIET_EVERY_S", 0.1)
+    lines: list[str] = []
+    mon = PhaseMonitor("[1/1] 01-x", tmp_path, 2, None, lines.append, live=False)
+    reads = []
+    snapshot = mon._snapshot
+    monkeypatch.setattr(mon, "_snapshot", lambda: reads.append(1) or snapshot())
+    with mon:
+        time.sleep(0.35)
+    # three lines while it ran (0.1, 0.2, 0.3 s), one at the end: no read between them
+    assert 3 <= len(reads) <= 5
+    assert [x.startswith("    ... ") for x in lines[1:-1]] == [True] * (len(reads) - 1)
+
+
 def test_live_bar_goes_to_stderr_only_on_a_terminal(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CI", "true")
     assert not live_terminal()  # CI, or no TTY: plain lines
