@@ -13,7 +13,9 @@ texts the run's stage read, in this process (CPU-s by `time.process_time`, threa
   text, one thread).
 
 Which pages each stage read comes from the gristmill run: the ids it dropped are in its
-`rejected/<stage>/` files. `blocks(shards, run_dir)` returns CPU-s per block and their sum.
+`rejected/<stage>/` files. `blocks(shards, run_dir)` returns CPU-s per block and their sum;
+bench/peer.py measures them after every repetition of the runs and keeps each block's best
+(`best_of`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ def dropped_ids(run_dir: Path, stage: str) -> set[str]:
 MIN_LANG_SCORE = 0.65
 # langid's sampling as bench/peer.py configures the run (the stage's defaults)
 LANGID_SAMPLE = {"sample_chars": 2000, "sample_windows": 6, "sample_min_score": 0.75}
+FASTTEXT = "fasttext_predict, same lines (not in the sum)"
+COUNTS = ("tokens", "docs_tokenized")
 
 
 def timed(fn):
@@ -126,6 +130,14 @@ def blocks(shards: list[Path], run_dir: Path) -> dict[str, float]:
     ids, cpu["tiktoken_encode_ordinary"] = timed(lambda: encode([d.text for d in docs]))
     cpu["tokens"] = int(sum(map(len, ids)) + len(ids))  # + EOS each: comparable to the run's
     cpu["docs_tokenized"] = len(docs)
-    cpu["sum"] = sum(v for k, v in cpu.items() if k not in ("tokens", "docs_tokenized"))
-    cpu["fasttext_predict, same lines (not in the sum)"] = fasttext_cpu
+    cpu["sum"] = sum(v for k, v in cpu.items() if k not in COUNTS)
+    cpu[FASTTEXT] = fasttext_cpu
     return cpu
+
+
+def best_of(runs: list[dict]) -> dict:
+    """Each block's least CPU-s over several measurements (taken between the runs' repetitions,
+    as the runs themselves are best of their repetitions), and the sum of those."""
+    best = {k: (runs[0][k] if k in COUNTS else min(r[k] for r in runs)) for k in runs[0]}
+    best["sum"] = sum(v for k, v in best.items() if k not in (*COUNTS, "sum", FASTTEXT))
+    return best
