@@ -204,9 +204,9 @@ def main(argv: list[str] | None = None) -> int:
             results[side].append(fig)
             print(f"{side:<10} rep {rep}: {fig['cpu_s']:8.1f} CPU-s {fig['wall_s']:8.1f} s wall")
         if "gristmill" in sides:  # the blocks too, between the repetitions, best of them
-            from peer_blocks import blocks
+            from peer_blocks import blocks_apart
 
-            measured_blocks.append(blocks(shards, args.work / f"gristmill-{tag}"))
+            measured_blocks.append(blocks_apart(shards, args.work / f"gristmill-{tag}"))
     report = {"shards": [p.name for p in shards], "scale": args.scale, "runs": results}
     if "datatrove" in sides and "gristmill" in sides:
         best = {s: min(results[s], key=lambda f: f["cpu_s"]) for s in sides}

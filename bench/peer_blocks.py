@@ -135,6 +135,16 @@ def blocks(shards: list[Path], run_dir: Path) -> dict[str, float]:
     return cpu
 
 
+def blocks_apart(shards: list[Path], run_dir: Path) -> dict[str, float]:
+    """`blocks` in a child process: the texts it holds would raise this process's peak RSS, and
+    Linux hands a process's peak RSS on across fork and exec to every run started after it."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        return pool.submit(blocks, shards, run_dir).result()
+
+
 def best_of(runs: list[dict]) -> dict:
     """Each block's least CPU-s over several measurements (taken between the runs' repetitions,
     as the runs themselves are best of their repetitions), and the sum of those."""
