@@ -24,6 +24,7 @@ class Pack(Stage):
     Params = PackParams
     position = LAST
     needs = ("tokenizer",)
+    preload = ("pyarrow.parquet",)  # the sidecar's writer
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         self._rank, self._writers = rank, {}

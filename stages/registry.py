@@ -1,40 +1,73 @@
-"""The one visible list of stages, in pipeline order. Each stage's name is written once, in its
-class (`name = "langid"`); a name that may change behaviour gets a new versioned name
-(`quality_v2`), so old configs keep meaning what they meant."""
+"""The one visible list of stages, in pipeline order. Each stage's name is written in its class
+(`name = "langid"`) and here, beside the module that defines it (a test checks the two agree); a
+name that may change behaviour gets a new versioned name (`quality_v2`), so old configs keep
+meaning what they meant.
+
+A stage's module is imported when the stage is first asked for, not with this one: a run imports
+only the stages its config lists, and each import's CPU-seconds are kept (`import_cpu`): a
+stage's module builds its own tables and patterns as it is imported (PII's about 0.14 CPU-s),
+which is the stage's cost, and the run reports it with the stage's other warm-up."""
 
 from __future__ import annotations
 
-from gristmill.stages.base import FIRST, GlobalStage, Stage
-from gristmill.stages.dedup.exact import ExactDedup
-from gristmill.stages.dedup.minhash.stage import MinHashDedup
-from gristmill.stages.dedup.url import UrlDedup
-from gristmill.stages.extract import Extract
-from gristmill.stages.langid import LangId
-from gristmill.stages.pack import Pack
-from gristmill.stages.pii.stage import Pii
-from gristmill.stages.provenance import Provenance
-from gristmill.stages.quality.stage import Quality
-from gristmill.stages.safety import Safety
-from gristmill.stages.tokenize import Tokenize
+import importlib
+import time
+from collections.abc import Iterator, Mapping
+
+from gristmill.stages.base import GlobalStage, Stage
 
 StageClass = type[Stage] | type[GlobalStage]
 
-_ORDER: tuple[StageClass, ...] = (
-    Provenance,
-    LangId,
-    Extract,
-    UrlDedup,
-    ExactDedup,
-    MinHashDedup,
-    Quality,
-    Safety,
-    Pii,
-    Tokenize,
-    Pack,
+_ORDER: tuple[tuple[str, str], ...] = (  # (name, module:class)
+    ("provenance", "gristmill.stages.provenance:Provenance"),
+    ("langid", "gristmill.stages.langid:LangId"),
+    ("extract", "gristmill.stages.extract:Extract"),
+    ("url_dedup", "gristmill.stages.dedup.url:UrlDedup"),
+    ("exact_dedup", "gristmill.stages.dedup.exact:ExactDedup"),
+    ("minhash_dedup", "gristmill.stages.dedup.minhash.stage:MinHashDedup"),
+    ("quality", "gristmill.stages.quality.stage:Quality"),
+    ("safety", "gristmill.stages.safety:Safety"),
+    ("pii", "gristmill.stages.pii.stage:Pii"),
+    ("tokenize", "gristmill.stages.tokenize:Tokenize"),
+    ("pack", "gristmill.stages.pack:Pack"),
 )
-STAGES: dict[str, StageClass] = {cls.name: cls for cls in _ORDER}
-# the stages a run starts with even when its config does not list them
-IMPLICIT_FIRST: tuple[StageClass, ...] = tuple(c for c in _ORDER if c.position == FIRST)
+# the stages a run starts with even when its config does not list them (`position = FIRST`)
+IMPLICIT_FIRST_NAMES: tuple[str, ...] = ("provenance",)
+# CPU-seconds each stage's module took to import in this process (absent: not imported by
+# `get_stage`)
+import_cpu: dict[str, float] = {}
+
+
+class _Stages(Mapping):
+    """name -> stage class, in pipeline order; a class is imported when first looked up."""
+
+    def __init__(self, where: tuple[tuple[str, str], ...]):
+        self._where, self._classes = dict(where), {}
+
+    def __getitem__(self, name: str) -> StageClass:
+        if name not in self._classes:
+            module, attr = self._where[name].split(":")
+            start = time.process_time()
+            cls = getattr(importlib.import_module(module), attr)
+            import_cpu[name] = time.process_time() - start
+            self._classes[name] = cls
+        return self._classes[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._where
+
+
+STAGES: Mapping[str, StageClass] = _Stages(_ORDER)
+
+
+def implicit_first() -> tuple[StageClass, ...]:
+    return tuple(STAGES[name] for name in IMPLICIT_FIRST_NAMES)
 
 
 class UnknownStage(KeyError):
@@ -43,10 +76,9 @@ class UnknownStage(KeyError):
 
 
 def get_stage(name: str) -> StageClass:
-    try:
-        return STAGES[name]
-    except KeyError:
-        raise UnknownStage(name) from None
+    if name not in STAGES:
+        raise UnknownStage(name)
+    return STAGES[name]
 
 
 def is_global(cls: type) -> bool:

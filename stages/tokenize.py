@@ -58,6 +58,36 @@ def build_gpt2():
     return tok
 
 
+# GPT-2's identity as `load_tokenizer` computes it (sha256 of the serialised tokenizer), keyed by
+# the sha256 of what decides it: its two files and the `tokenizers` version that serialises it.
+# A run needs only the identity in its own process, and building GPT-2 to serialise it costs
+# about 0.15 CPU-s. Another version of either is not in here, and is built as before; a test
+# checks the entry against a build with the pinned versions.
+KNOWN_GPT2 = {
+    "dd98d0d907186a7b32f7fc94cd7c53c0106eb3b7fc3aa751d14d367b4efc41d6": (
+        "f93d84a01b0e22e54c109fc65cea3d0541758c9adabbb34770bc27939b548b9b"
+    ),
+}
+
+
+def gpt2_key() -> str:
+    from importlib.metadata import version
+
+    h = hashlib.sha256()
+    for path in _gpt2_files():
+        h.update(path.read_bytes())
+    h.update(version("tokenizers").encode())
+    return h.hexdigest()
+
+
+def tokenizer_info(spec: str, eos: str | None = None) -> TokenizerInfo:
+    """`load_tokenizer(spec, eos)[1]`, the tokenizer's identity, without building GPT-2 where its
+    files and the `tokenizers` version are ones whose identity is known (`KNOWN_GPT2`)."""
+    if spec == "gpt2" and eos in (None, GPT2_EOS) and (known := KNOWN_GPT2.get(gpt2_key())):
+        return TokenizerInfo("gpt2", 50257, GPT2_EOS, 50256, known, "gpt2")
+    return load_tokenizer(spec, eos)[1]
+
+
 def load_tokenizer(spec: str, eos: str | None = None):
     """`spec` is `gpt2` or the path of a `tokenizer.json`. Returns (Tokenizer, TokenizerInfo)."""
     from tokenizers import Tokenizer
@@ -142,7 +172,7 @@ def _build_encoder(params: TokenizeParams, info: TokenizerInfo | None):
         if params.tokenizer != "gpt2":
             raise GristmillError("tokenize: backend tiktoken is for tokenizer gpt2 only")
         if info is None:
-            info = load_tokenizer(params.tokenizer, params.eos)[1]
+            info = tokenizer_info(params.tokenizer, params.eos)
         return tiktoken_gpt2(params.threads), info
     tok, info = load_tokenizer(params.tokenizer, params.eos)
 
@@ -195,7 +225,7 @@ class Tokenize(Stage):
 
     def provides(self) -> dict:
         if self._info is None:
-            self._info = load_tokenizer(self.params.tokenizer, self.params.eos)[1]
+            self._info = tokenizer_info(self.params.tokenizer, self.params.eos)
         return {"tokenizer": self._info}
 
     def warm(self) -> None:

@@ -24,7 +24,7 @@ from gristmill.pipeline.mix.weights import MixConfig, ResolvedMix, resolve
 from gristmill.stages.base import FIRST, LAST, StrictModel
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.read.sources import SUPPORTED_SUFFIXES
-from gristmill.stages.registry import IMPLICIT_FIRST, STAGES, UnknownStage, get_stage
+from gristmill.stages.registry import STAGES, UnknownStage, get_stage, implicit_first
 
 SOURCE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # it names a folder under tokens/
 
@@ -193,7 +193,7 @@ def check_order(stages: list[str]) -> None:
     if [i for i, c in enumerate(classes) if c.position == LAST] != [len(classes) - 1]:
         last = " or ".join(name for name, c in STAGES.items() if c.position == LAST)
         raise ConfigError(f"stages: must end with {last} (it writes the output), got {stages}")
-    given = {g for c in IMPLICIT_FIRST for g in c.gives}
+    given = {g for c in implicit_first() for g in c.gives}
     for i, cls in enumerate(classes):
         for need in cls.needs:
             if need not in given:

@@ -153,8 +153,9 @@ def stage_key(step_name: str) -> str:
 def run_figures(phase_dirs: list[Path], parent_cpu_s: float, warm_cpu: dict | None = None) -> dict:
     """The manifest's `timing.cpu`: per phase, per stage (summed over phases: a stage's map and
     filter steps count under its name), the tasks' total and the run process's own CPU, and of
-    that, per stage, what its preloads and warm-up cost before the workers were forked
-    (`warm_cpu`: a model, a tokenizer, numba's compiled kernels)."""
+    that, per stage, what its own code cost there (`warm_cpu`): its modules' import (their
+    tables and patterns), its preloads and warm-up before the workers were forked (a model, a
+    tokenizer, numba's compiled kernels), and its `provides()` while the phases were planned."""
     phases, stages = {}, {}
     total = 0.0
     for d in phase_dirs:

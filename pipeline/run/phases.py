@@ -33,7 +33,7 @@ from gristmill.stages.formats.docio import (
     record_to_doc,
 )
 from gristmill.stages.read.sources import InputFile, ReadSources
-from gristmill.stages.registry import IMPLICIT_FIRST, StageClass, get_stage, is_global
+from gristmill.stages.registry import StageClass, get_stage, implicit_first, is_global
 
 
 @dataclass
@@ -117,7 +117,7 @@ def plan_run(cfg: LoadedConfig, work: Path, strict: bool) -> tuple[list[Phase], 
         input_files(cfg), ctx, strict=strict or run.strict, max_doc_chars=run.max_doc_chars
     )
     stages = [(get_stage(entry.name), params) for entry, params in cfg.stage_params]
-    implicit = [(cls, None) for cls in IMPLICIT_FIRST if cls not in [c for c, _ in stages[:1]]]
+    implicit = [(cls, None) for cls in implicit_first() if cls not in [c for c, _ in stages[:1]]]
     return compile_phases(reader, [*implicit, *stages], ctx, work, run.tasks)
 
 

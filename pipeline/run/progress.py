@@ -233,7 +233,8 @@ def summary_lines(manifest: dict, phases: dict[str, dict], cpu: dict | None = No
         yield (
             f"CPU: {cpu['tasks_cpu_s']:,.1f} s in tasks ({cpu['stages_cpu_s']:,.1f} s in stages), "
             f"{cpu['run_process_cpu_s']:,.1f} s in the run process ({cpu.get('warm_cpu_s', 0):,.1f}"
-            f" s loading the stages' models and kernels); peak RSS of a worker {peak:,.0f} MB"
+            f" s loading the stages' modules, models and kernels); "
+            f"peak RSS of a worker {peak:,.0f} MB"
         )
 
 

@@ -16,6 +16,7 @@ import shlex
 import shutil
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -34,6 +35,7 @@ from gristmill.pipeline.run.progress import (
     instrument,
     summary_lines,
 )
+from gristmill.stages import registry
 from gristmill.stages.errors import GristmillError
 
 WORK = "_work"
@@ -125,6 +127,9 @@ def run(
 ) -> dict:
     """Runs CONFIG; `after(out)` runs once the outputs are complete (or up to date), and the lines
     it returns close the summary (the CLI writes the report there)."""
+    # the run process's CPU counts from here: loading the config imports its stages' modules,
+    # and planning may load a model (tokenize's `provides()`); both are the stages' own
+    started = Started(cpu_now(), dict(registry.import_cpu))
     cfg = load_config(config_path)
     if executor:  # `run --executor`: the same run (its key leaves executors out)
         cfg.run = cfg.run.model_copy(update={"executor": executor})
@@ -136,10 +141,20 @@ def run(
         raise GristmillError("--dry-run: only with `executor: slurm` (it writes sbatch scripts)")
     check_inside(cfg.output)
     with output_lock(cfg.output):
-        return _run(cfg, strict, echo, dry_run, after or (lambda out: []))
+        return _run(cfg, strict, echo, dry_run, after or (lambda out: []), started)
 
 
-def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after) -> dict:
+@dataclass(frozen=True)
+class Started:
+    cpu: float  # the run process's CPU-s when the run started
+    imported: dict[str, float]  # the stages whose modules were imported before it
+
+    def stage_imports(self) -> dict[str, float]:
+        """CPU-s of the stages' module imports since the run started, per stage."""
+        return {k: v for k, v in registry.import_cpu.items() if k not in self.imported}
+
+
+def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after, started: Started) -> dict:
     out = cfg.output
     inputs = input_entries(cfg)
     key = run_key(cfg.hash, inputs)
@@ -158,13 +173,12 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     quiet_parent_logs(work / "run.log")
 
-    cpu_started = cpu_now()  # planning included: a stage's `provides()` may load a model there
     phases, ctx = plan_run(cfg, work, strict)
     instrument(phases, work)  # progress counters and the report's tally
     meter(phases, work)  # CPU, wall and memory per task and step
     if cfg.run.executor == "slurm" and not _all_done(phases, work):
         return _submit(cfg, phases, work, strict, dry_run, echo)
-    timing, seen, started, expected = {}, {}, time.time(), None
+    timing, seen, t_started, expected = {}, {}, time.time(), None
     runner = make_runner(cfg.run, phases)  # every task of a phase ends before the next phase
     try:
         for i, phase in enumerate(phases, start=1):
@@ -186,15 +200,16 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after) -> dict:
     finally:
         runner.close()
 
-    warm = setup_cpu(phases)  # the stages' model loads in this process, planning's first
-    for stage, cpu in (getattr(runner, "warm_cpu", None) or {}).items():
+    warm = started.stage_imports()  # the stages' own CPU in this process: their imports,
+    runner_warm = getattr(runner, "warm_cpu", None) or {}  # planning's model loads, warm-ups
+    for stage, cpu in [*setup_cpu(phases).items(), *runner_warm.items()]:
         warm[stage] = warm.get(stage, 0.0) + cpu
     timing = {
         "phases_seconds": timing,
-        "total_seconds": round(time.time() - started, 3),
+        "total_seconds": round(time.time() - t_started, 3),
         "cpu": run_figures(
             [work / p.name for p in phases],
-            cpu_now() - cpu_started,
+            cpu_now() - started.cpu,
             warm,
         ),
     }

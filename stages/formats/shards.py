@@ -7,16 +7,18 @@ together means the layout is written down once and both sides change together.
 
 from __future__ import annotations
 
+import functools
 import os
 import struct
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from gristmill.stages.formats.atomic import temp_path
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 MAGIC = b"MMIDIDX\x00\x00"
 VERSION = 1
@@ -26,15 +28,23 @@ _HEADER = struct.Struct("<9sQBQQ")
 _CODE_TO_DTYPE = {8: np.dtype("<u2"), 4: np.dtype("<i4")}
 _DTYPE_TO_CODE = {dt: code for code, dt in _CODE_TO_DTYPE.items()}
 _RERUN = "was the write interrupted? rerun `gristmill run`"
-_SIDECAR_SCHEMA = pa.schema(
-    [(name, pa.string()) for name in ("doc_id", "source", "origin")]
-    + [(name, pa.int64()) for name in ("token_start", "n_tokens")]
-    # how a synthetic document was made (provenance's `synthetic` record as sorted-key JSON:
-    # generator, its revision, sampling settings, parent document); null for real text
-    + [("synthetic", pa.string())]
-)
-# shards written before the `synthetic` column: read as if every row had it null
-_LEGACY_SCHEMA = pa.schema(list(_SIDECAR_SCHEMA)[:5])
+# the sidecar's columns; `synthetic`: how a synthetic document was made (provenance's `synthetic`
+# record as sorted-key JSON: generator, its revision, sampling settings, parent document), null
+# for real text
+_COLUMNS = ("doc_id", "source", "origin", "token_start", "n_tokens", "synthetic")
+_INTS = ("token_start", "n_tokens")
+
+
+@functools.cache
+def sidecar_schemas() -> tuple[pa.Schema, pa.Schema]:
+    """The sidecar's schema, and that of shards written before its `synthetic` column (read as
+    if every row had it null). pyarrow is imported here, not with the module: a run's process
+    imports this module, and only `pack` (whose `preload` it is) and readers of sidecars need
+    pyarrow."""
+    import pyarrow as pa
+
+    schema = pa.schema([(n, pa.int64() if n in _INTS else pa.string()) for n in _COLUMNS])
+    return schema, pa.schema(list(schema)[:5])
 
 
 class ShardError(ValueError):
@@ -64,7 +74,7 @@ class ShardWriter:
         self._finals = [self.prefix + ext for ext in (".bin", ".idx", ".docs.parquet")]
         self._temps = [os.fspath(temp_path(path)) for path in self._finals]
         self._lengths: list[int] = []
-        self._rows: dict[str, list[Any]] = {name: [] for name in _SIDECAR_SCHEMA.names}
+        self._rows: dict[str, list[Any]] = {name: [] for name in _COLUMNS}
         self._n_tokens = 0
         self._done = False
         self._bin = open(self._temps[0], "wb")  # noqa: SIM115 - lives until close/abort
@@ -121,7 +131,10 @@ class ShardWriter:
                 f.write(_encode_idx(self._lengths, self.dtype))
                 f.flush()
                 os.fsync(f.fileno())
-            table = pa.table(self._rows, schema=_SIDECAR_SCHEMA)
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            table = pa.table(self._rows, schema=sidecar_schemas()[0])
             # Fixed codec, no pandas metadata: reruns must produce identical bytes.
             pq.write_table(table, self._temps[2], compression="zstd", store_schema=False)
             # .bin first and sidecar last, so a present sidecar means the shard is complete.
@@ -271,7 +284,11 @@ class ShardReader:
 
     def sidecar(self) -> pa.Table:
         """Read the per-document provenance table, checked against the index."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         path = self.sidecar_path
+        schema, legacy = sidecar_schemas()
         try:  # `pq.read_table` would import pyarrow.dataset: 0.08 CPU-s, once per process
             with pq.ParquetFile(path) as f:
                 table = f.read()
@@ -279,12 +296,10 @@ class ShardReader:
             raise ShardError(f"{path}: missing sidecar; {_RERUN}") from None
         except pa.ArrowException as e:
             raise ShardError(f"{path}: unreadable sidecar ({e}); {_RERUN}") from None
-        if table.schema.equals(_LEGACY_SCHEMA):
+        if table.schema.equals(legacy):
             table = table.append_column("synthetic", pa.nulls(table.num_rows, pa.string()))
-        if not table.schema.equals(_SIDECAR_SCHEMA):
-            raise ShardError(
-                f"{path}: sidecar schema is\n{table.schema}\nexpected\n{_SIDECAR_SCHEMA}"
-            )
+        if not table.schema.equals(schema):
+            raise ShardError(f"{path}: sidecar schema is\n{table.schema}\nexpected\n{schema}")
         if table.num_rows != len(self):
             raise ShardError(
                 f"{path}: sidecar has {table.num_rows} rows but the index has {len(self)} "

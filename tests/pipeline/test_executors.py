@@ -163,7 +163,7 @@ def test_a_run_preloads_only_what_its_stages_need(tmp_path):
         cfg = load_config(sample_config_at(tmp_path, stages=stages))
         return stage_preloads(plan_run(cfg, tmp_path / "work", strict=False)[0])
 
-    assert preloads(["tokenize", "pack"]) == ["tiktoken", "tokenizers"]
+    assert preloads(["tokenize", "pack"]) == ["tiktoken", "tokenizers", "pyarrow.parquet"]
     names = preloads(["langid", "quality", "pii", "tokenize", "pack"])
     assert names == [
         "gristmill.stages.lid_kernel",
@@ -171,6 +171,7 @@ def test_a_run_preloads_only_what_its_stages_need(tmp_path):
         "gristmill.stages.pii.warm",
         "tiktoken",
         "tokenizers",
+        "pyarrow.parquet",
     ]
 
 
@@ -275,6 +276,7 @@ def test_a_run_warms_its_langid_model_and_tokenizer(tmp_path):
         ("langid", True),
         ("quality", False),  # only its preload, numba's compiled scan
         ("tokenize", True),
+        ("pack", False),  # only its preload, the sidecar's parquet writer
     ]
 
 

@@ -111,7 +111,7 @@ def test_summary_shows_cpu_per_stage_and_phase():
     assert lines[1].split() == ["burn", "9", "9", "0", "2.5"]
     assert lines[3].split()[:3] == ["01-x", "2.0", "3.0"]
     assert lines[-1].startswith("CPU: 3.0 s in tasks (2.5 s in stages), 0.2 s in the run")
-    assert "(0.1 s loading the stages' models and kernels)" in lines[-1]
+    assert "(0.1 s loading the stages' modules, models and kernels)" in lines[-1]
 
 
 def test_report_section_lists_stages_and_phases():

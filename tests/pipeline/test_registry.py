@@ -1,0 +1,50 @@
+import subprocess
+import sys
+
+from gristmill.stages.base import FIRST
+from gristmill.stages.registry import IMPLICIT_FIRST_NAMES, STAGES, UnknownStage, get_stage
+from tests.pipeline.conftest import sample_config_at
+
+
+def test_each_name_is_its_classes_and_the_implicit_stages_are_those_that_come_first():
+    assert [cls.name for cls in STAGES.values()] == list(STAGES)
+    assert tuple(n for n, cls in STAGES.items() if cls.position == FIRST) == IMPLICIT_FIRST_NAMES
+    try:
+        get_stage("langid_v9")
+    except UnknownStage as e:
+        assert str(e) == f"unknown stage 'langid_v9'; valid stages: {', '.join(STAGES)}"
+    else:
+        raise AssertionError("an unknown stage was found")
+
+
+# in a fresh process: this one has imported every stage already
+RUN = """
+import sys, orjson
+from pathlib import Path
+from gristmill.pipeline.cli import main
+from gristmill.pipeline.run.runner import run
+from gristmill.stages import registry
+
+modules = {n: where.split(":")[0] for n, where in registry._ORDER}
+before = sorted(n for n, m in modules.items() if m in sys.modules)
+manifest = run(sys.argv[1], echo=lambda s: None)
+after = sorted(n for n, m in modules.items() if m in sys.modules)
+print(orjson.dumps([before, after, registry.import_cpu, manifest["timing"]["cpu"]]).decode())
+"""
+
+
+def test_a_run_imports_only_its_stages_and_counts_their_imports_as_theirs(tmp_path):
+    cfg = sample_config_at(tmp_path, stages=["quality", "tokenize", "pack"])
+    out = subprocess.run([sys.executable, "-c", RUN, str(cfg)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    import orjson
+
+    before, after, imported, cpu = orjson.loads(out.stdout.splitlines()[-1])
+    assert before == []  # the CLI and the runner import no stage
+    assert after == ["pack", "provenance", "quality", "tokenize"]  # provenance: always first
+    assert sorted(imported) == after
+    # each import is in its stage's warm-up, and the warm-ups in the run process's figure
+    assert imported["quality"] > 0
+    for name, seconds in imported.items():
+        assert cpu["stages"][name]["warm_cpu_s"] >= round(seconds, 3) - 0.001
+    assert cpu["run_process_cpu_s"] >= cpu["warm_cpu_s"]
