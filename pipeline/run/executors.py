@@ -86,6 +86,29 @@ dt_base.add_task_logger = _file_only_task_logger
 dt_base.close_task_logger = _close_task_logger
 
 
+def _lib_dirs_once_per_path() -> None:
+    """loguru's `add` lists the interpreter's library folders for its exception formatter
+    (sysconfig's paths of every install scheme, about 8 ms) on every sink it adds, and a local
+    run adds six to eight; they change only with `sys.path`, so they are listed once per path."""
+    from loguru import _better_exceptions as be
+
+    listed = getattr(be.ExceptionFormatter, "_get_lib_dirs", None)
+    if listed is None:
+        return  # another loguru: nothing to spare
+    seen: dict[tuple[str, ...], list[str]] = {}
+
+    def lib_dirs() -> list[str]:
+        key = tuple(sys.path)
+        if key not in seen:
+            seen[key] = listed()
+        return list(seen[key])
+
+    be.ExceptionFormatter._get_lib_dirs = staticmethod(lib_dirs)
+
+
+_lib_dirs_once_per_path()
+
+
 def quiet_parent_logs(logfile: Path) -> None:
     """The parent's datatrove logging goes to the run's log file, warnings also to stderr."""
     logger.remove()

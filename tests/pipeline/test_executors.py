@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 import threading
 from pathlib import Path
 
@@ -301,6 +302,25 @@ def test_loading_the_tokenizer_while_planning_counts_as_tokenizes_warm_up(
     cpu = sample_local_run[1]["timing"]["cpu"]
     # planning is inside the run process's figure, so its warm-ups fit in it
     assert cpu["run_process_cpu_s"] >= cpu["warm_cpu_s"] >= cpu["stages"]["tokenize"]["warm_cpu_s"]
+
+
+def test_loguru_lists_the_library_folders_once_per_sys_path(monkeypatch, tmp_path):
+    import sysconfig
+
+    from loguru import _better_exceptions as be
+
+    import gristmill.pipeline.run.executors  # noqa: F401 (its import caches them)
+
+    listed = []
+    names = sysconfig.get_scheme_names
+    monkeypatch.setattr(sysconfig, "get_scheme_names", lambda: listed.append(1) or names())
+    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])  # a path not listed before
+    first = be.ExceptionFormatter()._lib_dirs
+    first.append("changed by its user")
+    second = be.ExceptionFormatter()._lib_dirs
+    assert len(listed) == 1 and first[:-1] == second and second  # each gets its own copy
+    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path / "site")])
+    assert be.ExceptionFormatter()._lib_dirs == second and len(listed) == 2
 
 
 def test_task_logs_go_to_each_tasks_file_and_warnings_outside_tasks_to_stderr(tmp_path, capfd):
