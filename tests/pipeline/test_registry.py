@@ -1,6 +1,9 @@
 import subprocess
 import sys
 
+import orjson
+import pytest
+
 from gristmill.stages.base import FIRST
 from gristmill.stages.registry import IMPLICIT_FIRST_NAMES, STAGES, UnknownStage, get_stage
 from tests.pipeline.conftest import sample_config_at
@@ -9,18 +12,14 @@ from tests.pipeline.conftest import sample_config_at
 def test_each_name_is_its_classes_and_the_implicit_stages_are_those_that_come_first():
     assert [cls.name for cls in STAGES.values()] == list(STAGES)
     assert tuple(n for n, cls in STAGES.items() if cls.position == FIRST) == IMPLICIT_FIRST_NAMES
-    try:
+    with pytest.raises(UnknownStage) as e:
         get_stage("langid_v9")
-    except UnknownStage as e:
-        assert str(e) == f"unknown stage 'langid_v9'; valid stages: {', '.join(STAGES)}"
-    else:
-        raise AssertionError("an unknown stage was found")
+    assert str(e.value) == f"unknown stage 'langid_v9'; valid stages: {', '.join(STAGES)}"
 
 
 # in a fresh process: this one has imported every stage already
 RUN = """
 import sys, orjson
-from pathlib import Path
 from gristmill.pipeline.cli import main
 from gristmill.pipeline.run.runner import run
 from gristmill.stages import registry
@@ -37,8 +36,6 @@ def test_a_run_imports_only_its_stages_and_counts_their_imports_as_theirs(tmp_pa
     cfg = sample_config_at(tmp_path, stages=["quality", "tokenize", "pack"])
     out = subprocess.run([sys.executable, "-c", RUN, str(cfg)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    import orjson
-
     before, after, imported, cpu = orjson.loads(out.stdout.splitlines()[-1])
     assert before == []  # the CLI and the runner import no stage
     assert after == ["pack", "provenance", "quality", "tokenize"]  # provenance: always first
