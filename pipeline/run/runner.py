@@ -200,8 +200,10 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after, started: S
     finally:
         runner.close()
 
-    warm = started.stage_imports()  # the stages' own CPU in this process: their imports,
-    runner_warm = getattr(runner, "warm_cpu", None) or {}  # planning's model loads, warm-ups
+    # the stages' own CPU in this process: their modules' imports, their `provides()` while
+    # planning, their preloads and warm-ups before the workers forked
+    warm = started.stage_imports()
+    runner_warm = getattr(runner, "warm_cpu", None) or {}
     for stage, cpu in [*setup_cpu(phases).items(), *runner_warm.items()]:
         warm[stage] = warm.get(stage, 0.0) + cpu
     timing = {
