@@ -9,6 +9,7 @@ import sys
 import click
 
 from gristmill.pipeline.cli.quality import quality
+from gristmill.pipeline.run import heap
 from gristmill.stages.errors import GristmillError
 
 
@@ -34,8 +35,9 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--dry-run", is_flag=True, help="Slurm: write the sbatch scripts, submit nothing.")
 def run(config: str, strict: bool, executor: str | None, dry_run: bool) -> None:
     """Run the whole pipeline of CONFIG (resumable: a rerun skips finished tasks)."""
-    from gristmill.pipeline.report.html import after_run
-    from gristmill.pipeline.run.runner import run as run_pipeline
+    with heap.paused():  # start-up: what these import lives as long as the process
+        from gristmill.pipeline.report.html import after_run
+        from gristmill.pipeline.run.runner import run as run_pipeline
 
     run_pipeline(
         config, strict=strict, echo=click.echo, executor=executor, dry_run=dry_run, after=after_run
@@ -246,6 +248,7 @@ def error_line(e: BaseException) -> tuple[str, int]:
 
 
 def main() -> None:
+    heap.skip_collection_at_exit()  # about 0.4 CPU-s after a run
     debug = "--debug" in sys.argv[1:]
     try:
         cli.main(standalone_mode=False)

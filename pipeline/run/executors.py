@@ -14,6 +14,7 @@ from this package).
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import os
 import shlex
@@ -38,6 +39,7 @@ from datatrove.utils.stats import PipelineStats
 from loguru import logger
 
 from gristmill.pipeline.extras import require
+from gristmill.pipeline.run import heap
 from gristmill.pipeline.run.config import RayConfig, RunConfig, SlurmConfig
 from gristmill.pipeline.run.meter import cpu_now, stage_key, step_label
 from gristmill.pipeline.run.phases import Phase
@@ -277,10 +279,14 @@ class LocalRunner(PhaseRunner):
     records what each stage's preloads and warm-up cost here (the first stage to need numba
     pays its import). Only where another Python thread runs here (`fork_is_safe`) do the
     workers come from a forkserver, as in datatrove's own local executor; each task then loads
-    what its stages need, inside the stages' own figures."""
+    what its stages need, inside the stages' own figures.
+
+    The garbage collector is paused while the stages warm up, and the heap is frozen before the
+    fork (`pipeline/run/heap.py`); `close()` unfreezes it."""
 
     def __init__(self, workers: int, warm_ups: list = ()):
         self.workers, self.warm_ups, self.pool = workers, list(warm_ups), None
+        self.frozen = False
         self.warm_cpu: dict[str, float] = {}
 
     @property
@@ -301,7 +307,10 @@ class LocalRunner(PhaseRunner):
             import multiprocess
 
             if fork_is_safe():
-                self._warm_here()
+                with heap.paused():
+                    self._warm_here()
+                gc.freeze()  # what this process holds lives as long as the run
+                self.frozen = True
                 context = multiprocess.get_context("fork")
             else:
                 preload_forkserver(self.preload)
@@ -322,6 +331,9 @@ class LocalRunner(PhaseRunner):
             self.pool.terminate()  # as datatrove's `with Pool()`: the workers are idle by now
             self.pool.join()
             self.pool = None
+        if self.frozen:
+            gc.unfreeze()
+            self.frozen = False
 
 
 class RayRunner(PhaseRunner):

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import orjson
 
+from gristmill.pipeline.run import heap
 from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_executor, load_config
 from gristmill.pipeline.run.executors import make_runner, quiet_parent_logs, submit_slurm
@@ -130,7 +131,8 @@ def run(
     # the run process's CPU counts from here: loading the config imports its stages' modules,
     # and planning may load a model (tokenize's `provides()`); both are the stages' own
     started = Started(cpu_now(), dict(registry.import_cpu))
-    cfg = load_config(config_path)
+    with heap.paused():  # start-up: the stages' modules (pipeline/run/heap.py)
+        cfg = load_config(config_path)
     if executor:  # `run --executor`: the same run (its key leaves executors out)
         cfg.run = cfg.run.model_copy(update={"executor": executor})
         try:

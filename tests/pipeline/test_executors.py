@@ -3,6 +3,7 @@ one job array per phase, each depending on the one before, and a finalize job la
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import stat
@@ -204,6 +205,39 @@ def test_one_pool_of_workers_serves_every_phase(tmp_path):
     for name in ("a", "b", "c"):
         again.run_phase(Phase(name, [RecordPid(tmp_path / name)], 4), tmp_path / "logs" / name)
     assert again.pool is None
+
+
+class RecordGC(PipelineStep):
+    name, type = "record gc", "test"
+
+    def __init__(self, folder: Path):
+        super().__init__()
+        self.folder = folder
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        (self.folder / f"{rank}.gc").write_text(f"{gc.isenabled()} {gc.get_freeze_count()}")
+        yield from ()
+
+
+def test_the_heap_is_frozen_for_the_forked_workers_and_given_back_at_close(tmp_path):
+    from gristmill.pipeline.run.executors import fork_is_safe
+
+    assert fork_is_safe() and gc.isenabled() and gc.get_freeze_count() == 0
+    while_warming = []
+    runner = LocalRunner(2, [("stage", (), lambda: while_warming.append(gc.isenabled()))])
+    try:
+        runner.run_phase(Phase("a", [RecordGC(tmp_path)], 2), tmp_path / "logs")
+        frozen = gc.get_freeze_count()
+        enabled = gc.isenabled()
+    finally:
+        runner.close()
+    assert while_warming == [False]  # no collection while the stages warm up
+    assert frozen > 1000 and enabled  # the run process's heap, frozen; the collector back on
+    assert gc.get_freeze_count() == 0  # given back when the pool closed
+    seen = [f.read_text().split() for f in tmp_path.glob("*.gc")]
+    assert len(seen) == 2
+    for on, count in seen:  # each worker inherited the frozen heap, collector on
+        assert on == "True" and int(count) > frozen // 2
 
 
 def worker_parents(tmp_path: Path, runner: LocalRunner) -> set[str]:
