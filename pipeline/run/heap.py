@@ -11,8 +11,10 @@ more before the OS takes the memory back anyway (about 0.4 CPU-s after a run). S
   what it inherited, nor write to (and so copy) those pages; it unfreezes them when the pool
   closes, so a caller that goes on (a test, a notebook) gets its heap back
   (`pipeline/run/executors.py`, `LocalRunner`);
-- `skip_collection_at_exit()`: the `gristmill` command freezes whatever is alive when it exits;
-  atexit handlers (loguru's sinks, open files) still run first, and files are still closed.
+- `skip_collection_at_exit()`: the `gristmill` command freezes whatever is alive when it exits,
+  after the other atexit handlers have run (loguru's closes its sinks). Every output is closed
+  and renamed into place before that (`stages/formats/atomic.py`): nothing is left for a last
+  collection to flush.
 """
 
 from __future__ import annotations
