@@ -177,15 +177,16 @@ def test_a_run_preloads_only_what_its_stages_need(tmp_path):
     ]
 
 
-class RecordPid(PipelineStep):
-    name, type = "record pid", "test"
+class RecordWorker(PipelineStep):
+    name, type = "record worker", "test"  # its pid, parent and collector
 
     def __init__(self, folder: Path):
         super().__init__()
         self.folder = folder
 
     def run(self, data=None, rank: int = 0, world_size: int = 1):
-        (self.folder / f"{rank}.pid").write_text(f"{os.getpid()} {os.getppid()}")
+        state = f"{os.getpid()} {os.getppid()} {gc.isenabled()} {gc.get_freeze_count()}"
+        (self.folder / f"{rank}.pid").write_text(state)
         yield from ()
 
 
@@ -194,7 +195,9 @@ def test_one_pool_of_workers_serves_every_phase(tmp_path):
     try:
         for name in ("a", "b", "c"):
             (tmp_path / name).mkdir()
-            runner.run_phase(Phase(name, [RecordPid(tmp_path / name)], 4), tmp_path / "logs" / name)
+            runner.run_phase(
+                Phase(name, [RecordWorker(tmp_path / name)], 4), tmp_path / "logs" / name
+            )
     finally:
         runner.close()
     files = list(tmp_path.glob("*/*.pid"))
@@ -203,20 +206,8 @@ def test_one_pool_of_workers_serves_every_phase(tmp_path):
     assert len(pids) <= 2 and str(os.getpid()) not in pids
     again = LocalRunner(2, [])  # a rerun: every task is done, so no pool is started
     for name in ("a", "b", "c"):
-        again.run_phase(Phase(name, [RecordPid(tmp_path / name)], 4), tmp_path / "logs" / name)
+        again.run_phase(Phase(name, [RecordWorker(tmp_path / name)], 4), tmp_path / "logs" / name)
     assert again.pool is None
-
-
-class RecordGC(PipelineStep):
-    name, type = "record gc", "test"
-
-    def __init__(self, folder: Path):
-        super().__init__()
-        self.folder = folder
-
-    def run(self, data=None, rank: int = 0, world_size: int = 1):
-        (self.folder / f"{rank}.gc").write_text(f"{gc.isenabled()} {gc.get_freeze_count()}")
-        yield from ()
 
 
 def test_the_heap_is_frozen_for_the_forked_workers_and_given_back_at_close(tmp_path):
@@ -226,7 +217,7 @@ def test_the_heap_is_frozen_for_the_forked_workers_and_given_back_at_close(tmp_p
     while_warming = []
     runner = LocalRunner(2, [("stage", (), lambda: while_warming.append(gc.isenabled()))])
     try:
-        runner.run_phase(Phase("a", [RecordGC(tmp_path)], 2), tmp_path / "logs")
+        runner.run_phase(Phase("a", [RecordWorker(tmp_path)], 2), tmp_path / "logs")
         frozen = gc.get_freeze_count()
         enabled = gc.isenabled()
     finally:
@@ -234,14 +225,14 @@ def test_the_heap_is_frozen_for_the_forked_workers_and_given_back_at_close(tmp_p
     assert while_warming == [False]  # no collection while the stages warm up
     assert frozen > 1000 and enabled  # the run process's heap, frozen; the collector back on
     assert gc.get_freeze_count() == 0  # given back when the pool closed
-    seen = [f.read_text().split() for f in tmp_path.glob("*.gc")]
+    seen = [f.read_text().split()[2:] for f in tmp_path.glob("*.pid")]
     assert len(seen) == 2
     for on, count in seen:  # each worker inherited the frozen heap, collector on
         assert on == "True" and int(count) > frozen // 2
 
 
 def worker_parents(tmp_path: Path, runner: LocalRunner) -> set[str]:
-    phase = Phase("a", [RecordPid(tmp_path)], 4)
+    phase = Phase("a", [RecordWorker(tmp_path)], 4)
     try:
         runner.prepare(phase, tmp_path / "logs")
         runner.run_phase(phase, tmp_path / "logs")
@@ -275,7 +266,7 @@ def test_a_running_thread_sends_the_workers_to_a_forkserver(tmp_path):
 WARMED: list[int] = []  # pids that ran RecordWarm.warm
 
 
-class RecordWarm(RecordPid):
+class RecordWarm(RecordWorker):
     def warm(self) -> None:
         WARMED.append(os.getpid())
 
