@@ -46,4 +46,3 @@ def test_the_gristmill_command_freezes_its_heap_at_exit():
     assert run_python(AT_EXIT)[-1] == "frozen at exit: True"
     without = AT_EXIT.replace("main()", "pass")  # the same imports, no command run
     assert run_python(without)[-1] == "frozen at exit: False"
-
