@@ -127,8 +127,9 @@ def write_inputs(folder: Path, texts: list[tuple[str, str]], copies: int, seed: 
 
 def run_once(inp: Path, root: Path, tasks: int, workers: int) -> dict:
     from gristmill.pipeline.run.config import load_config
-    from gristmill.pipeline.run.executors import quiet_parent_logs, run_local, stage_preloads
-    from gristmill.pipeline.run.phases import plan_run
+    from gristmill.pipeline.run.local import LocalRunner, stage_warm_ups
+    from gristmill.pipeline.run.phases import Phase, plan_run
+    from gristmill.pipeline.run.tasklog import quiet_parent_logs
     from gristmill.stages.dedup.minhash.stage import MinHashFilter
 
     cfg_path = root / f"run_w{workers}.yaml"
@@ -145,9 +146,14 @@ def run_once(inp: Path, root: Path, tasks: int, workers: int) -> dict:
     rows = []
     for phase in phases:
         peaks = work / "peaks" / phase.name
-        steps = [ResetPeak(), *phase.steps, ReadPeak(peaks)]
+        measured = Phase(phase.name, [ResetPeak(), *phase.steps, ReadPeak(peaks)], phase.tasks)
+        runner = LocalRunner(workers, stage_warm_ups([measured]))  # a pool for this phase only
         t0 = time.perf_counter()
-        run_local(steps, phase.tasks, workers, work / phase.name, stage_preloads([phase]))
+        try:
+            runner.prepare(measured, work / phase.name)
+            runner.run_phase(measured, work / phase.name)
+        finally:
+            runner.close()
         wall = time.perf_counter() - t0
         got = [json.loads(p.read_text()) for p in peaks.glob("*.json")]
         kib = max(g["kib"] for g in got)

@@ -248,22 +248,27 @@ def error_line(e: BaseException) -> tuple[str, int]:
 
 
 def main() -> None:
-    heap.skip_collection_at_exit()  # about 0.4 CPU-s after a run
     debug = "--debug" in sys.argv[1:]
+    code = 0
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
-        sys.exit(130)
+        code = 130
     except click.ClickException as e:
         e.show()
-        sys.exit(e.exit_code)
+        code = e.exit_code
+    except SystemExit as e:  # a command's own exit: its code, or its message and 1
+        code = e.code or 0
+        if not isinstance(code, int):
+            click.echo(code, err=True)
+            code = 1
     except Exception as e:  # the promise: one line, no bare traceback
         if debug:
             raise
         line, code = error_line(e)
         click.echo(line, err=True)
-        sys.exit(code)
+    heap.exit_now(code)  # without tearing the heap down: about 0.05 CPU-s after a run
 
 
 if __name__ == "__main__":

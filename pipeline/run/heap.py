@@ -10,11 +10,14 @@ more before the OS takes the memory back anyway (about 0.4 CPU-s after a run). S
   documentation of `gc.freeze` advises for fork without exec: a worker's collections never walk
   what it inherited, nor write to (and so copy) those pages; it unfreezes them when the pool
   closes, so a caller that goes on (a test, a notebook) gets its heap back
-  (`pipeline/run/executors.py`, `LocalRunner`);
-- `skip_collection_at_exit()`: the `gristmill` command freezes whatever is alive when it exits,
-  after the other atexit handlers have run (loguru's closes its sinks). Every output is closed
-  and renamed into place before that (`stages/formats/atomic.py`): nothing is left for a last
-  collection to flush.
+  (`pipeline/run/local.py`, `LocalRunner`);
+- `exit_now(code)`: the `gristmill` command ends as the interpreter would (the atexit handlers,
+  loguru's closing its sinks and multiprocessing's among them, then stdout and stderr flushed),
+  but without tearing the heap down object by object (about 0.05 CPU-s after a run, the OS
+  frees the memory at once). Every output is closed and renamed into place before that
+  (`stages/formats/atomic.py`): nothing is left for a finalizer to write. While another thread
+  runs, it exits the usual way, which waits for the thread, with the heap frozen so that no last
+  collection walks it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,10 @@ from __future__ import annotations
 import atexit
 import contextlib
 import gc
+import os
+import sys
+import threading
+from typing import NoReturn
 
 
 @contextlib.contextmanager
@@ -36,7 +43,13 @@ def paused():
             gc.enable()
 
 
-def skip_collection_at_exit() -> None:
-    """Freeze the heap at exit, after the atexit handlers registered after this call."""
-    atexit.unregister(gc.freeze)
-    atexit.register(gc.freeze)
+def exit_now(code: int) -> NoReturn:
+    """Exit with `code`: the atexit handlers, stdout and stderr flushed, no teardown."""
+    gc.freeze()
+    if threading.active_count() > 1:
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # closed, or a closed pipe: as at a normal exit
+            stream.flush()
+    os._exit(code)

@@ -15,7 +15,6 @@ import orjson
 
 from gristmill.pipeline import __version__
 from gristmill.stages.formats.atomic import write_bytes
-from gristmill.stages.formats.shards import ShardReader
 
 MANIFEST = "manifest.json"
 SIDECAR = ".docs.parquet"
@@ -67,6 +66,11 @@ def stage_counts(phase_dirs: list[Path]) -> dict[str, dict]:
 
 
 def shard_entries(out: Path) -> list[dict]:
+    # numpy and pyarrow, imported here only: a run's stages import them (pack's preload), and
+    # the run process's own code needs them for nothing else (`timing.cpu` counts their imports
+    # in the stages' `warm_cpu_s`)
+    from gristmill.stages.formats.shards import ShardReader
+
     entries = []
     for idx in sorted((out / "tokens").glob("*/*.idx")):
         prefix = idx.with_suffix("")

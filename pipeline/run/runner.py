@@ -24,7 +24,7 @@ import orjson
 from gristmill.pipeline.run import heap
 from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_executor, load_config
-from gristmill.pipeline.run.executors import make_runner, quiet_parent_logs, submit_slurm
+from gristmill.pipeline.run.executors import make_runner
 from gristmill.pipeline.run.meter import cpu_now, meter, run_figures
 from gristmill.pipeline.run.outdir import REPORT, check_inside, output_lock
 from gristmill.pipeline.run.phases import plan_run, setup_cpu
@@ -36,6 +36,7 @@ from gristmill.pipeline.run.progress import (
     instrument,
     summary_lines,
 )
+from gristmill.pipeline.run.tasklog import quiet_parent_logs
 from gristmill.stages import registry
 from gristmill.stages.errors import GristmillError
 
@@ -266,6 +267,8 @@ def _all_done(phases, work: Path) -> bool:
 def _submit(cfg: LoadedConfig, phases, work: Path, strict: bool, dry_run: bool, echo) -> dict:
     """`executor: slurm`: submit the phases as job arrays (or only write them, `dry_run`); the
     last job finishes the run here with the local executor: manifest and report."""
+    from gristmill.pipeline.run.cluster import submit_slurm
+
     finish = f"gristmill run {shlex.quote(str(cfg.path.resolve()))} --executor local"
     folder, jobs = submit_slurm(phases, cfg.run.slurm, work, finish + " --strict" * strict, dry_run)
     for job in jobs:

@@ -4,7 +4,7 @@ import sys
 # in a fresh process: this one may have imported huggingface_hub already
 CHECK = """
 import sys
-import gristmill.pipeline.run.executors
+import gristmill.pipeline.run.cluster
 import datatrove.io as dtio
 from fsspec.implementations.local import LocalFileSystem
 
@@ -29,7 +29,7 @@ def test_datatrove_io_loads_without_huggingface_hub_and_still_knows_an_hf_filesy
     cmd = [sys.executable, "-c", CHECK, str(tmp_path / "data")]
     run = subprocess.run(cmd, capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
-    # the executors import datatrove.io without huggingface_hub; a local folder is listed without
-    # it too; once imported, the real package is there, an HfFileSystem is recognised as one,
-    # and datatrove's download folder comes from huggingface_hub's own function
+    # the Ray and Slurm executors import datatrove.io without huggingface_hub; a local folder
+    # is listed without it too; once imported, the real package is there, an HfFileSystem is
+    # recognised as one, and datatrove's download folder comes from huggingface_hub's own one
     assert run.stdout.split() == ["True", "False", "['a.jsonl']", "True", "True", "True", "True"]

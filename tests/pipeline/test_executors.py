@@ -17,7 +17,7 @@ from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, load_config
-from gristmill.pipeline.run.executors import LocalRunner
+from gristmill.pipeline.run.local import LocalRunner
 from gristmill.pipeline.run.phases import Phase, plan_run, setup_cpu
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.errors import GristmillError
@@ -147,7 +147,7 @@ def test_every_forkserver_preload_imports_and_the_phone_plans_are_built_there():
     # cost CPU in every worker
     import importlib
 
-    from gristmill.pipeline.run.executors import WORKER_PRELOAD
+    from gristmill.pipeline.run.local import WORKER_PRELOAD
     from gristmill.stages.pii import phones
     from gristmill.stages.registry import STAGES
 
@@ -159,7 +159,7 @@ def test_every_forkserver_preload_imports_and_the_phone_plans_are_built_there():
 
 
 def test_a_run_preloads_only_what_its_stages_need(tmp_path):
-    from gristmill.pipeline.run.executors import stage_preloads
+    from gristmill.pipeline.run.local import stage_preloads
 
     def preloads(stages):
         cfg = load_config(sample_config_at(tmp_path, stages=stages))
@@ -211,7 +211,7 @@ def test_one_pool_of_workers_serves_every_phase(tmp_path):
 
 
 def test_the_heap_is_frozen_for_the_forked_workers_and_given_back_at_close(tmp_path):
-    from gristmill.pipeline.run.executors import fork_is_safe
+    from gristmill.pipeline.run.local import fork_is_safe
 
     assert fork_is_safe() and gc.isenabled() and gc.get_freeze_count() == 0
     while_warming = []
@@ -242,14 +242,14 @@ def worker_parents(tmp_path: Path, runner: LocalRunner) -> set[str]:
 
 
 def test_workers_are_forked_from_the_run_process_when_no_other_thread_runs(tmp_path):
-    from gristmill.pipeline.run.executors import fork_is_safe
+    from gristmill.pipeline.run.local import fork_is_safe
 
     assert fork_is_safe(), [t.name for t in threading.enumerate()]
     assert worker_parents(tmp_path, LocalRunner(2, [])) == {str(os.getpid())}
 
 
 def test_a_running_thread_sends_the_workers_to_a_forkserver(tmp_path):
-    from gristmill.pipeline.run.executors import fork_is_safe
+    from gristmill.pipeline.run.local import fork_is_safe
 
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait, name="holds-a-lock-maybe")
@@ -276,7 +276,7 @@ class RecordWarm(RecordWorker):
 
 
 def test_what_a_stage_warms_is_built_once_in_the_run_process_and_inherited(tmp_path):
-    from gristmill.pipeline.run.executors import stage_warm_ups
+    from gristmill.pipeline.run.local import stage_warm_ups
 
     step = RecordWarm(tmp_path)
     phase = Phase("a", [step], 4)
@@ -294,7 +294,7 @@ def test_what_a_stage_warms_is_built_once_in_the_run_process_and_inherited(tmp_p
 
 
 def test_a_run_warms_its_langid_model_and_tokenizer(tmp_path):
-    from gristmill.pipeline.run.executors import stage_warm_ups
+    from gristmill.pipeline.run.local import stage_warm_ups
 
     cfg = load_config(sample_config_at(tmp_path, stages=["langid", "quality", "tokenize", "pack"]))
     ups = stage_warm_ups(plan_run(cfg, tmp_path / "work", strict=False)[0])
@@ -351,25 +351,21 @@ def test_loguru_lists_the_library_folders_once_per_sys_path(monkeypatch, tmp_pat
 def test_task_logs_go_to_each_tasks_file_and_warnings_outside_tasks_to_stderr(tmp_path, capfd):
     from loguru import logger
 
-    from gristmill.pipeline.run.executors import (
-        _close_task_logger,
-        _file_only_task_logger,
+    from gristmill.pipeline.run.tasklog import (
+        Folder,
+        close_task_log,
+        open_task_log,
         quiet_parent_logs,
     )
-
-    class Folder:  # what datatrove hands the task logger: a folder that opens files
-        def open(self, name, mode):
-            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-            return (tmp_path / name).open(mode)
 
     with restored_logging():
         for run_no in range(2):  # a second run in the same process gets its sinks again
             quiet_parent_logs(tmp_path / f"run{run_no}.log")
             for rank in range(2):
-                log = _file_only_task_logger(Folder(), rank)
+                log = open_task_log(Folder(tmp_path), rank)
                 logger.info(f"run {run_no} task {rank} info")
                 logger.warning(f"run {run_no} task {rank} warning")
-                _close_task_logger(log)
+                close_task_log(log)
             logger.warning(f"run {run_no} between tasks")
     for rank in range(2):
         text = (tmp_path / f"logs/task_{rank:05d}.log").read_text()

@@ -1,4 +1,4 @@
-"""The run process's garbage collector: paused during start-up, the heap frozen at exit."""
+"""The run process's heap: no collection during start-up, no teardown at exit."""
 
 from __future__ import annotations
 
@@ -25,24 +25,36 @@ def test_paused_turns_collection_off_inside_and_restores_the_state_after(before)
         gc.enable()
 
 
-# atexit runs its handlers last registered first: one registered before `main()` runs after
-# the freeze and sees it
-AT_EXIT = """
-import atexit, gc, sys
-atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count() > 0))
+EXIT = """
+import atexit, os, sys, threading, time
+hard_exit = os._exit
+os._exit = lambda code: (print("os._exit", code), sys.stdout.flush(), hard_exit(code))
+atexit.register(lambda: print("atexit ran"))
+sys.stdout.write("buffered, ")  # no newline: still in the buffer when the command ends
+if sys.argv[1] == "thread":  # another thread, still running when the command ends
+    threading.Thread(target=lambda: (time.sleep(0.3), print("thread done"))).start()
+sys.argv = ["gristmill", *sys.argv[2:]]
 from gristmill.pipeline.cli.main import main
-sys.argv = ["gristmill", "--version"]
 main()
 """
 
 
-def run_python(code: str) -> list[str]:
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.splitlines()
+def gristmill_exit(thread: str, *args: str) -> tuple[int, list[str]]:
+    out = subprocess.run(
+        [sys.executable, "-c", EXIT, thread, *args], capture_output=True, text=True
+    )
+    assert out.stdout.startswith("buffered, "), out.stdout  # flushed at exit
+    return out.returncode, out.stdout.removeprefix("buffered, ").splitlines()
 
 
-def test_the_gristmill_command_freezes_its_heap_at_exit():
-    assert run_python(AT_EXIT)[-1] == "frozen at exit: True"
-    without = AT_EXIT.replace("main()", "pass")  # the same imports, no command run
-    assert run_python(without)[-1] == "frozen at exit: False"
+@pytest.mark.parametrize(("args", "code"), [(["--version"], 0), (["no-such-command"], 2)])
+def test_the_gristmill_command_exits_after_its_atexit_handlers_without_teardown(args, code):
+    returncode, lines = gristmill_exit("-", *args)
+    assert returncode == code
+    assert lines[-2:] == ["atexit ran", f"os._exit {code}"]
+
+
+def test_while_another_thread_runs_the_command_exits_the_usual_way():
+    returncode, lines = gristmill_exit("thread", "no-such-command")
+    assert returncode == 2
+    assert lines[-2:] == ["thread done", "atexit ran"] and not any("os._exit" in x for x in lines)

@@ -1,0 +1,193 @@
+"""Ray and Slurm (`executor: ray`, `executor: slurm`), through datatrove's executors.
+
+Only a run on one of them imports this module, and with it datatrove's executors, `datatrove.io`
+and fsspec. datatrove's task logger writes INFO lines for every task to stderr; a gristmill run
+shows its own progress instead, so task logs go only to `<phase>/logs/` (patched at import,
+which also happens in Ray actors because they unpickle executors from this package).
+"""
+
+# ruff: noqa: E402  (datatrove.io is imported first, below)
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from gristmill.pipeline.run.dtio import import_datatrove_io
+
+import_datatrove_io()  # before datatrove's executors import it
+
+import datatrove.executor.base as dt_base
+import datatrove.executor.ray as dt_ray
+import datatrove.executor.slurm as dt_slurm
+from datatrove.executor.ray import RayPipelineExecutor
+from datatrove.executor.slurm import SlurmPipelineExecutor
+from loguru import logger
+
+from gristmill.pipeline.extras import require
+from gristmill.pipeline.run.config import RayConfig, SlurmConfig
+from gristmill.pipeline.run.executors import PhaseRunner
+from gristmill.pipeline.run.phases import Phase
+from gristmill.pipeline.run.tasklog import close_task_log, open_task_log
+from gristmill.stages.errors import GristmillError
+
+for _module in (dt_base, dt_ray):
+    _module.add_task_logger, _module.close_task_logger = open_task_log, close_task_log
+
+
+class RayExecutor(RayPipelineExecutor):
+    """datatrove's Ray executor; defined here so that a Ray worker unpickling it applies the
+    logging patch above too."""
+
+
+class SlurmExecutor(SlurmPipelineExecutor):
+    def launch_merge_stats(self) -> None:
+        """No extra job to merge stats: the manifest sums the per-task stats files itself."""
+
+
+class RayRunner(PhaseRunner):
+    """`executor: ray`: each phase through datatrove's RayPipelineExecutor, on the cluster at
+    `ray.address`, or on a local Ray started here with `ray.num_cpus` CPUs (default: `workers`)
+    and usage stats off. On a cluster, the output folder must be on a filesystem every node
+    shares: tasks write their shards, markers and stats there."""
+
+    def __init__(self, cfg: RayConfig, workers: int):
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no report home, ever
+        ray = require("ray", "executor: ray")
+        self.ray, self.cfg, self.workers = ray, cfg, workers
+        self.started = not ray.is_initialized()
+        if not self.started:
+            return  # the caller's own Ray session
+        kw = dict(log_to_driver=False, logging_level="WARNING", include_dashboard=False)
+        if cfg.address:
+            ray.init(address=cfg.address, **kw)
+        else:
+            ray.init(num_cpus=cfg.num_cpus or workers, **kw)
+
+    def run_phase(self, phase: Phase, logging_dir: Path) -> None:
+        logger.disable("datatrove.executor.ray")  # its "local filesystem" warning, said below
+        try:
+            executor = RayExecutor(
+                pipeline=phase.steps,
+                tasks=phase.tasks,
+                workers=min(self.workers, phase.tasks),
+                logging_dir=str(logging_dir),
+                skip_completed=True,
+                cpus_per_task=self.cfg.cpus_per_task,
+                mem_per_cpu_gb=self.cfg.mem_per_cpu_gb,
+            )
+        finally:
+            logger.enable("datatrove.executor.ray")
+        executor.run()
+        if missing := executor.get_incomplete_ranks():
+            raise GristmillError(
+                f"{phase.name}: tasks {missing} did not finish on Ray; their logs are in "
+                f"{logging_dir / 'logs'} (rerun to resume)"
+            )
+
+    def close(self) -> None:
+        if self.started:
+            self.ray.shutdown()
+
+
+def submit_slurm(
+    phases: list[Phase], cfg: SlurmConfig, work: Path, finalize: str, dry_run: bool
+) -> tuple[Path, list[dict]]:
+    """`executor: slurm`: one sbatch job array per phase (task `r` of the phase = array index
+    `r`), each depending on the previous one (`afterok`), then a finalize job that runs
+    `finalize` (gristmill itself, with the local executor: every task is marked complete by
+    then, so it only writes the manifest and the report). Scripts go to `<work>/slurm/`.
+
+    With `dry_run` nothing is submitted: the job ids are shell variables, and `submit.sh` there
+    submits the same scripts with the same dependencies when run. Returns the folder and the
+    jobs in submission order: {name, script, args, job_id}."""
+    folder = work / "slurm"
+    folder.mkdir(parents=True, exist_ok=True)
+    env = cfg.env_command or f"source {shlex.quote(sys.prefix)}/bin/activate"
+    jobs: list[dict] = []
+    current = [""]
+
+    def launch(contents: str, retriever, *args: str) -> str:  # datatrove's launch_slurm_job
+        n = len(jobs) + 1
+        again = sum(job["name"] == current[0] for job in jobs)  # arrays over max_array_size
+        script = folder / f"{current[0]}{f'.{again}' if again else ''}.slurm"
+        script.write_text(contents)
+        job = {"name": current[0], "script": script, "args": list(args), "job_id": f"${{JOB_{n}}}"}
+        if not dry_run:
+            try:
+                said = subprocess.check_output(["sbatch", *args, str(script)], text=True)
+                job["job_id"] = retriever(said)
+            except (OSError, subprocess.CalledProcessError) as e:
+                raise GristmillError(f"sbatch {script}: {e}") from None
+        jobs.append(job)
+        return job["job_id"]
+
+    original, dt_slurm.launch_slurm_job = dt_slurm.launch_slurm_job, launch
+    try:
+        prev = None
+        for phase in phases:
+            current[0] = phase.name
+            executor = SlurmExecutor(
+                pipeline=phase.steps,
+                tasks=phase.tasks,
+                time=cfg.time,
+                partition=cfg.partition,
+                cpus_per_task=cfg.cpus_per_task,
+                mem_per_cpu_gb=cfg.mem_per_cpu_gb,
+                workers=cfg.max_concurrent or -1,
+                job_name=f"{cfg.job_name}-{phase.name}",
+                qos=cfg.qos,
+                env_command=env,
+                sbatch_args=dict(cfg.sbatch_args),
+                max_array_size=cfg.max_array_size,
+                depends=prev,
+                logging_dir=str(work / phase.name),
+                skip_completed=True,
+            )
+            executor.launch_job()  # -> executor.pik, ranks_to_run.json, then launch() above
+            prev = executor
+        current[0] = "finalize"
+        after = prev.job_id if prev is not None and prev.job_id not in (None, -1) else None
+        dep = [f"--dependency=afterok:{after}"] if after else []
+        launch(_finalize_script(cfg, env, folder, finalize), prev.job_id_retriever, *dep)
+    finally:
+        dt_slurm.launch_slurm_job = original
+    if dry_run:
+        _write_submit_sh(folder, jobs)
+    return folder, jobs
+
+
+def _finalize_script(cfg: SlurmConfig, env: str, folder: Path, command: str) -> str:
+    directives = {
+        "job-name": f"{cfg.job_name}-finalize",
+        "partition": cfg.partition,
+        "time": cfg.time,
+        "cpus-per-task": 1,
+        "mem-per-cpu": f"{cfg.mem_per_cpu_gb}G",
+        "output": str(folder / "finalize_%j.out"),
+        "error": str(folder / "finalize_%j.out"),
+        **({"qos": cfg.qos} if cfg.qos else {}),
+        **cfg.sbatch_args,
+    }
+    lines = [f"#SBATCH --{k}={v}" for k, v in directives.items()]
+    return "\n".join(["#!/bin/bash", *lines, env, "set -xe", command, ""])
+
+
+def _write_submit_sh(folder: Path, jobs: list[dict]) -> None:
+    lines = [
+        "#!/bin/bash",
+        "# Written by `gristmill run --dry-run`: submits the run's job arrays in order, each",
+        "# after the previous one succeeded, then the finalize job (manifest and report).",
+        "set -euo pipefail",
+    ]
+    for n, job in enumerate(jobs, start=1):
+        args = " ".join(f'"{a}"' for a in job["args"])
+        lines.append(
+            f"JOB_{n}=$(sbatch --parsable {args} {shlex.quote(str(job['script']))} | cut -d';' -f1)"
+        )
+        lines.append(f'echo "{job["name"]}: job $JOB_{n}"')
+    path = folder / "submit.sh"
+    path.write_text("\n".join(lines) + "\n")
+    path.chmod(0o755)
