@@ -82,7 +82,7 @@ def scan_rejected(out: Path) -> dict[str, dict]:
 
 
 def phase_rows(manifest: dict, work: Path) -> list[tuple[str, float, int, int]]:
-    """(phase, seconds, documents, bytes) per phase of the run."""
+    """(phase, seconds, documents, characters) per phase of the run."""
     seconds = manifest.get("timing", {}).get("phases_seconds", {})
     return [(name, s, *read_progress(work / name)) for name, s in seconds.items()]
 
@@ -317,12 +317,12 @@ def _throughput(data: dict) -> str:
     rows = data["phases"]
     if not rows:
         return _note("no timing in the manifest")
-    plot_rows = [(n, s, d / max(s, 1e-9), b / 1e6 / max(s, 1e-9)) for n, s, d, b in rows]
+    plot_rows = [(n, s, d / max(s, 1e-9), c / 1e6 / max(s, 1e-9)) for n, s, d, c in rows]
     table = _table(
-        ["phase", "seconds", "documents", "MB", "docs/s", "MB/s"],
+        ["phase", "seconds", "documents", "Mchar", "docs/s", "Mchar/s"],
         [
-            [n, s, d, b / 1e6, r1, r2]
-            for (n, s, d, b), (*_, r1, r2) in zip(rows, plot_rows, strict=True)
+            [n, s, d, c / 1e6, r1, r2]
+            for (n, s, d, c), (*_, r1, r2) in zip(rows, plot_rows, strict=True)
         ],
         {1, 2, 3, 4, 5},
     )

@@ -299,10 +299,12 @@ def mix_windows(name: str, shares: dict[str, list[float]], targets: dict[str, fl
 
 
 def throughput(rows: list[tuple[str, float, float, float]]) -> bytes:
-    """Seconds, documents/s and MB/s per phase."""
+    """Seconds, documents/s and millions of characters/s per phase."""
     s = _Svg(_rows(len(rows)))
     names = [r[0] for r in rows]
     boxes = _panels(s.height, [_label_width(names), 0, 0])
-    for box, col, label in zip(boxes, (1, 2, 3), ("seconds", "documents/s", "MB/s"), strict=True):
+    for box, col, label in zip(
+        boxes, (1, 2, 3), ("seconds", "documents/s", "Mchar/s"), strict=True
+    ):
         _hbars(s, box, names, [([r[col] for r in rows], KEPT)], label, show_labels=col == 1)
     return s.render()

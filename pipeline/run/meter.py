@@ -155,7 +155,7 @@ def run_figures(phase_dirs: list[Path], parent_cpu_s: float, warm_cpu: dict | No
     filter steps count under its name), the tasks' total and the run process's own CPU, and of
     that, per stage, what its own code cost there (`warm_cpu`): its modules' import (their
     tables and patterns), its preloads and warm-up before the workers were forked (a model, a
-    tokenizer, numba's compiled kernels), and its `provides()` while the phases were planned."""
+    tokenizer, numba's compiled kernels), and its construction while the phases were planned."""
     phases, stages = {}, {}
     total = 0.0
     for d in phase_dirs:

@@ -140,25 +140,27 @@ def compile_phases(
         return f"{len(phases) + 1:02d}-{what}"
 
     for cls, params in stages:
-        stage = cls(params, ctx)
         start = cpu_now()
+        stage = cls(params, ctx)
         ctx = replace(ctx, **stage.provides())
-        stage.setup_cpu_s = cpu_now() - start  # tokenize's: loading its tokenizer for its identity
         if not is_global(cls):
             steps.append(stage)
+            stage.setup_cpu_s = cpu_now() - start  # tokenize's: its tokenizer's identity
             continue
+        map_step, reduces, filter_step = stage.map_step(), stage.reduce_steps(), stage.filter_step()
+        map_step.setup_cpu_s = cpu_now() - start  # MinHash's: choosing its bands and rows
         if len(steps) == 2 and isinstance(steps[0], ReadWork) and steps[1].replays_cheaply:
             # this phase only reads the documents back and filters them: the next phase reads
             # the same files and replays the filter, rather than this phase writing them again
-            map_phase = [*steps, stage.map_step()]
+            map_phase = [*steps, map_step]
             source = ReadWork(steps[0].folder, [*steps[0].replay, quiet(steps[1])])
         else:
             docs = work / f"docs_{len(phases)}"
-            map_phase, source = [*steps, stage.map_step(), WriteWork(docs)], ReadWork(docs)
+            map_phase, source = [*steps, map_step, WriteWork(docs)], ReadWork(docs)
         phases.append(Phase(name(f"{cls.name}-map"), map_phase, tasks))
-        for step, n in stage.reduce_steps():  # phase named by the step: `-reduce`, ...
+        for step, n in reduces:  # phase named by the step: `-reduce`, ...
             phases.append(Phase(name(f"{cls.name}-{step.name.rsplit('.', 1)[-1]}"), [step], n))
-        steps = [source, stage.filter_step()]
+        steps = [source, filter_step]
         after_filter = len(steps)
     steps += sink
     own = [s.name for s in steps[after_filter:] if isinstance(s, StageHooks)]
@@ -168,8 +170,12 @@ def compile_phases(
 
 
 def setup_cpu(phases: list[Phase]) -> dict[str, float]:
-    """Per stage, the CPU-s its `provides()` took while the phases were compiled, where it did
-    work (tokenize loads its tokenizer there, for its identity): the stage's own code."""
-    steps = (step for phase in phases for step in phase.steps)
-    cpu = ((stage_key(step_label(s)), getattr(s, "setup_cpu_s", 0.0)) for s in steps)
-    return {name: c for name, c in cpu if c >= 0.001}
+    """Per stage, the CPU-s its construction took while the phases were compiled (its steps and
+    `provides()`), where it did work: the stage's own code. tokenize looks its tokenizer's
+    identity up (or builds it); MinHash chooses its bands and rows."""
+    out: dict[str, float] = {}
+    for step in (step for phase in phases for step in phase.steps):
+        if (cpu := getattr(step, "setup_cpu_s", 0.0)) >= 0.001:
+            key = stage_key(step_label(step))
+            out[key] = out.get(key, 0.0) + cpu
+    return out

@@ -130,7 +130,8 @@ def run(
     """Runs CONFIG; `after(out)` runs once the outputs are complete (or up to date), and the lines
     it returns close the summary (the CLI writes the report there)."""
     # the run process's CPU counts from here: loading the config imports its stages' modules,
-    # and planning may load a model (tokenize's `provides()`); both are the stages' own
+    # and planning builds them (tokenize's `provides()` may load a model); both are the
+    # stages' own
     started = Started(cpu_now(), dict(registry.import_cpu))
     with heap.paused():  # start-up: the stages' modules (pipeline/run/heap.py)
         cfg = load_config(config_path)
@@ -197,13 +198,13 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after, started: S
             with watch as mon:
                 runner.run_phase(phase, work / phase.name)
             timing[phase.name] = round(mon.seconds, 3)
-            seen[phase.name] = {"seconds": mon.seconds, "docs": mon.docs, "bytes": mon.bytes}
+            seen[phase.name] = {"seconds": mon.seconds, "docs": mon.docs, "chars": mon.chars}
             if (n := docs_leaving(work / phase.name)) is not None:
                 expected = n  # what the next phase with documents reads
     finally:
         runner.close()
 
-    # the stages' own CPU in this process: their modules' imports, their `provides()` while
+    # the stages' own CPU in this process: their modules' imports, their construction while
     # planning, their preloads and warm-ups before the workers forked
     warm = started.stage_imports()
     runner_warm = getattr(runner, "warm_cpu", None) or {}

@@ -329,12 +329,31 @@ def test_loading_the_tokenizer_while_planning_counts_as_tokenizes_warm_up(
     assert cpu["run_process_cpu_s"] >= cpu["warm_cpu_s"] >= cpu["stages"]["tokenize"]["warm_cpu_s"]
 
 
+def test_a_global_stage_built_while_planning_counts_its_cpu_under_its_name(tmp_path, monkeypatch):
+    from gristmill.pipeline.run.meter import cpu_now
+    from gristmill.stages.dedup.minhash.stage import MinHashDedup
+
+    reduce_steps = MinHashDedup.reduce_steps
+
+    def slow(self):  # as choosing the bands and rows while the map step is built
+        start = cpu_now()
+        while cpu_now() - start < 0.2:
+            pass
+        return reduce_steps(self)
+
+    monkeypatch.setattr(MinHashDedup, "reduce_steps", slow)
+    stages = ["quality", "minhash_dedup", "tokenize", "pack"]
+    cfg = load_config(sample_config_at(tmp_path, stages=stages))
+    setup = setup_cpu(plan_run(cfg, tmp_path / "work", strict=False)[0])
+    assert setup["minhash_dedup"] >= 0.2 and "quality" not in setup
+
+
 def test_loguru_lists_the_library_folders_once_per_sys_path(monkeypatch, tmp_path):
     import sysconfig
 
     from loguru import _better_exceptions as be
 
-    import gristmill.pipeline.run.executors  # noqa: F401 (its import caches them)
+    import gristmill.pipeline.run.tasklog  # noqa: F401 (its import caches them)
 
     listed = []
     names = sysconfig.get_scheme_names

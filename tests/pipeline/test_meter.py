@@ -97,7 +97,7 @@ def test_each_step_gets_its_own_cpu_and_the_task_file_is_written(tmp_path):
 
 def test_summary_shows_cpu_per_stage_and_phase():
     manifest = {"stages": {"burn": {"seen": 9, "kept": 9, "dropped": {}}}}
-    phases = {"01-x": {"seconds": 2.0, "docs": 9, "bytes": 9}}
+    phases = {"01-x": {"seconds": 2.0, "docs": 9, "chars": 9}}
     cpu = {
         "tasks_cpu_s": 3.0,
         "stages_cpu_s": 2.5,

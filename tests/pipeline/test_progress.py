@@ -24,9 +24,9 @@ def test_counter_passes_documents_through_and_counts_them(tmp_path):
     batch = docs("héllo", "wörld!", "")
     assert run_step(step, batch, rank=3) == batch
     record = orjson.loads((tmp_path / "progress" / "00003.json").read_bytes())
-    assert record == {"docs": 3, "bytes": len("héllowörld!".encode()), "done": True}
+    assert record == {"docs": 3, "chars": len("héllowörld!"), "done": True}
     run_step(CountProgress(tmp_path / "progress"), docs("abc"), rank=0)
-    assert read_progress(tmp_path) == (4, len("héllowörld!abc".encode()))
+    assert read_progress(tmp_path) == (4, len("héllowörld!abc"))
 
 
 def test_docs_leaving_a_phase_is_its_last_filters_kept(tmp_path):
@@ -48,9 +48,9 @@ def test_quiet_monitor_prints_the_phase_and_its_totals(tmp_path):
         run_step(CountProgress(tmp_path / "progress"), docs("a" * 1000, "b" * 1000), rank=0)
         (tmp_path / "completions").mkdir()
         (tmp_path / "completions" / "00000").touch()
-    assert (mon.docs, mon.bytes) == (2, 2000) and completed_tasks(tmp_path) == 1
+    assert (mon.docs, mon.chars) == (2, 2000) and completed_tasks(tmp_path) == 1
     assert lines[0] == "[1/1] 01-x"
-    assert lines[1].startswith("    done in ") and "2 docs, 0.0 MB (" in lines[1]
+    assert lines[1].startswith("    done in ") and "2 docs, 0.0 Mchar (" in lines[1]
 
 
 def test_quiet_monitor_reads_the_counters_only_when_a_line_is_due(tmp_path, monkeypatch):
@@ -83,7 +83,7 @@ def test_live_bar_goes_to_stderr_only_on_a_terminal(tmp_path, monkeypatch, capsy
         run_step(CountProgress(tmp_path / "progress"), docs("a", "b", "c", "d"), rank=0)
     assert lines == []  # the bar replaces the lines
     shown = fake_tty.getvalue()
-    assert "[1/2] 01-x" in shown and "4/4 docs" in shown and "MB/s" in shown
+    assert "[1/2] 01-x" in shown and "4/4 docs" in shown and "Mchar/s" in shown
 
 
 def test_summary_lists_stages_and_phases():
@@ -94,15 +94,26 @@ def test_summary_lists_stages_and_phases():
             "tokenize": {"seen": 9, "kept": 9, "dropped": {}, "tokens": 1234},
         }
     }
-    phases = {"01-map": {"seconds": 2.0, "docs": 10, "bytes": 4_000_000}}
+    phases = {"01-map": {"seconds": 2.0, "docs": 10, "chars": 4_000_000}}
     lines = list(summary_lines(manifest, phases))
     assert lines[1].split() == ["input", "10", "9", "1"]
     assert lines[2].split() == ["tokenize", "9", "9", "0", "1,234"]
     assert lines[4].split() == ["01-map", "2.0", "10", "5", "2.00"]
 
 
-def test_counter_counts_utf8_bytes_in_every_script(tmp_path):
-    texts = ["中文没有空格", "日本語です", "한국어", "ภาษาไทย", "العربية", "हिन्दी", "Русский"]
+def test_counter_counts_characters_in_every_script(tmp_path):
+    # code points, whatever their UTF-8 length (3 bytes for CJK and Thai, 2 for Arabic and
+    # Cyrillic, 4 for an emoji), and a full-width comma is one character too
+    texts = [
+        "中文没有空格",
+        "日本語です，",
+        "한국어",
+        "ภาษาไทย",
+        "العربية",
+        "हिन्दी",
+        "Русский",
+        "🙂",
+    ]
     texts.append("ascii only")
     run_step(CountProgress(tmp_path / "progress"), docs(*texts), rank=0)
-    assert read_progress(tmp_path) == (len(texts), sum(len(t.encode()) for t in texts))
+    assert read_progress(tmp_path) == (len(texts), 6 + 6 + 3 + 7 + 7 + 6 + 7 + 1 + 10)

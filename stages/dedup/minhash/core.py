@@ -149,18 +149,20 @@ def lsh_params(threshold: float, num_perm: int, fp_weight: float, fn_weight: flo
     with num_perm // 2 + 1 nodes is exact (up to rounding) where scipy's `quad` adapts."""
     nodes, weights = np.polynomial.legendre.leggauss(num_perm // 2 + 1)
 
-    def area(lo: float, hi: float, b: int, r: int) -> float:
+    def areas(lo: float, hi: float, b: int, rows: np.ndarray) -> np.ndarray:
+        """The area from `lo` to `hi` for `b` bands and each of `rows`, one quadrature each."""
         s = (hi - lo) / 2 * nodes + (hi + lo) / 2
-        return float((hi - lo) / 2 * weights @ (1 - (1 - s**r) ** b))
+        return (hi - lo) / 2 * ((1 - (1 - s ** rows[:, None]) ** b) @ weights)
 
     best, opt = float("inf"), (0, 0)
     for b in range(1, num_perm + 1):
-        for r in range(1, num_perm // b + 1):
-            fp = area(0.0, threshold, b, r)
-            fn = (1.0 - threshold) - area(threshold, 1.0, b, r)
-            error = fp * fp_weight + fn * fn_weight
-            if error < best:
-                best, opt = error, (b, r)
+        rows = np.arange(1, num_perm // b + 1)
+        fp = areas(0.0, threshold, b, rows)
+        fn = (1.0 - threshold) - areas(threshold, 1.0, b, rows)
+        errors = fp * fp_weight + fn * fn_weight
+        r = int(np.argmin(errors))  # the first of equal minima, as the search in order
+        if errors[r] < best:
+            best, opt = float(errors[r]), (b, r + 1)
     return opt
 
 
