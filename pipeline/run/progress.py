@@ -71,7 +71,8 @@ def read_progress(phase_dir: Path) -> tuple[int, int]:
             p = orjson.loads(f.read_bytes())
         except (OSError, orjson.JSONDecodeError):
             continue  # replaced while we read it: the next poll gets it
-        docs, chars = docs + p["docs"], chars + p["chars"]
+        # a run written before progress counted characters has none: its report shows 0
+        docs, chars = docs + p["docs"], chars + p.get("chars", 0)
     return docs, chars
 
 

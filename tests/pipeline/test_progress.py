@@ -27,6 +27,9 @@ def test_counter_passes_documents_through_and_counts_them(tmp_path):
     assert record == {"docs": 3, "chars": len("héllowörld!"), "done": True}
     run_step(CountProgress(tmp_path / "progress"), docs("abc"), rank=0)
     assert read_progress(tmp_path) == (4, len("héllowörld!abc"))
+    earlier = {"docs": 5, "bytes": 50, "done": True}  # a counter from before characters
+    (tmp_path / "progress" / "00007.json").write_bytes(orjson.dumps(earlier))
+    assert read_progress(tmp_path) == (9, len("héllowörld!abc"))
 
 
 def test_docs_leaving_a_phase_is_its_last_filters_kept(tmp_path):
