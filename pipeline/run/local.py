@@ -47,12 +47,8 @@ WORKER_PRELOAD = [
 ]
 
 
-def stage_preloads(phases: list[Phase]) -> list[str]:
-    """The `preload` modules of the stages in `phases`, in order, each once."""
-    return preload_names(stage_warm_ups(phases))
-
-
 def preload_names(warm_ups: list) -> list[str]:
+    """The `preload` modules of `warm_ups` (`stage_warm_ups`), in order, each once."""
     return list(dict.fromkeys(n for _, names, _ in warm_ups for n in names))
 
 

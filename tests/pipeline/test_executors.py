@@ -159,11 +159,12 @@ def test_every_forkserver_preload_imports_and_the_phone_plans_are_built_there():
 
 
 def test_a_run_preloads_only_what_its_stages_need(tmp_path):
-    from gristmill.pipeline.run.local import stage_preloads
+    from gristmill.pipeline.run.local import stage_warm_ups
 
     def preloads(stages):
         cfg = load_config(sample_config_at(tmp_path, stages=stages))
-        return stage_preloads(plan_run(cfg, tmp_path / "work", strict=False)[0])
+        phases = plan_run(cfg, tmp_path / "work", strict=False)[0]
+        return LocalRunner(2, stage_warm_ups(phases)).preload
 
     assert preloads(["tokenize", "pack"]) == ["tiktoken", "tokenizers", "pyarrow.parquet"]
     names = preloads(["langid", "quality", "pii", "tokenize", "pack"])
