@@ -1,13 +1,14 @@
 """Where a run's CPU goes: CPU-seconds, wall seconds and peak memory per task, phase and stage.
 
-Tasks run in other processes (datatrove's forkserver pool, Ray actors, Slurm jobs), and a pool
-worker is a child of the forkserver, not of the run, so the run's `RUSAGE_CHILDREN` never sees
-it. So every task counts itself: a `_meter` step after each step of a phase records the CPU
-(`getrusage(RUSAGE_SELF)`, user + system, every thread of the process) and wall time spent
-pulling documents through everything up to it; one step's own time is its meter's figure minus
-the previous meter's. The last meter, whose loop drives the whole task, writes
-`<phase>/meter/<task>.json`: the task's CPU and wall seconds, the worker's peak RSS, and the
-time of each step. `phase_figures` sums them over tasks for the manifest's `timing` section.
+Tasks run in other processes (the local pool's workers, Ray actors, Slurm jobs), and a worker
+may be a child of a forkserver, not of the run, whose `RUSAGE_CHILDREN` then never sees it, and
+a pool's workers are reaped only when the run ends. So every task counts itself: a `_meter`
+step after each step of a phase records the CPU (`getrusage(RUSAGE_SELF)`, user + system, every
+thread of the process) and wall time spent pulling documents through everything up to it; one
+step's own time is its meter's figure minus the previous meter's. The last meter, whose loop
+drives the whole task, writes `<phase>/meter/<task>.json`: the task's CPU and wall seconds, the
+worker's peak RSS, and the time of each step. `phase_figures` sums them over tasks for the
+manifest's `timing` section.
 
 What a task spends before its first document is pulled (the worker's start-up, imports, the
 executor's set-up) is not in any task's figure: it shows as the difference between what the
