@@ -72,8 +72,8 @@ def apply(
 def mix(config: str, names: tuple[str, ...]) -> None:
     """Materialise mixes from a finished run's token shards, without re-tokenising."""
     from gristmill.pipeline.mix.materialize import materialize
+    from gristmill.pipeline.output.layout import check_inside, output_lock
     from gristmill.pipeline.run.config import load_config
-    from gristmill.pipeline.run.outdir import check_inside, output_lock
 
     cfg = load_config(config)
     if not cfg.mixes:
@@ -88,7 +88,7 @@ def mix(config: str, names: tuple[str, ...]) -> None:
 @click.argument("out", type=click.Path(file_okay=False))
 def verify(out: str) -> None:
     """Check every shard, index, sidecar and hash of the run in OUT against its manifest."""
-    from gristmill.pipeline.run.verify import verify_run
+    from gristmill.pipeline.output.verify import verify_run
 
     problems, checked = verify_run(out)
     if problems:
@@ -106,7 +106,7 @@ def inspect(out: str, doc_id: str | None, token: str | None) -> None:
     """Counts per source and stage of the run in OUT; --doc ID looks one document up;
     --token SHARD:OFFSET (e.g. tokens/web/00000:1234 or mixes/default/00000:0) names the
     document, source and origin of a token."""
-    from gristmill.pipeline.run.inspect import describe_doc, describe_run, describe_token
+    from gristmill.pipeline.output.inspect import describe_doc, describe_run, describe_token
 
     if token:
         lines = describe_token(out, token)

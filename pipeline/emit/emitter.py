@@ -37,7 +37,7 @@ from gristmill.pipeline.mix.materialize import n_samples, source_shards
 from gristmill.pipeline.mix.schedule import blend
 from gristmill.pipeline.mix.streams import SourceStream
 from gristmill.pipeline.mix.weights import GuardConfig, MixConfig, ResolvedMix, resolve
-from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.output import manifest as mf
 from gristmill.stages.errors import GristmillError
 
 __all__ = ["IGNORE", "Emitter"]

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 from gristmill.pipeline.mix.materialize import MIX_MANIFEST, SEGMENTS, source_shards
 from gristmill.pipeline.mix.schedule import real_needed, window_shares
 from gristmill.pipeline.mix.streams import SourceStream
-from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.output import manifest as mf
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardReader
 

@@ -22,7 +22,7 @@ from pydantic import Field
 
 from gristmill.pipeline import __version__
 from gristmill.pipeline.extras import require
-from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, load_config
 from gristmill.stages.base import StrictModel
 from gristmill.stages.errors import GristmillError

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.output import manifest as mf
 from gristmill.stages.errors import GristmillError
 
 CHINCHILLA = 20.0

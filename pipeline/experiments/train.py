@@ -24,7 +24,7 @@ from pydantic import Field, model_validator
 
 from gristmill.pipeline.emit.emitter import Emitter
 from gristmill.pipeline.extras import require
-from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, load_config, load_yaml_model
 from gristmill.stages.base import StrictModel
 from gristmill.stages.errors import GristmillError

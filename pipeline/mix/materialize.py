@@ -26,14 +26,14 @@ import pyarrow.parquet as pq
 from gristmill.pipeline.mix.schedule import blend, real_needed, window_shares
 from gristmill.pipeline.mix.streams import SourceStream
 from gristmill.pipeline.mix.weights import ResolvedMix
-from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.layout import SEGMENTS
 from gristmill.pipeline.run.config import LoadedConfig
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path, write_bytes
 from gristmill.stages.formats.shards import ShardWriter
 
 MIX_MANIFEST = "mix_manifest.json"
-SEGMENTS = ".segments.parquet"
 SEGMENT_COLUMNS = ("sample", "doc_id", "source", "origin", "token_start", "n_tokens", "doc_offset")
 
 

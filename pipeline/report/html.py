@@ -20,10 +20,10 @@ from pathlib import Path
 
 import orjson
 
+from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.layout import REPORT
 from gristmill.pipeline.report import plots
-from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run import tally
-from gristmill.pipeline.run.outdir import REPORT
 from gristmill.pipeline.run.progress import read_progress
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats import rejects

@@ -21,12 +21,12 @@ from pathlib import Path
 
 import orjson
 
+from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.layout import REPORT, check_inside, output_lock
 from gristmill.pipeline.run import heap
-from gristmill.pipeline.run import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_executor, load_config
 from gristmill.pipeline.run.executors import make_runner
 from gristmill.pipeline.run.meter import cpu_now, meter, run_figures
-from gristmill.pipeline.run.outdir import REPORT, check_inside, output_lock
 from gristmill.pipeline.run.phases import plan_run, setup_cpu
 from gristmill.pipeline.run.progress import (
     CountProgress,

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from datatrove.pipeline.base import PipelineStep
 
-from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, load_config
 from gristmill.pipeline.run.local import LocalRunner
 from gristmill.pipeline.run.phases import Phase, plan_run, setup_cpu

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.output import manifest as mf
 from tests.pipeline.conftest import REPO, sample_config_at
 from tests.pipeline.test_runner import tree_bytes, without_timing
 

@@ -11,10 +11,10 @@ import pytest
 import yaml
 
 from gristmill.pipeline.mix.materialize import SEGMENTS, materialize
+from gristmill.pipeline.output.inspect import describe_token
+from gristmill.pipeline.output.verify import verify_run
 from gristmill.pipeline.run.config import load_config
-from gristmill.pipeline.run.inspect import describe_token
 from gristmill.pipeline.run.runner import run
-from gristmill.pipeline.run.verify import verify_run
 from gristmill.stages.formats.shards import ShardReader
 
 REPO = Path(__file__).resolve().parents[2]

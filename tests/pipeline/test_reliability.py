@@ -13,11 +13,11 @@ import orjson
 import pytest
 import yaml
 
-from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.layout import output_lock
+from gristmill.pipeline.output.verify import verify_run
 from gristmill.pipeline.run.config import ConfigError, load_config
-from gristmill.pipeline.run.outdir import output_lock
 from gristmill.pipeline.run.runner import run
-from gristmill.pipeline.run.verify import verify_run
 from gristmill.stages.errors import GristmillError
 from tests.pipeline.conftest import REPO, sample_config_at
 from tests.pipeline.test_runner import tree_bytes

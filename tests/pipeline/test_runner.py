@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.verify import verify_run
 from gristmill.pipeline.run.runner import run
-from gristmill.pipeline.run.verify import verify_run
 from tests.pipeline.conftest import REPO, sample_config_at
 
 

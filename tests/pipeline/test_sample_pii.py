@@ -14,7 +14,7 @@ import csv
 import ipaddress
 from collections import Counter, defaultdict
 
-from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.output import manifest as mf
 from gristmill.stages.formats.shards import ShardReader
 from gristmill.stages.pii.stage import PLACEHOLDERS
 from gristmill.stages.tokenize import load_tokenizer

@@ -3,7 +3,7 @@ import shutil
 import orjson
 import pytest
 
-from gristmill.pipeline.run.verify import verify_run
+from gristmill.pipeline.output.verify import verify_run
 from tests.conftest import make_tiny_run, run_quietly
 
 WEB = "tokens/web/00000"  # task 0 read web.jsonl: 3 documents (w3 was a duplicate)

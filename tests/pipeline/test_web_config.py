@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from gristmill.pipeline.output.inspect import describe_doc
 from gristmill.pipeline.run.config import load_config
-from gristmill.pipeline.run.inspect import describe_doc
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.read.warc import warc_records
 from gristmill.stages.registry import STAGES

@@ -49,9 +49,9 @@ from gristmill.pipeline.experiments.common import (
     trainer_settings,
     write_json,
 )
-from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.layout import output_lock
 from gristmill.pipeline.run.config import ConfigError
-from gristmill.pipeline.run.outdir import output_lock
 
 
 class Experiment:

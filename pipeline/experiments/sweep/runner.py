@@ -37,8 +37,8 @@ from gristmill.pipeline.experiments.common import (
 from gristmill.pipeline.experiments.sweep.config import SweepFile, load_sweep_config
 from gristmill.pipeline.experiments.sweep.results import write_results
 from gristmill.pipeline.mix.weights import GuardConfig, MixConfig, resolve
+from gristmill.pipeline.output.layout import output_lock
 from gristmill.pipeline.run.config import ConfigError
-from gristmill.pipeline.run.outdir import output_lock
 from gristmill.stages.errors import GristmillError
 
 

@@ -1,4 +1,4 @@
-"""The output folder: one run at a time, and nothing written outside it.
+"""The output folder's names, one run at a time in it, and nothing written outside it.
 
 The lock is an flock on `OUT/.gristmill.lock`; the kernel drops it when its process dies, even
 by SIGKILL, so a killed run never leaves a stale lock."""
@@ -15,6 +15,7 @@ from gristmill.stages.errors import GristmillError
 
 LOCK = ".gristmill.lock"
 REPORT = "report.html"  # written after a run by pipeline/report (the runner only clears it)
+SEGMENTS = ".segments.parquet"  # beside a mix shard: which documents each sample came from
 
 
 @contextmanager

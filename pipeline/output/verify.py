@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.output import manifest as mf
 from gristmill.stages.formats.shards import ShardError, ShardReader
 
 

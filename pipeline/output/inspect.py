@@ -9,8 +9,8 @@ import numpy as np
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from gristmill.pipeline.mix.materialize import SEGMENTS
-from gristmill.pipeline.run import manifest as mf
+from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.layout import SEGMENTS
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardReader
 from gristmill.stages.tokenize import reload_tokenizer
