@@ -36,9 +36,10 @@ import sys
 import time
 from collections import deque
 
-from corpus import CORPUS, corpus_path, default_data_dir, load_docs, profile_stage
 from datatrove.data import Document
 from datatrove.pipeline.formatters import PIIFormatter
+
+from bench.data.corpus import CORPUS, corpus_path, default_data_dir, load_docs, profile_stage
 
 GOAL, HOPE = 1.0, 2.0
 

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from corpus import corpus_path, default_data_dir, load_docs
+from bench.data.corpus import corpus_path, default_data_dir, load_docs
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -28,8 +28,7 @@ sys.path[:] = [str(_HERE.parent), str(_HERE)] + [
 import argparse  # noqa: E402
 import time  # noqa: E402
 
-from corpus import corpus_path  # noqa: E402
-
+from bench.data.corpus import corpus_path  # noqa: E402
 from gristmill.stages.formats.docio import read_records  # noqa: E402
 
 

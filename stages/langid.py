@@ -21,7 +21,7 @@ its sample gets the sample's `language_score`, which differs a little from the f
 The default (2,000 characters, 6 windows, accepted at >= 0.75) was chosen on the even-numbered
 pages of the development corpus (of 24 settings, the one fastText reads fewest characters with
 whose labels and keep/drop decisions both agree with the full text's on >= 99.5% of the pages)
-and checked on the odd-numbered ones, 10,141 pages (`python bench/langid_prefix.py`): labels
+and checked on the odd-numbered ones, 10,141 pages (`python -m bench.evals.langid_prefix`): labels
 agree with the full text's on 99.97% of them, keep/drop decisions at min_score 0.65 (the same
 label and the same side of 0.65) on 99.82%; of the 3,592 pages over 2,000 characters, 1,441
 (14.2% of all pages) were read whole (up to 2,768 characters, or an unsure sample); the stage

@@ -1,7 +1,7 @@
 """fastText's `predict` (k=1) of a supervised model with hierarchical softmax, compiled with
 numba: the same labels and the same float32 scores as fastText's own, bit for bit, at a fraction
 of its cost (`langid` uses it for lid.176; `tests/stages/test_lid_kernel.py` and
-`bench/langid_kernel.py` compare the two).
+`bench/speed/langid_kernel.py` compare the two).
 
 What fastText 0.9.2 does, step by step, and so what this does:
 - A line is cut into tokens at the bytes space, `\\n`, `\\r`, `\\t`, `\\v`, `\\f` and NUL of its

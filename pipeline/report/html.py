@@ -359,6 +359,6 @@ def _cpu(data: dict) -> str:
         f"{cpu.get('warm_cpu_s', 0):,.1f} loading the stages' models and kernels before the "
         "workers were forked (`warm_cpu_s` per stage in the manifest). Steps "
         "named _* are plumbing (progress, work files); `input` is reading. A worker's start-up "
-        "is in no task: bench/peer.py measures a whole run from outside"
+        "is in no task: bench/speed/peer.py measures a whole run from outside"
     )
     return stages + phases + note

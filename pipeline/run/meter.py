@@ -12,7 +12,7 @@ manifest's `timing` section.
 
 What a task spends before its first document is pulled (the worker's start-up, imports, the
 executor's set-up) is not in any task's figure: it shows as the difference between what the
-whole run cost (`bench/peer.py` measures that from outside) and the sum of the tasks here.
+whole run cost (`bench/speed/peer.py` measures that from outside) and the sum of the tasks here.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Fitting what the `quality` stage ships in `stages/data/quality_fitted.yaml`: pure functions.
 
-`bench/quality_fit.py` runs them on the development corpus and writes the file; nothing here
+`tools/quality_fit.py` runs them on the development corpus and writes the file; nothing here
 reads data. Two fits, each on its own part of the corpus, so that every figure reported about
 them is on the other part:
 

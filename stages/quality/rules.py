@@ -8,7 +8,7 @@ The heuristic score ranks a document against the development corpus: each signal
 component in [0, 1] (higher for better text; reference points in the `score` section of
 `stages/data/quality_languages.yaml`), the penalty is the weighted sum of the components'
 shortfalls, and the score is the share of the fit part's pages whose penalty is larger
-(`fit.calibrated`; weights and percentiles fitted by `bench/quality_fit.py`, in
+(`fit.calibrated`; weights and percentiles fitted by `tools/quality_fit.py`, in
 `quality_fitted.yaml`). It reads only the shipped data, never a run's thresholds: changing those
 re-decides without re-scoring, and the same text gets the same score in every run.
 """

@@ -1,7 +1,7 @@
 """Regression guards on the development corpus, each on data the shipped fits did not see
-(bench/quality_eval.py measures all pages): the main text of a page scores higher than the same
-page with navigation and sidebars, on the held part of the score split; translations are not
-dropped more than their English original, on a package the word ratios were not fitted on."""
+(bench/evals/quality_eval.py measures all pages): the main text of a page scores higher than the
+same page with navigation and sidebars, on the held part of the score split; translations are
+not dropped more than their English original, on a package the word ratios were not fitted on."""
 
 import orjson
 import pytest
@@ -56,7 +56,8 @@ def test_translations_are_not_dropped_more_than_their_english_original():
     pair. Russian takes fewer words (ratio 0.82), Chinese and Japanese have no spaces, Persian
     and Arabic another script (with no fitted ratio: gnome-user-docs has no Arabic, and its
     Persian matches English). The package's Korean, Finnish-like and most other pages are
-    untranslated, so they are not in this test; bench/quality_eval.py section 4 has them all."""
+    untranslated, so they are not in this test; bench/evals/quality_eval.py section 4 has them
+    all."""
     source = "debian-handbook"
     assert fitted()["fit_source"] != source
     langs = {"zh", "ja", "fa", "ar", "ru", "de"}

@@ -1,5 +1,5 @@
-"""The development corpus as the quality fits and evaluations see it (used by bench/quality_fit.py
-and bench/quality_eval.py).
+"""The development corpus as the quality fits and evaluations see it (used by tools/quality_fit.py
+and bench/evals/quality_eval.py).
 
 For every page of `corpus/docs_web.jsonl.zst`: its page key (source and URL without the locale:
 the same page in every language), its own language label, langid's label on the main text (the
@@ -20,7 +20,8 @@ import hashlib
 import os
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from bench import DATA_DIR, REPO
+
 CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 CACHE = REPO / "out" / "cache"
 _KEYED = (
@@ -32,7 +33,7 @@ _KEYED = (
 
 
 def default_data_dir() -> Path:
-    return REPO.parent / "shared" / "data"
+    return DATA_DIR
 
 
 def load_corpus(path: Path, limit: int | None = None) -> list[dict]:

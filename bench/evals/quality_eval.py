@@ -1,5 +1,5 @@
 """Acceptance figures of the `quality` stage on the development data, each on data the shipped
-fits (`stages/data/quality_fitted.yaml`, `bench/quality_fit.py`) did not see.
+fits (`stages/data/quality_fitted.yaml`, `tools/quality_fit.py`) did not see.
 
 1. Main text vs full page, on the held part of the score split (`fit.part`, a hash of the page
    key; the weights and calibration were fitted on the other part). Every page of
@@ -23,9 +23,9 @@ fits (`stages/data/quality_fitted.yaml`, `bench/quality_fit.py`) did not see.
    language: pages dropped only in the translation vs only in English, and the one-sided
    sign-test p-value of that excess; goal: no language with a significant excess (p < 0.05).
 
-Signals come from the cache of `bench/quality_data.py` (computed once per corpus and code).
+Signals come from the cache of `bench/data/quality_data.py` (computed once per corpus and code).
 
-    .venv/bin/python bench/quality_eval.py [--data DIR] [--tolerance 0.02]
+    .venv/bin/python -m bench.evals.quality_eval [--data DIR] [--tolerance 0.02]
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from quality_data import CORPUS, default_data_dir, langid, pages  # bench/quality_data.py
+from bench.data.quality_data import CORPUS, default_data_dir, langid, pages
 
 SMS = Path("quality") / "SMSSpamCollection"
 GOAL = 0.90

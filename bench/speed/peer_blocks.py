@@ -1,4 +1,4 @@
-"""The bare building blocks of bench/peer.py's job, called directly in one loop each over the
+"""The bare building blocks of bench/speed/peer.py's job, called directly in one loop each over the
 texts the run's stage read, in this process (CPU-s by `time.process_time`, threads included):
 
 - langid's predict (k=1; lid.176 through the compiled kernel, `stages/lid_kernel.py`) on what
@@ -14,7 +14,7 @@ texts the run's stage read, in this process (CPU-s by `time.process_time`, threa
 
 Which pages each stage read comes from the gristmill run: the ids it dropped are in its
 `rejected/<stage>/` files. `blocks(shards, run_dir)` returns CPU-s per block and their sum;
-bench/peer.py measures them after every repetition of the runs and keeps each block's best
+bench/speed/peer.py measures them after every repetition of the runs and keeps each block's best
 (`best_of`).
 """
 
@@ -37,7 +37,7 @@ def dropped_ids(run_dir: Path, stage: str) -> set[str]:
 
 
 MIN_LANG_SCORE = 0.65
-# langid's sampling as bench/peer.py configures the run (the stage's defaults)
+# langid's sampling as bench/speed/peer.py configures the run (the stage's defaults)
 LANGID_SAMPLE = {"sample_chars": 2000, "sample_windows": 6, "sample_min_score": 0.75}
 FASTTEXT = "fasttext_predict, same lines (not in the sum)"
 COUNTS = ("tokens", "docs_tokenized")

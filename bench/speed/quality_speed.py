@@ -17,7 +17,7 @@ page under its label), alternating old/new page by page and flipping the order e
 repetition, so load from other processes falls on both alike; then the whole stage
 (`Quality.process_batch`, signals + score + rules) the same way, a batch at a time.
 
-    .venv/bin/python bench/quality_speed.py [--old REV] [--every 1] [--reps 2] [--no-speed]
+    .venv/bin/python -m bench.speed.quality_speed [--old REV] [--every 1] [--reps 2] [--no-speed]
 """
 
 from __future__ import annotations
@@ -30,10 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import corpus_path  # noqa: E402
+from bench import REPO
+from bench.data.corpus import corpus_path
 
-REPO = Path(__file__).resolve().parents[1]
 # the last commit whose signals.py counted the n-grams level by level with np.unique
 OLD_REV = "0fe4672"
 SCRIPTS = ("en", "zh", "ja", "ko", "th", "ar", "hi", "ru", "el")

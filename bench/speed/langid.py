@@ -17,7 +17,7 @@ cProfile of one stage pass (the breakdown of where the stage's time goes).
 Data: the first N documents (field `text`) of `corpus/docs_web.jsonl.zst` in ../shared/data, or
 `--data` (the data folder or the corpus file itself). Without it, the script says so and exits 0.
 
-    .venv/bin/python bench/langid.py [-n 5000] [--reps 3] [--profile]
+    .venv/bin/python -m bench.speed.langid [-n 5000] [--reps 3] [--profile]
 """
 
 from __future__ import annotations
@@ -29,9 +29,7 @@ import time
 from collections import deque
 from pathlib import Path
 
-from corpus import CORPUS, corpus_path, default_data_dir, load_docs, profile_stage
-
-REPO = Path(__file__).resolve().parents[1]
+from bench.data.corpus import CORPUS, corpus_path, default_data_dir, load_docs, profile_stage
 
 GOAL = 0.9
 

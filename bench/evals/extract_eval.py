@@ -15,7 +15,7 @@ Configurations: the stage's defaults, `favor=precision`, `favor=recall`, and, as
 for our charset decoding, bare `trafilatura.extract` on the page's raw bytes (trafilatura then
 guesses the encoding itself) with the stage's default options.
 
-    .venv/bin/python bench/extract_eval.py [--data ../shared/data] [--variants default,precision]
+    .venv/bin/python -m bench.evals.extract_eval [--data ../shared/data] [--variants default,precision]
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import argparse
 import time
 from pathlib import Path
 
-from webpages import Page, default_data_dir, find_data, load_pages  # bench/webpages.py
+from bench.data.webpages import Page, default_data_dir, find_data, load_pages
 
 VARIANTS = {
     "default": {},

@@ -28,7 +28,7 @@ Nothing may download: socket connect raises in this process. Data: every --every
 (`text`) of `corpus/docs_web.jsonl.zst` in ../shared/data (all sources and languages), or
 `--data`. Without it, the script says so and exits 0.
 
-    .venv/bin/python bench/quality.py [--every 25] [--reps 3]
+    .venv/bin/python -m bench.speed.quality [--every 25] [--reps 3]
 """
 
 from __future__ import annotations
@@ -40,10 +40,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench import DATA_DIR
 from gristmill.stages.quality.signals import SIGNALS
-
-_HERE = Path(__file__).resolve().parent
-REPO = _HERE.parent
 
 CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 
@@ -75,7 +73,7 @@ def no_network() -> None:
 
 
 def default_data_dir() -> Path:
-    return REPO.parent / "shared" / "data"
+    return DATA_DIR
 
 
 def load_texts(path: Path, every: int) -> list[str]:

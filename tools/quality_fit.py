@@ -1,8 +1,8 @@
 """Fit what `stages/data/quality_fitted.yaml` ships, and report it on data it was not fitted on.
 
-    .venv/bin/python bench/quality_fit.py ratio [--fit-source gnome-user-docs] [--write]
-    .venv/bin/python bench/quality_fit.py score [--write]
-    .venv/bin/python bench/quality_fit.py all --write     # ratio, then score (gates use ratios)
+    .venv/bin/python -m tools.quality_fit ratio [--fit-source gnome-user-docs] [--write]
+    .venv/bin/python -m tools.quality_fit score [--write]
+    .venv/bin/python -m tools.quality_fit all --write     # ratio, then score (gates use ratios)
 
 `ratio`: on the parallel pages of ONE documentation package (--fit-source, default
 gnome-user-docs: 42 locales), per language, the median over pages of translation words per
@@ -12,7 +12,7 @@ minimum mean word length (English's 3 times characters per word relative to Engl
 and Japanese `fineweb_dup_line_chars` (English's 0.01 over characters per English character:
 command lines, the same in every translation, weigh that much more). A pair counts when langid
 agrees with the translation's locale and both sides have >= 20 words. Parity is then tested on
-the other packages (`bench/quality_eval.py` section 4, `tests/stages/test_quality_corpus.py`).
+the other packages (`bench/evals/quality_eval.py` section 4, `tests/stages/test_quality_corpus.py`).
 
 `score`: pages are split by `fit.part` (a hash of the page key: all translations of a page on
 one side). On the fit part's pages whose `text` and `text_full` differ (linux-doc, python-doc,
@@ -26,7 +26,7 @@ part's main texts (all sources, gnome-user-docs included).
 Without --write, nothing is written; the figures are those of the fit just made.
 `--hold-sources a,b` splits by package instead, for a check of the method only (fit on the other
 packages, figures on these; never written). The signals
-are cached (see bench/quality_data.py).
+are cached (see bench/data/quality_data.py).
 """
 
 from __future__ import annotations
@@ -39,13 +39,14 @@ from pathlib import Path
 
 import numpy as np
 import yaml
-from quality_data import CORPUS, default_data_dir, pages  # bench/quality_data.py
-from quality_eval import text_vs_full  # bench/quality_eval.py
 
-REPO = Path(__file__).resolve().parent.parent
+from bench import REPO
+from bench.data.quality_data import CORPUS, default_data_dir, pages
+from bench.evals.quality_eval import text_vs_full
+
 FITTED = REPO / "stages" / "data" / "quality_fitted.yaml"
 HEADER = (
-    "# Written by bench/quality_fit.py from the development corpus: do not edit, rerun it.\n"
+    "# Written by tools/quality_fit.py from the development corpus: do not edit, rerun it.\n"
     "# score: weights of each signal's deficit and the penalty at percentiles 0..100 of the fit\n"
     "# part (pages split by a hash of the page key); languages: fitted on --fit-source only.\n"
 )

@@ -2,7 +2,7 @@
 replaced (`regex_matcher`), on development-corpus pages: the matches must be identical on every
 page for every language's lists; CPU-seconds of each, alternated.
 
-    python bench/safety_terms.py [--every 4]
+    python -m bench.speed.safety_terms [--every 4]
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from corpus import corpus_path
-
+from bench.data.corpus import corpus_path
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.safety import Safety, regex_matcher, term_matcher
 

@@ -31,7 +31,7 @@ ratio is given over the totals and as the median of the per-slice ratios (with t
 Data: the first N documents (field `text`) of `corpus/docs_web.jsonl.zst` in ../shared/data, or
 `--data` (the data folder or the corpus file itself). Without it, the script says so and exits 0.
 
-    .venv/bin/python bench/tokenize_pack.py [-n 5000] [--thread-counts 1,2] [--reps 1] [--profile]
+    .venv/bin/python -m bench.speed.tokenize_pack [-n 5000] [--thread-counts 1,2] [--reps 1] [--profile]
 """
 
 from __future__ import annotations
@@ -49,9 +49,8 @@ import time
 from collections import deque
 from pathlib import Path
 
-from corpus import CORPUS, corpus_path, default_data_dir, load_docs
-
-REPO = Path(__file__).resolve().parents[1]
+from bench import REPO
+from bench.data.corpus import CORPUS, corpus_path, default_data_dir, load_docs
 
 GOAL = 0.8
 BARE, STAGE, FAST, TIKTOKEN = "bare", "stage", "fast", "tiktoken"
@@ -189,7 +188,7 @@ def worker(args: argparse.Namespace, path: Path) -> dict:
 
 
 def run_worker(args: argparse.Namespace, threads: int) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--threads", str(threads)]
+    cmd = [sys.executable, "-m", "bench.speed.tokenize_pack", "--worker", "--threads", str(threads)]
     cmd += ["-n", str(args.docs), "--reps", str(args.reps), "--top", str(args.top)]
     if args.data is not None:
         cmd += ["--data", str(args.data)]
@@ -197,7 +196,7 @@ def run_worker(args: argparse.Namespace, threads: int) -> dict:
         cmd += ["--batch-size", str(args.batch_size)]
     cmd += ["--fast"] * args.fast + ["--profile"] * args.profile
     env = os.environ | {"RAYON_NUM_THREADS": str(threads), "TOKENIZERS_PARALLELISM": "true"}
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    proc = subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         sys.stderr.write(proc.stderr)
         raise SystemExit(f"bench/tokenize: the worker for {threads} thread(s) failed")

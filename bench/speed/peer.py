@@ -17,12 +17,12 @@ included, is reparented here if its parent exits first and is reaped here, so th
 `RUSAGE_CHILDREN` grows by exactly the CPU of everything the run started.
 
     pip install -e '.[bench]'     # datatrove's optional pieces: tldextract, pyahocorasick, spacy
-    python bench/peer.py --shards-used 2      # 2 of the 8 shards, while iterating
-    python bench/peer.py                      # all 8: the figures of issue 18
-    python bench/peer.py --scale 3 --only gristmill   # the corpus three times: CPU and RSS
+    python -m bench.speed.peer --shards-used 2      # 2 of the 8 shards, while iterating
+    python -m bench.speed.peer                      # all 8: the figures of issue 18
+    python -m bench.speed.peer --scale 3 --only gristmill   # the corpus three times: CPU and RSS
 
 Also measured, in this process on the texts gristmill's langid reads: the bare building blocks
-(`bench/peer_blocks.py`).
+(`bench/speed/peer_blocks.py`).
 """
 
 from __future__ import annotations
@@ -40,10 +40,9 @@ from pathlib import Path
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import corpus_path  # noqa: E402
+from bench import REPO as ROOT
+from bench.data.corpus import corpus_path
 
-ROOT = Path(__file__).resolve().parents[1]
 PR_SET_CHILD_SUBREAPER = 36
 MIN_LANG_SCORE = 0.65
 # both sides run numpy's OpenBLAS on one thread, as the `gristmill` command does by default:
@@ -137,7 +136,7 @@ def run_side(side: str, shards: list[Path], out: Path, workers: int, bins: dict)
         fig["tokens"] = sum(s["tokens"] for s in manifest["shards"])
         fig["timing"] = manifest["timing"]
     else:
-        args = [sys.executable, str(ROOT / "bench" / "peer_datatrove.py"), str(out)]
+        args = [sys.executable, "-m", "bench.speed.peer_datatrove", str(out)]
         args += ["--workers", str(workers), *map(str, shards)]
         fig = measured(args, out.parent / f"{out.name}.log")
         fig |= orjson.loads((out / "summary.json").read_bytes())
@@ -146,8 +145,7 @@ def run_side(side: str, shards: list[Path], out: Path, workers: int, bins: dict)
 
 def agreement(dt_out: Path, gm_out: Path) -> dict:
     """Which documents each side kept (ids), and the langid decisions both made."""
-    from peer_datatrove import kept_ids as dt_kept
-
+    from bench.speed.peer_datatrove import kept_ids as dt_kept
     from gristmill.stages.formats.shards import ShardReader
 
     gm = set()
@@ -204,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             results[side].append(fig)
             print(f"{side:<10} rep {rep}: {fig['cpu_s']:8.1f} CPU-s {fig['wall_s']:8.1f} s wall")
         if "gristmill" in sides:  # the blocks too, between the repetitions, best of them
-            from peer_blocks import blocks_apart
+            from bench.speed.peer_blocks import blocks_apart
 
             measured_blocks.append(blocks_apart(shards, args.work / f"gristmill-{tag}"))
     report = {"shards": [p.name for p in shards], "scale": args.scale, "runs": results}
@@ -246,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, p in cpu["phases"].items():
             print(f"    {name:<28}{p['cpu_s']:8.1f} CPU-s  peak RSS {p['peak_rss_mb']:6.0f} MB")
     if "gristmill" in results:
-        from peer_blocks import FASTTEXT, best_of
+        from bench.speed.peer_blocks import FASTTEXT, best_of
 
         fig = min(results["gristmill"], key=lambda f: f["cpu_s"])
         report["blocks_measured"] = measured_blocks

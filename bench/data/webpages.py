@@ -16,6 +16,8 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import DATA_DIR
+
 ARCHIVE = Path("extraction") / "trafilatura_eval_html.tar.zst"
 GOLD = Path("extraction") / "evaldata_dev.json"
 
@@ -31,7 +33,7 @@ class Page:
 
 
 def default_data_dir() -> Path:
-    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    return DATA_DIR
 
 
 def find_data(data: Path | None) -> Path | None:

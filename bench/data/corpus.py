@@ -1,6 +1,5 @@
 """What the benchmarks share: the development corpus (../shared/data beside the repo, or `--data`:
-the data folder or the corpus file itself) and a profile of one stage pass. Scripts in bench/
-import it as a sibling module."""
+the data folder or the corpus file itself) and a profile of one stage pass."""
 
 from __future__ import annotations
 
@@ -9,9 +8,9 @@ import pstats
 from collections import deque
 from pathlib import Path
 
+from bench import DATA_DIR
 from gristmill.stages.formats.docio import read_records
 
-DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 
 

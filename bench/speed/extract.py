@@ -14,7 +14,7 @@ repetitions, and the ratio is given for the best and for the median times.
 Data: all 1,032 pages of `extraction/trafilatura_eval_html.tar.zst` in ../shared/data (or
 `--data`); without it the script says so and exits 0. A default run takes about 2 minutes.
 
-    .venv/bin/python bench/extract.py [-n 1032] [--reps 3]
+    .venv/bin/python -m bench.speed.extract [-n 1032] [--reps 3]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import statistics
 import time
 from pathlib import Path
 
-from webpages import Page, default_data_dir, find_data, load_pages  # bench/webpages.py
+from bench.data.webpages import Page, default_data_dir, find_data, load_pages
 
 GOAL = 0.9
 

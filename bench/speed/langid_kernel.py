@@ -5,7 +5,7 @@ lines in the same batches of 512, both warmed first; CPU-s in this process, alte
 `--reps`. The kernel must give fastText's labels and float32 scores exactly: the script counts
 every line where either differs.
 
-    python bench/langid_kernel.py [--reps 3] [--data DIR]
+    python -m bench.speed.langid_kernel [--reps 3] [--data DIR]
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from corpus import corpus_path
 
+from bench.data.corpus import corpus_path
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.langid import (
     LangIdParams,

@@ -25,7 +25,7 @@ Every slice of documents is run by every contender before the next slice, in an 
 from slice to slice; best of --reps per slice; ratios over the totals and per slice. Goals
 (issue 3): signatures >= 5x datasketch (stretch 10x), LSH insert >= 3x.
 
-    .venv/bin/python bench/minhash.py [-n 3000] [--reps 3] [--data DIR]
+    .venv/bin/python -m bench.speed.minhash [-n 3000] [--reps 3] [--data DIR]
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ import unicodedata
 from pathlib import Path
 
 import numpy as np
-from corpus import CORPUS, corpus_path, default_data_dir
+
+from bench.data.corpus import CORPUS, corpus_path, default_data_dir
 
 WORD = re.compile(r"\w+")
 BATCH = 256

@@ -1,5 +1,5 @@
 """`minhash_dedup` against a datasketch pipeline given the same advantages, on labels by
-construction (bench/neardup_set.py: edited copies of corpus documents, template and
+construction (bench/data/neardup_set.py: edited copies of corpus documents, template and
 shared-paragraph hard negatives; no label comes from a Jaccard).
 
 Contenders, both from text to clusters on the same documents:
@@ -27,7 +27,7 @@ Scores (pairs; a pair is merged when both documents end in one cluster):
 The documents are our own construction from the development corpus (real text, generated
 edits): the figures describe these edits, not a crawl's near duplicates.
 
-    .venv/bin/python bench/neardup.py [--bases 400] [--seed 0] [--data DIR] [--keep DIR]
+    .venv/bin/python -m bench.evals.neardup [--bases 400] [--seed 0] [--data DIR] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -40,9 +40,10 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
-from corpus import CORPUS, corpus_path, default_data_dir
-from corpus import load_docs as load_texts
-from neardup_set import build, jaccard, shingles
+
+from bench.data.corpus import CORPUS, corpus_path, default_data_dir
+from bench.data.corpus import load_docs as load_texts
+from bench.data.neardup_set import build, jaccard, shingles
 
 THRESHOLD = 0.8
 J_BANDS = ((0.0, 0.5), (0.5, 0.6), (0.6, 0.7), (0.7, 0.8), (0.8, 1.01))

@@ -3,7 +3,7 @@ copies of it (>= 60,000 documents), wall time and peak RSS per phase, 1 worker a
 
 Input: every document of `corpus/docs_web.jsonl.zst` as source `web` (real), and `--copies`
 (default 2) edited copies of each as source `copies` (origin synthetic), made with the recorded
-edits of `bench/neardup.py` (word edits at 0-8%, headers, footers, reordered paragraphs,
+edits of `bench/evals/neardup.py` (word edits at 0-8%, headers, footers, reordered paragraphs,
 truncation), in 8 files per source. The phases are the ones `gristmill run` plans for a config
 with `minhash_dedup` (map, bands, clusters, filter), run with the same executor (datatrove's,
 forkserver workers), `--tasks` tasks (default 4); the final phase stops after the filter (no
@@ -19,7 +19,7 @@ with 1 worker (and in the one-task clusters phase) the tasks run in that process
 includes its baseline (imports). State per document is what each step counts as
 `state_bytes` (the arrays it holds), divided by the documents.
 
-    .venv/bin/python bench/minhash_scale.py [--copies 2] [--tasks 4] [--workers 1,2] [--data DIR]
+    .venv/bin/python -m bench.speed.minhash_scale [--copies 2] [--tasks 4] [--workers 1,2] [--data DIR]
 """
 
 from __future__ import annotations
@@ -33,9 +33,11 @@ import tempfile
 import time
 from pathlib import Path
 
-import neardup  # bench/neardup.py: the edits and the corpus loading
 import numpy as np
 from datatrove.pipeline.base import PipelineStep
+
+from bench import REPO
+from bench.evals import neardup  # the edits and the corpus loading
 
 CONFIG = """\
 output: {out}
@@ -222,9 +224,19 @@ def main(argv: list[str] | None = None) -> int:
         for w in [int(x) for x in args.workers.split(",")]:
             # each worker count in a fresh process: with 1 worker the tasks run in it, and its
             # baseline must not carry what an earlier run left behind
-            cmd = [sys.executable, __file__, "--inner", str(w), "--tasks", str(args.tasks)]
+            cmd = [
+                sys.executable,
+                "-m",
+                "bench.speed.minhash_scale",
+                "--inner",
+                str(w),
+                "--tasks",
+                str(args.tasks),
+            ]
             load = os.getloadavg()[0]
-            done = subprocess.run([*cmd, "--keep", str(root)], capture_output=True, text=True)
+            done = subprocess.run(
+                [*cmd, "--keep", str(root)], capture_output=True, text=True, cwd=REPO
+            )
             if done.returncode:
                 print(done.stdout, done.stderr, file=sys.stderr)
                 return done.returncode

@@ -12,7 +12,7 @@ labels and decisions both agree with full text on at least `--target` of them) a
 odd-numbered ones, which played no part in the choice: agreement overall, per script and per
 language, how many pages fell back to the full text, and CPU against full text on the same pages.
 
-    python bench/langid_prefix.py [--min-score 0.65] [--target 0.995] [--setting 2000 6 0.75]
+    python -m bench.evals.langid_prefix [--min-score 0.65] [--target 0.995] [--setting 2000 6 0.75]
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ import itertools
 import time
 from collections import defaultdict
 
-from corpus import corpus_path
-
+from bench.data.corpus import corpus_path
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.langid import LangId, LangIdParams
 

@@ -28,7 +28,7 @@ on the corpus's sha256, N and the tokenizer's hash, so a rerun skips the tokeniz
 runs for --slice seconds, in an order rotated from round to round, --rounds times; best and
 median tokens/s are reported, and the ratios of the bests. The warm-up round is not counted.
 
-    .venv/bin/python bench/emitter.py [-n 6000] [--batch 16] [--seq 2048] [--rounds 5]
+    .venv/bin/python -m bench.speed.emitter [-n 6000] [--batch 16] [--seq 2048] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -43,10 +43,9 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import DATA_DIR
 from gristmill.pipeline.emit.emitter import Emitter
 from gristmill.pipeline.mix.weights import GuardConfig
-
-REPO = Path(__file__).resolve().parents[1]
 
 CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 GOAL_RATIO, GOAL_ABS = 0.5, 100e6
@@ -171,7 +170,7 @@ def timed(fn, seconds: float, tokens_per_call: int) -> tuple[float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    ap.add_argument("--data", type=Path, default=DATA_DIR)
     ap.add_argument("--run", type=Path, help="a finished run's folder instead of the corpus")
     ap.add_argument("-n", type=int, default=6000, help="documents of the corpus")
     ap.add_argument("--batch", type=int, default=16)

