@@ -7,11 +7,11 @@ from gristmill.trainer.config import TrainerConfig
 
 
 def __getattr__(name: str):
-    if name in ("Trainer", "TrainingError"):
+    if name in ("Trainer", "TrainingError", "TrainingInterrupted"):
         from gristmill.trainer import loop
 
         return getattr(loop, name)
     raise AttributeError(f"module 'trainer' has no attribute {name!r}")
 
 
-__all__ = ["Trainer", "TrainerConfig", "TrainingError"]
+__all__ = ["Trainer", "TrainerConfig", "TrainingError", "TrainingInterrupted"]

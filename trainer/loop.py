@@ -5,13 +5,17 @@ works with gristmill's emitter or anyone's loader; it imports nothing from grist
 Per step it logs loss, LR, grad norm, tokens/s, MFU (6 x params x tokens/s / peak FLOP/s) and
 the data-wait fraction (time blocked in next(data) / step time) to OUT/metrics.jsonl; held-out
 loss every eval_every steps; checkpoints (model, optimizer, scheduler, RNG, guard, data state)
-every checkpoint_every steps; OUT/loss.png at the end.
+every checkpoint_every steps; OUT/loss.png at the end. SIGINT or SIGTERM while training ends
+the current step, writes a checkpoint and raises TrainingInterrupted naming it; a second signal
+acts at once, as it would without the trainer.
 """
 
 from __future__ import annotations
 
 import contextlib
 import random
+import signal
+import threading
 import time
 from pathlib import Path
 
@@ -28,6 +32,16 @@ from gristmill.trainer.optim import build_optimizer, build_scheduler
 
 class TrainingError(RuntimeError):
     pass
+
+
+class TrainingInterrupted(Exception):
+    """Training stopped on a signal after `step`, checkpointed to `checkpoint`: resume goes on
+    from there. `exit_code` is the shell's for that signal (130 for SIGINT, 143 for SIGTERM)."""
+
+    def __init__(self, signum: int, step: int, checkpoint: Path):
+        self.signal = signal.Signals(signum).name
+        self.step, self.checkpoint, self.exit_code = step, checkpoint, 128 + signum
+        super().__init__(f"{self.signal} after step {step}: checkpoint {checkpoint}")
 
 
 class Trainer:
@@ -72,8 +86,11 @@ class Trainer:
         path = checkpoint.save(
             self.ckpt_dir, self.step, self.state(), self.cfg.train.keep_checkpoints
         )
-        self.metrics.write({"event": "checkpoint", "step": self.step, "file": path.name})
+        self._log_checkpoint(path)
         return path
+
+    def _log_checkpoint(self, path: Path) -> None:
+        self.metrics.write({"event": "checkpoint", "step": self.step, "file": path.name})
 
     def restore(self, state: dict, data: bool = True) -> None:
         self.step = state["step"]
@@ -89,6 +106,30 @@ class Trainer:
 
     def run(self, resume: bool = False, stop_at: int | None = None) -> dict:
         """Train to train.steps (or stop after step `stop_at`, with a checkpoint, to resume)."""
+        self._begin(resume)
+        t = self.cfg.train
+        last = min(t.steps, stop_at) if stop_at is not None else t.steps
+        self.echo(
+            f"model: {self.n_params:,} parameters on {self.device}; steps {self.step}..{last}"
+        )
+        with _StopOnSignal() as stop:
+            while self.step < last:
+                self._one_step()
+                if t.eval_every and self.step % t.eval_every == 0 and self.step < last:
+                    self.evaluate()
+                if stop.signum is not None and self.step < last:
+                    self._stop(stop.signum)
+                if t.checkpoint_every and self.step % t.checkpoint_every == 0 and self.step < last:
+                    self.save()
+        self.evaluate()
+        self.save()
+        records = self.metrics.records()
+        plot_loss(records, self.out / "loss.png", title=str(self.out.name))
+        return summarize(records, self.guard)
+
+    def _begin(self, resume: bool) -> None:
+        """From the newest checkpoint that loads (resume), else afresh with a checkpoint of the
+        initial weights, step_00000000.pt: a rollback always has somewhere to go."""
         found = checkpoint.load_latest(self.ckpt_dir, self.echo) if resume else None
         if found:
             path, state = found
@@ -96,31 +137,24 @@ class Trainer:
                 raise TrainingError(f"{path} is a checkpoint of another model: {state['config']}")
             self.restore(state)
             self.metrics.start(state["metrics_lines"])
+            self._log_checkpoint(path)  # the lines kept end just before it
             self.echo(f"resumed from {path} at step {self.step}")
-        else:
-            if resume:
-                self.echo(f"no checkpoint in {self.ckpt_dir}: starting afresh")
-            for old in sorted(self.ckpt_dir.glob(checkpoint.PATTERN)):  # an earlier run's
-                self.echo(f"removing {old}: a fresh run (not --resume) starts here")
-                old.unlink()
-            self.metrics.start(None)
-            self.save()  # step 0: a rollback always has somewhere to go
-        t = self.cfg.train
-        last = min(t.steps, stop_at) if stop_at is not None else t.steps
-        self.echo(
-            f"model: {self.n_params:,} parameters on {self.device}; steps {self.step}..{last}"
-        )
-        while self.step < last:
-            self._one_step()
-            if t.eval_every and self.step % t.eval_every == 0 and self.step < last:
-                self.evaluate()
-            if t.checkpoint_every and self.step % t.checkpoint_every == 0 and self.step < last:
-                self.save()
-        self.evaluate()
+            return
+        if resume:
+            self.echo(f"no checkpoint in {self.ckpt_dir}: starting afresh")
+        for old in sorted(self.ckpt_dir.glob(checkpoint.PATTERN)):  # an earlier run's
+            self.echo(f"removing {old}: a fresh run (not --resume) starts here")
+            old.unlink()
+        self.metrics.start(None)
         self.save()
-        records = self.metrics.records()
-        plot_loss(records, self.out / "loss.png", title=str(self.out.name))
-        return summarize(records, self.guard)
+
+    def _stop(self, signum: int) -> None:
+        """A signal came during the step just done: log it, checkpoint, raise."""
+        name = signal.Signals(signum).name
+        self.metrics.write({"event": "interrupted", "step": self.step, "signal": name})
+        path = self.save()
+        self.echo(f"{name}: stopped after step {self.step}; checkpoint {path}")
+        raise TrainingInterrupted(signum, self.step, path)
 
     def _one_step(self) -> None:
         t0 = time.perf_counter()
@@ -210,6 +244,35 @@ class Trainer:
         if self.device == "cuda":  # bf16 on the GPU; CPU trains in float32
             return torch.autocast("cuda", dtype=torch.bfloat16)
         return contextlib.nullcontext()
+
+
+class _StopOnSignal:
+    """SIGINT and SIGTERM only noted while it is active (the loop stops after the step in hand);
+    a second one gets the handler there was before, at once. Signals are only for the main
+    thread: elsewhere it does nothing."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self):
+        self.signum: int | None = None
+        self._before: dict = {}
+
+    def __enter__(self) -> _StopOnSignal:
+        if threading.current_thread() is threading.main_thread():
+            self._before = {s: signal.signal(s, self._note) for s in self.SIGNALS}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for s, handler in self._before.items():
+            signal.signal(s, handler)
+        self._before = {}
+
+    def _note(self, signum, frame) -> None:
+        if self.signum is None:
+            self.signum = signum
+            return
+        self.__exit__()
+        signal.raise_signal(signum)
 
 
 def summarize(records: list[dict], guard: SpikeGuard) -> dict:

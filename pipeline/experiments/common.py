@@ -246,10 +246,14 @@ def write_json(path: Path, data) -> None:
 
 def train_job(job: Job, tcfg, data, val_batches, prefetch: int, echo=print):
     """Train (or resume) the job's model on the emitter `data`; returns (summary, model)."""
-    from gristmill.trainer import Trainer
+    from gristmill.trainer import Trainer, TrainingInterrupted
 
     resume = job.begin()
     with data.prefetch(prefetch) as batches:
         trainer = Trainer(tcfg, batches, job.folder, val_batches=val_batches, echo=echo)
-        summary = trainer.run(resume=resume)
+        try:
+            summary = trainer.run(resume=resume)
+        except TrainingInterrupted as e:  # the same command again resumes this job
+            echo(f"to go on from step {e.step}: the same command again (finished jobs are kept)")
+            raise SystemExit(e.exit_code) from None
     return summary, trainer.model

@@ -17,6 +17,7 @@ Paths are relative to the config file. model.vocab_size comes from the run's tok
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 import orjson
@@ -80,7 +81,7 @@ def train(
     path = Path(config)
     cfg = load_train_config(path)
     require("torch", "gristmill train")
-    from gristmill.trainer import Trainer
+    from gristmill.trainer import Trainer, TrainingInterrupted
 
     root, d = path.parent, cfg.data
     run_cfg = load_config(root / d.run) if d.run else None
@@ -114,7 +115,12 @@ def train(
         f"samples of {seq} tokens per epoch; held out: {', '.join(d.val_shards) or 'nothing'}"
     )
     with emitter.prefetch(d.prefetch) as data:
-        summary = Trainer(tcfg, data, target, val_batches=val, echo=echo).run(resume, stop_at)
+        trainer = Trainer(tcfg, data, target, val_batches=val, echo=echo)
+        try:
+            summary = trainer.run(resume, stop_at)
+        except TrainingInterrupted as e:
+            echo(f"to go on from step {e.step}: {resume_command(config, stop_at)}")
+            raise SystemExit(e.exit_code) from None
         summary["emitter"] = data.stats()
         summary["epochs"] = emitter.samples / emitter.samples_per_epoch
     write_bytes(target / "summary.json", orjson.dumps(summary, option=orjson.OPT_INDENT_2))
@@ -125,6 +131,12 @@ def train(
         f"{target / 'metrics.jsonl'}, {target / 'loss.png'}"
     )
     return summary
+
+
+def resume_command(config: str | os.PathLike, stop_at: int | None = None) -> str:
+    """The command line that goes on from the newest checkpoint of CONFIG's training."""
+    line = f"gristmill train {shlex.quote(str(config))} --resume"
+    return line if stop_at is None else f"{line} --stop-at {stop_at}"
 
 
 def _emitter(cfg: TrainFile, run_cfg, out: Path, seq: int, batch: int) -> Emitter:

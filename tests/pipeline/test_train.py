@@ -1,9 +1,14 @@
 """`gristmill train`: the emitter feeds the trainer; a stopped and resumed run equals an
-uninterrupted one through the prefetch thread; config errors name the key."""
+uninterrupted one through the prefetch thread; Ctrl-C in the middle checkpoints and names the
+command that resumes; config errors name the key."""
 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 import yaml
@@ -58,6 +63,39 @@ def test_train_writes_metrics_plot_summary_and_resumes_exactly(tmp_path):
     train(config, stop_at=5, **QUIET)
     train(config, resume=True, **QUIET)
     assert step_losses(tmp_path / "b" / "out") == step_losses(out)
+
+
+def test_sigint_checkpoints_names_the_resume_command_and_resume_is_exact(tmp_path):
+    pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[train]")
+    long = {"train": {"steps": 5000, "checkpoint_every": 0, "eval_every": 0}}
+    config = write_config(tmp_path / "b", **long)
+    metrics = tmp_path / "b" / "out" / "metrics.jsonl"
+    cmd = [sys.executable, "-m", "gristmill.pipeline.cli.main", "train", config]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 120
+    while len(step_losses_or_none(metrics)) < 3 and proc.poll() is None:
+        assert time.monotonic() < deadline, "training did not start"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    said, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, said
+    step = step_losses(tmp_path / "b" / "out")[-1][0]
+    saved = tmp_path / "b" / "out" / "checkpoints" / f"step_{step:08d}.pt"
+    assert f"SIGINT: stopped after step {step}; checkpoint {saved}\n" in said
+    assert said.endswith(f"to go on from step {step}: gristmill train {config} --resume\n")
+    train(config, resume=True, stop_at=step + 3, **QUIET)
+    whole = write_config(tmp_path / "a", **long)
+    train(whole, stop_at=step + 3, **QUIET)
+    assert step_losses(tmp_path / "b" / "out") == step_losses(tmp_path / "a" / "out")
+    kinds = [r.get("event") for r in map(json.loads, metrics.read_text().splitlines())]
+    assert kinds.count("interrupted") == 1 and kinds.count("checkpoint") == 3  # 0, step, end
+
+
+def step_losses_or_none(metrics) -> list:
+    try:
+        return [line for line in metrics.read_text().splitlines() if '"loss"' in line]
+    except FileNotFoundError:
+        return []
 
 
 def test_config_errors_name_the_key(tmp_path):

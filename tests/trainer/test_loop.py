@@ -1,16 +1,18 @@
 """The trainer on CPU from a plain in-memory batch iterator: loss goes down, stop-and-resume
-equals an uninterrupted run, a spike batch is skipped, NaN losses roll back, and a checkpoint
-killed half-way through its save is never loaded."""
+equals an uninterrupted run, SIGINT / SIGTERM stop after the step with a checkpoint that resumes
+exactly, a spike batch is skipped, NaN losses roll back, and a checkpoint killed half-way through
+its save is never loaded."""
 
 from __future__ import annotations
 
 import json
+import signal
 
 import pytest
 
 torch = pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[train]")
 
-from gristmill.trainer import Trainer, TrainerConfig  # noqa: E402
+from gristmill.trainer import Trainer, TrainerConfig, TrainingInterrupted  # noqa: E402
 from gristmill.trainer import checkpoint as ckpt  # noqa: E402
 from tests.trainer.batches import Batches  # noqa: E402
 
@@ -46,6 +48,28 @@ def events(out, kind) -> list[dict]:
     return [r for r in map(json.loads, lines) if r.get("event") == kind]
 
 
+def records(out) -> list[dict]:
+    """metrics.jsonl without the timing figures (they differ from run to run)."""
+    lines = (out / "metrics.jsonl").read_text().splitlines()
+    timing = {"tokens_per_s", "mfu", "data_wait"}
+    return [{k: v for k, v in r.items() if k not in timing} for r in map(json.loads, lines)]
+
+
+class SignalAt(Batches):
+    """Batches that send this process `signum` (`times` times) while batch `at` is taken, as a
+    user's Ctrl-C or a scheduler's SIGTERM would in the middle of a step."""
+
+    def __init__(self, at: int, signum=signal.SIGINT, times=1):
+        super().__init__()
+        self.at, self.signum, self.times = at, signum, times
+
+    def __next__(self) -> dict:
+        if self.i == self.at:
+            for _ in range(self.times):
+                signal.raise_signal(self.signum)
+        return super().__next__()
+
+
 def test_loss_decreases_and_everything_is_written(tmp_path):
     val = [Batches(seed=99).__next__() for _ in range(2)]
     summary = Trainer(config(60), Batches(), tmp_path, val_batches=val, **QUIET).run()
@@ -70,6 +94,64 @@ def test_stop_at_k_and_resume_equals_uninterrupted(tmp_path):
     assert losses(tmp_path / "b") == losses(tmp_path / "a")  # every step, bit for bit
     for p, q in zip(whole.model.parameters(), again.model.parameters(), strict=True):
         assert torch.equal(p, q)
+    steps = [e["step"] for e in events(tmp_path / "b", "checkpoint")]
+    assert steps == [0, 10, 13, 20, 30, 40]  # the one resumed from is kept
+
+
+def test_a_resume_from_an_older_checkpoint_keeps_its_event(tmp_path):
+    Trainer(config(), Batches(), tmp_path / "a", **QUIET).run()
+    Trainer(config(), Batches(), tmp_path / "b", **QUIET).run(stop_at=13)
+    (tmp_path / "b" / "checkpoints" / "step_00000013.pt").unlink()  # as if killed at step 13
+    Trainer(config(), Batches(), tmp_path / "b", **QUIET).run(resume=True)
+    assert records(tmp_path / "b") == records(tmp_path / "a")  # events 0, 10, 20, 30, 40
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_stops_after_the_step_with_a_checkpoint_that_resumes_exactly(tmp_path, signum):
+    val = [Batches(seed=99).__next__()]
+    cfg = config(train={"eval_every": 10})
+    whole = Trainer(cfg, Batches(), tmp_path / "a", val_batches=val, **QUIET)
+    whole.run()
+    said, before = [], signal.getsignal(signum)
+    stopped = Trainer(cfg, SignalAt(22, signum), tmp_path / "b", val_batches=val, echo=said.append)
+    with pytest.raises(TrainingInterrupted) as info:
+        stopped.run()
+    name = signal.Signals(signum).name
+    assert (info.value.step, info.value.signal, info.value.exit_code) == (23, name, 128 + signum)
+    assert info.value.checkpoint == tmp_path / "b" / "checkpoints" / "step_00000023.pt"
+    assert said[-1] == f"{name}: stopped after step 23; checkpoint {info.value.checkpoint}"
+    assert ckpt.load_latest(tmp_path / "b" / "checkpoints")[1]["data"] == {"i": 23}
+    assert signal.getsignal(signum) is before  # the handler there was before is back
+    again = Trainer(cfg, Batches(), tmp_path / "b", val_batches=val, **QUIET)
+    again.run(resume=True)
+    assert losses(tmp_path / "b") == losses(tmp_path / "a")
+    for p, q in zip(whole.model.parameters(), again.model.parameters(), strict=True):
+        assert torch.equal(p, q)
+    extra = [
+        {"event": "interrupted", "step": 23, "signal": name},
+        {"event": "checkpoint", "step": 23, "file": "step_00000023.pt"},
+    ]
+    expected = records(tmp_path / "a")
+    at = next(i for i, r in enumerate(expected) if r.get("step") == 23) + 1
+    assert records(tmp_path / "b") == expected[:at] + extra + expected[at:]
+
+
+def test_a_signal_on_a_checkpoint_step_saves_once_after_its_eval(tmp_path):
+    val = [Batches(seed=99).__next__()]
+    cfg = config(train={"eval_every": 10})
+    with pytest.raises(TrainingInterrupted):
+        Trainer(cfg, SignalAt(19), tmp_path, val_batches=val, **QUIET).run()
+    tail = [r.get("event") for r in records(tmp_path)[-3:]]
+    assert tail == ["eval", "interrupted", "checkpoint"]
+    assert [e["step"] for e in events(tmp_path, "checkpoint")] == [0, 10, 20]
+
+
+def test_a_second_signal_acts_at_once(tmp_path):
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):  # Python's own SIGINT handler, not a checkpoint
+        Trainer(config(), SignalAt(5, times=2), tmp_path, **QUIET).run()
+    assert signal.getsignal(signal.SIGINT) is before
+    assert [e["step"] for e in events(tmp_path, "checkpoint")] == [0]
 
 
 def test_a_spike_batch_is_skipped(tmp_path):
