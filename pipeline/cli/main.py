@@ -133,7 +133,11 @@ def report(out: str) -> None:
 @click.option("--tokens-per-param", type=float, help="Your own ratio (e.g. inference-optimal).")
 @click.option("--gpus", type=int, default=1, show_default=True, help="GPUs training at once.")
 @click.option(
-    "--gpu-flops", type=float, default=989e12, show_default=True, help="Peak FLOP/s per GPU."
+    "--gpu-flops",
+    type=float,
+    default=989e12,
+    show_default="9.89e14, 989 TFLOP/s: H100 SXM, bf16 dense",
+    help="Peak FLOP/s per GPU.",
 )
 @click.option("--mfu", type=float, default=0.4, show_default=True, help="Model FLOPs utilisation.")
 @click.option("--from-run", type=click.Path(file_okay=False), help="A finished run's OUT.")

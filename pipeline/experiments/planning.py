@@ -119,6 +119,11 @@ def _si(x: float, unit: str = "") -> str:
     return f"{x:,.2f} {unit}".rstrip()
 
 
+def _days(x: float) -> str:
+    """GPU-days and wall days alike: one decimal below 100, whole days above."""
+    return f"{x:,.1f}" if x < 100 else f"{x:,.0f}"
+
+
 def describe(
     params: float,
     rows: list[Row],
@@ -142,8 +147,8 @@ def describe(
     lines.append(head + (f"{'raw input':>12}{'raw docs':>10}" if rate else ""))
     for r in rows:
         line = (
-            f"{r.label:<34}{r.tokens_per_param:>10.1f}{_si(r.tokens):>11}{r.flops:>10.3g}"
-            f"{r.gpu_days:>10,.0f}{r.wall_days:>13,.1f}"
+            f"{r.label:<34}{r.tokens_per_param:>10.1f}{_si(r.tokens):>11}{r.flops:>10.2e}"
+            f"{_days(r.gpu_days):>10}{_days(r.wall_days):>13}"
         )
         if r.raw_bytes is not None:
             line += f"{_si(r.raw_bytes, 'B'):>12}{_si(r.raw_docs):>10}"

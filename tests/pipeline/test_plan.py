@@ -23,7 +23,22 @@ def test_plan_for_70b_reproduces_the_docs():
     assert result.output == block
     chinchilla = result.output.splitlines()[2].split()
     # Hoffmann et al. 2022: Chinchilla, 70B parameters on 1.4T tokens
-    assert chinchilla[-6:] == ["20.0", "1.40", "T", "5.88e+23", "17,203", "17,203.1"]
+    assert chinchilla[-6:] == ["20.0", "1.40", "T", "5.88e+23", "17,203", "17,203"]
+
+
+def test_days_and_flops_read_alike_on_every_row():
+    result = CliRunner().invoke(cli, ["plan", "--params", "1e9"])
+    rows = [line.split()[-4:] for line in result.output.splitlines()[2:]]
+    for _tokens_unit, flops, gpu_days, wall_days in rows:
+        assert gpu_days == wall_days  # one GPU: the same days, written the same way
+        mantissa, exponent = flops.split("e+")
+        assert len(mantissa) == 4 and exponent == "20"  # 1.20e+20 beside 1.54e+20
+    assert [r[2] for r in rows] == ["3.5", "4.5", "4.0"]
+
+
+def test_help_shows_the_gpu_peak_readably():
+    said = " ".join(CliRunner().invoke(cli, ["plan", "--help"]).output.split())
+    assert "9.89e14, 989 TFLOP/s" in said and "989000000000000" not in said
 
 
 def test_formulas():
