@@ -9,8 +9,11 @@ Lists: `stages/data/safety_domains.txt` and `stages/data/safety_words/<code>.txt
 the project; small seeds), plus what the config adds (`domains`, `domain_files`, `words`,
 `word_files`). A document is checked against the list of its `language` (from `langid`) and
 those of `common_languages` (default English, which turns up on pages of every language).
-Terms match as whole words, case-insensitively; terms in scripts written without spaces (the
-lists of `char`-unit languages) match anywhere.
+Terms match case-insensitively. A term holding a letter of a script written without spaces
+(`text.scripts`: Han, kana, Thai, Khmer, ...) matches anywhere, since such text has no word
+boundaries to look for; any other term matches as a whole word, between characters that are
+not `\\w` (a Latin term glued to Chinese letters is not matched: on the development corpus
+that is mostly a placeholder such as `但是XXX呢`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from datatrove.data import Document
 from pydantic import Field, field_validator
 
 from gristmill.stages.base import Stage, StageParams
-from gristmill.stages.quality.languages import DATA, profile, read_word_list
+from gristmill.stages.text.scripts import is_spaceless
+from gristmill.stages.text.wordlists import DATA, read_word_list
 
 ALL_LANGUAGES = "*"
 
@@ -98,6 +102,12 @@ def blocked_domain(host: str | None, blocked: frozenset[str]) -> str | None:
 def is_word_char(c: str) -> bool:
     """Python's `\\w` on str: alphanumeric (str.isalnum) or the underscore."""
     return c.isalnum() or c == "_"
+
+
+def matches_anywhere(term: str) -> bool:
+    """Whether `term` is matched anywhere (it holds a letter of a script written without
+    spaces) rather than as a whole word."""
+    return any(map(is_spaceless, term))
 
 
 class TermMatcher:
@@ -190,8 +200,8 @@ class Safety(Stage):
             bounded: set[str] = set()
             anywhere: set[str] = set()
             for code in dict.fromkeys([lang, *self.params.common_languages, ALL_LANGUAGES]):
-                no_spaces = code != ALL_LANGUAGES and profile(code).unit == "char"
-                (anywhere if no_spaces else bounded).update(self.terms(code))
+                for term in self.terms(code):
+                    (anywhere if matches_anywhere(term) else bounded).add(term)
             self._matchers[lang] = term_matcher(bounded, anywhere)
         return self._matchers[lang]
 

@@ -3,7 +3,7 @@
 `quality_languages.yaml` says, for each fastText language code, how text is cut into units
 ("word": whitespace-separated tokens; "char": one unit per ideograph, kana or Thai-family letter,
 for scripts written without spaces), what counts as a short line, and how the default rule
-bounds change for that language. `quality_fitted.yaml` holds what `bench/quality_fit.py` fitted
+bounds change for that language. `quality_fitted.yaml` holds what `tools/quality_fit.py` fitted
 on the development corpus: the score's weights and calibration, each language's word ratio and
 the rule overrides derived from its measured ratios. `stopwords/<code>.txt` lists frequent
 function words (one per line, `#` starts a comment). A language without a list simply has no
@@ -15,25 +15,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 import yaml
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+from gristmill.stages.text.scripts import SPACELESS, SPACELESS_MARKS, char_class
+from gristmill.stages.text.wordlists import DATA, read_word_list
 
-# Scripts written without spaces between words: CJK ideographs (BMP, extension A, compatibility,
-# supplementary planes), kana (and half-width katakana), Thai, Lao, Khmer, Myanmar.
-NO_SPACE_CHARS = (
-    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-    "\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f\U00020000-\U0002fa1f"
-)
-# Combining vowel and tone marks of those scripts (Thai, Lao, Khmer, Myanmar, kana voicing):
-# they belong to the letter before them, not units of their own.
-MARKS = (
-    "\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u0eb1\u0eb4-\u0ebc\u0ec8-\u0ecd\u17b4-\u17d3\u17dd"
-    "\u102b-\u103e\u1056-\u1059\u105e-\u1060\u1062-\u1064\u1067-\u106d\u1071-\u1074"
-    "\u1082-\u108d\u108f\u109a-\u109d\u3099\u309a"
-)
+# Scripts written without spaces between words, and their combining marks (which belong to the
+# letter before them, not units of their own): `text.scripts` lists them.
+NO_SPACE_CHARS = char_class(SPACELESS)
+MARKS = char_class(SPACELESS_MARKS)
 # One unit per no-space letter (with its marks); any other run of non-space characters is one
 # unit too, so a Latin product name inside Chinese text counts as one word.
 CHAR_UNITS = re.compile(f"[{NO_SPACE_CHARS}][{MARKS}]*|[^\\s{NO_SPACE_CHARS}]+")
@@ -53,16 +44,6 @@ class LangProfile:
 
     def units(self, text: str) -> list[str]:
         return text.split() if self.unit == "word" else CHAR_UNITS.findall(text)
-
-
-def read_word_list(path: Path) -> list[str]:
-    """Lines of a list file, stripped, without blank lines and `#` comments."""
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line:
-            out.append(line)
-    return out
 
 
 @cache

@@ -1,6 +1,8 @@
 """Names shared by the quality signals and their compiled scan (`scan.py` imports numba, this
 module does not, so configs and rules can name the signals without loading it)."""
 
+from gristmill.stages.text.scripts import TERMINAL_PUNCTUATION
+
 TOP_NGRAMS = (2, 3, 4)
 DUP_NGRAMS = (5, 6, 7, 8, 9, 10)
 TOP_SIGNALS = tuple(f"gopher_top_{n}gram" for n in TOP_NGRAMS)
@@ -8,7 +10,8 @@ DUP_SIGNALS = tuple(f"gopher_dup_{n}gram" for n in DUP_NGRAMS)
 NGRAM_SIGNALS = (*TOP_SIGNALS, *DUP_SIGNALS)
 UPPER = "A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ"  # the capital letters of capital words and case joins
 LOWER = "a-zß-öø-ÿα-ωа-яё"  # the lower-case letters before a case join's capital
-TERMINAL_PUNCT = (".", "!", "?", '"', "'", "”", "»", "。", "！", "？", "．", "؟", "।", "॥", "۔")
+# what ends a line that C4 counts as a sentence: every script's sentence end, or a closing quote
+TERMINAL_PUNCT = (*TERMINAL_PUNCTUATION, '"', "'", "”", "»")
 ELLIPSES = ("...", "…")
 BULLETS = ("•", "-", "*", "‣", "◦", "·", "–", "—", "▪", "►")
 # stripped from both ends of a word before it is looked up in a stop-word list

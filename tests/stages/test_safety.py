@@ -170,3 +170,20 @@ def test_automaton_in_every_script_with_and_without_spaces():
     assert m.findall("야동보기 야동") == ["야동", "야동"]  # Korean
     assert m.findall("ภาพโป๊ภาพ") == ["โป๊"]  # Thai, no spaces
     assert m.findall("ｓｅｘ，sex，sex_video") == ["sex", "sex"]  # full-width: no ASCII `sex`
+
+
+def test_spaced_terms_glued_to_letters_of_any_script_are_not_whole_words():
+    m = term_matcher({"xxx"}, set())
+    assert m.findall("但是XXX呢".lower()) == []  # a placeholder in Chinese text
+    assert m.findall("但是 xxx 呢，「xxx」") == ["xxx", "xxx"]
+    assert regex_matcher({"xxx"}, set()).findall("但是xxx呢「xxx」") == ["xxx"]
+
+
+def test_a_term_in_a_script_without_spaces_matches_anywhere_from_any_list():
+    step = Safety(SafetyParams(default_lists=False, words={"*": ["赌博", "casino"]}))
+    flags = []
+    for text in ("网上赌博平台赌博", "casinos casino"):
+        d = doc(text, language="en")
+        step.process(d)
+        flags.append(d.metadata["safety_flags"]["blocked_words"])
+    assert flags == [{"赌博": 2}, {"casino": 1}]

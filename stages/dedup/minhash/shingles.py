@@ -3,8 +3,8 @@
 Text is normalised (NFKC, lower case) and cut into words: runs of letters, marks, digits and
 `_` (Unicode categories L, M, N; code points above the BMP count as letters), so punctuation
 and whitespace never make two texts differ. A shingle is `n` consecutive words (default 5);
-texts mostly in scripts written without spaces (Han, kana, Thai, Lao, Khmer, Myanmar, Tibetan:
-over 30% of the letters) use `n` consecutive letters instead (`mode="auto"`). A text with
+texts mostly in scripts written without spaces (`text.scripts.SPACELESS`: over 30% of the
+letters) use `n` consecutive letters instead (`mode="auto"`). A text with
 fewer than `n` units is one shingle of all of them.
 
 A whole batch of texts is processed at once, joined by newlines (which no word crosses) into
@@ -21,6 +21,8 @@ from typing import Literal
 
 import numpy as np
 
+from gristmill.stages.text.scripts import SPACELESS, lookup_table
+
 U64 = np.uint64
 NO_SPACE_SHARE = 0.3  # above this share of letters in no-space scripts: letter shingles
 CHUNK_CHARS = 1 << 16
@@ -35,7 +37,8 @@ WEIGHTS = (np.arange(1, 65, dtype=U64) * U64(0xD6E8FEB86659FD93)) | U64(1)  # pe
 def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per code point: is it part of a word; must a text holding it go through NFKC (it is
     changed into other letters: full-width forms, ligatures, "™" -> "tm"; or it may compose
-    with what precedes it: marks, Hangul jamo); is it of a script written without spaces.
+    with what precedes it: marks, Hangul jamo); is it of a script written without spaces
+    (checked after NFKC, which turns half-width kana into full-width).
     Above the BMP everything counts as a letter that NFKC leaves alone."""
     word = np.ones(0x110000, dtype=bool)
     needs_nfkc = np.zeros(0x110000, dtype=bool)
@@ -49,20 +52,7 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     word[ord("_")] = True
     for lo, hi in [(0x1100, 0x11FF), (0xA960, 0xA97F), (0xD7B0, 0xD7FF)]:  # conjoining jamo
         needs_nfkc[lo : hi + 1] = True
-    no_space = np.zeros(0x110000, dtype=bool)
-    for lo, hi in [
-        (0x0E00, 0x0EFF),  # Thai, Lao
-        (0x0F00, 0x0FFF),  # Tibetan
-        (0x1000, 0x109F),  # Myanmar
-        (0x1780, 0x17FF),  # Khmer
-        (0x3040, 0x30FF),  # Hiragana, Katakana
-        (0x3400, 0x4DBF),  # Han extension A
-        (0x4E00, 0x9FFF),  # Han
-        (0xF900, 0xFAFF),  # Han compatibility
-        (0x20000, 0x3FFFF),  # Han extensions B and later
-    ]:
-        no_space[lo : hi + 1] = True
-    return word, needs_nfkc, no_space
+    return word, needs_nfkc, lookup_table(SPACELESS)
 
 
 WORD, NEEDS_NFKC, NO_SPACE = _tables()
