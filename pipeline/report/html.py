@@ -110,6 +110,7 @@ CSS = """
 body { font: 14px/1.45 sans-serif; color: #222; background: #fff; margin: 0; }
 main { max-width: 940px; margin: 0 auto; padding: 16px 20px 60px; }
 h1 { font-size: 22px; margin: 8px 0 4px; } h2 { font-size: 17px; margin: 28px 0 8px; }
+h3 { font-size: 14px; margin: 16px 0 4px; }
 table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
 td, th { border-bottom: 1px solid #ddd; padding: 2px 10px 2px 0; text-align: left; }
 td.n, th.n { text-align: right; } .note { color: #666; font-style: italic; }
@@ -242,21 +243,27 @@ def _quality(data: dict) -> str:
 
 
 def _clusters(data: dict) -> str:
+    """One table per dedup stage that dropped copies (from its rejects' duplicate_of), and the
+    near-duplicate clusters minhash_dedup marked on the documents it kept (cluster_size)."""
     parts = []
     for stage, acc in data["rejected"].items():
         if not acc["copies"]:
             continue
         sizes = Counter(c + 1 for c in acc["copies"].values())  # the survivor plus its copies
+        parts.append(f"<h3>{_e(stage)}</h3>")
         parts.append(_img(plots.cluster_sizes(dict(sizes), stage), f"{stage} cluster sizes"))
         top = sorted(acc["copies"].items(), key=lambda kv: (-kv[1], kv[0]))[:10]
         rows = [[doc, c + 1] for doc, c in top]
-        parts.append(_table(["largest clusters: kept document", "size"], rows, {1}))
+        head = f"{stage}: largest clusters (from its rejects), kept document"
+        parts.append(_table([head, "size"], rows, {1}))
     t = data["tally"]
     if t and t["cluster_sizes"]:
         sizes = {int(k): v for k, v in t["cluster_sizes"].items()}
+        parts.append("<h3>minhash_dedup: near-duplicate clusters of the kept documents</h3>")
         parts.append(_img(plots.cluster_sizes(sizes, "near duplicates"), "near-dup clusters"))
         rows = [[d, s] for s, d in t["largest"][:10]]
-        parts.append(_table(["largest near-dup clusters: kept document", "size"], rows, {1}))
+        head = "minhash_dedup: largest clusters (cluster_size of the kept), kept document"
+        parts.append(_table([head, "size"], rows, {1}))
     if not parts:
         return _note("no duplicate found, or no dedup stage (or rejects not kept)")
     return "".join(parts)
@@ -293,23 +300,40 @@ def _sources(data: dict) -> str:
 def _mixes(data: dict) -> str:
     if not data["mixes"]:
         return _note("no mix materialised yet (`gristmill mix CONFIG`, then `gristmill report`)")
-    parts = []
-    for mix in data["mixes"]:
-        srcs = list(mix["target_shares"])
-        shares = {s: [] for s in srcs}
-        for w in mix["windows"]:
-            for s, c in zip(srcs, w["counts"], strict=True):
-                shares[s].append(c / max(w["samples"], 1))
-        parts.append(_img(plots.mix_windows(mix["mix"], shares, mix["target_shares"]), "mix"))
-        rows = [[s, mix["target_shares"][s], mix["achieved_shares"][s]] for s in srcs]
-        parts.append(_table(["source", "target share", "achieved share"], rows))
-        g = mix["guard"]
+    return "".join(_mix(mix) for mix in data["mixes"])
+
+
+def _mix(mix: dict) -> str:
+    """One mix: its name, plot, shares (the configured ones too when the guard capped them)."""
+    name, srcs, capped = mix["mix"], list(mix["target_shares"]), mix.get("capped") or {}
+    shares = {s: [] for s in srcs}
+    for w in mix["windows"]:
+        for s, c in zip(srcs, w["counts"], strict=True):
+            shares[s].append(c / max(w["samples"], 1))
+    parts = [f"<h3>mix {_e(name)}</h3>"]
+    parts.append(_img(plots.mix_windows(name, shares, mix["target_shares"]), f"mix {name}"))
+    head = [f"mix {name}: source", "target share", "achieved share"]
+    rows = [[s, mix["target_shares"][s], mix["achieved_shares"][s]] for s in srcs]
+    if capped:
+        head.insert(1, "configured share")
+        for row in rows:
+            row.insert(1, capped[row[0]][0] if row[0] in capped else row[1])
+    parts.append(_table(head, rows))
+    g = mix["guard"]
+    if capped:
+        lowered = ", ".join(f"{s} {a:g} -> {b:g}" for s, (a, b) in capped.items())
         parts.append(
             _note(
-                f"{mix['samples']:,} samples of {mix['seq_len']} tokens; {g['windows']} windows; "
-                f"real fraction >= {g['min_real_fraction_seen']} (floor {g['min_real_fraction']})"
+                f"capped: the guard (on_violation: cap) lowered the synthetic shares to keep "
+                f"the real fraction at {g['min_real_fraction']}: {lowered}"
             )
         )
+    parts.append(
+        _note(
+            f"{mix['samples']:,} samples of {mix['seq_len']} tokens; {g['windows']} windows; "
+            f"real fraction >= {g['min_real_fraction_seen']} (floor {g['min_real_fraction']})"
+        )
+    )
     return "".join(parts)
 
 

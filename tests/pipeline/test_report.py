@@ -81,34 +81,54 @@ def test_the_report_counts_the_same_with_and_without_the_summaries(sample_local_
     assert any(acc["copies"] for acc in counted.values())  # the sample has duplicates
 
 
-def enriched(out: Path) -> str:
-    """The sample run's report plus a materialised mix (the sample config has none)."""
-    data = gather(out)
+def a_mix(name: str, capped: dict | None = None) -> dict:
+    """A materialised mix's manifest, as far as the report reads it."""
     windows = [{"samples": 10, "counts": [7 + i % 2, 3 - i % 2]} for i in range(8)]
-    data["mixes"] = [
-        {
-            "mix": "demo",
-            "seq_len": 256,
-            "samples": 80,
-            "target_shares": {"web": 0.75, "synthetic": 0.25},
-            "achieved_shares": {"web": 0.75, "synthetic": 0.25},
-            "windows": windows,
-            "guard": {"windows": 8, "min_real_fraction_seen": 0.7, "min_real_fraction": 0.7},
-        }
-    ]
+    return {
+        "mix": name,
+        "seq_len": 256,
+        "samples": 80,
+        "target_shares": {"web": 0.75, "synthetic": 0.25},
+        "achieved_shares": {"web": 0.75, "synthetic": 0.25},
+        "capped": capped,
+        "windows": windows,
+        "guard": {"windows": 8, "min_real_fraction_seen": 0.7, "min_real_fraction": 0.7},
+    }
+
+
+def enriched(out: Path, *mixes: dict) -> str:
+    """The sample run's report plus materialised mixes (the sample config has none)."""
+    data = gather(out)
+    data["mixes"] = list(mixes) or [a_mix("demo")]
     return render(data)
 
 
 def test_every_section_has_its_plot_when_there_is_data(sample_local_run):
     page = enriched(sample_local_run[0])
     alts = [alt for alt, _ in images(page)]
-    assert alts == [*SAMPLE_PLOTS, "mix", "throughput"]
+    assert alts == [*SAMPLE_PLOTS, "mix demo", "throughput"]
     for alt, svg in images(page):
         root = ET.fromstring(svg)  # well-formed, full width, and something drawn in colour
         assert root.tag == "{http://www.w3.org/2000/svg}svg", alt
         assert int(root.get("width")) == plots.WIDTH, alt
         fills = {e.get("fill") for e in root.iter()} | {e.get("stroke") for e in root.iter()}
         assert fills & {plots.KEPT, plots.DROPPED, plots.REAL, plots.SYNTHETIC}, alt
+
+
+def test_mix_tables_carry_the_mix_name_and_a_capped_mix_says_so(sample_local_run):
+    page = enriched(sample_local_run[0], a_mix("plain"), a_mix("lean", {"synthetic": [0.5, 0.25]}))
+    assert "<h3>mix plain</h3>" in page and "<h3>mix lean</h3>" in page
+    assert "<th>mix plain: source</th><th>target share</th>" in page
+    assert "<th>mix lean: source</th><th>configured share</th><th>target share</th>" in page
+    assert "<tr><td>synthetic</td><td>0.50</td><td>0.25</td>" in page  # configured, capped
+    assert page.count("capped: the guard") == 1 and "synthetic 0.5 -&gt; 0.25" in page
+
+
+def test_every_cluster_table_names_its_stage(sample_local_run):
+    page = enriched(sample_local_run[0])
+    heads = re.findall(r"<th>([^<]*largest clusters[^<]*)</th>", page)
+    assert [h.split(":")[0] for h in heads] == ["exact_dedup", "minhash_dedup", "minhash_dedup"]
+    assert len(set(heads)) == len(heads)  # no two tables under the same heading
 
 
 def plot_bands(shot: np.ndarray) -> list[tuple[int, int]]:
