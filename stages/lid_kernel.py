@@ -29,9 +29,8 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba
 import numpy as np
-
-from gristmill.stages.jit import numba
 
 MAGIC, VERSION = 793712314, 12
 HS, SUPERVISED = 1, 3  # fastText's loss_name::hs and model_name::sup

@@ -3,9 +3,9 @@ the tables they read (`table`: what a code point is, a bit each; `lower`: its lo
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
-from gristmill.stages.jit import numba
 from gristmill.stages.quality.names import TOP_NGRAMS
 
 SPACE, WORD, DIGIT, ALPHA, NO_SPACE, MARK, CAPITAL, SMALL, TERMINAL, BULLET, STRIP = (

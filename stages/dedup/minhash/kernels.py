@@ -6,9 +6,8 @@ development corpus's 42,326 candidate pairs (profiled)."""
 
 from __future__ import annotations
 
+import numba
 import numpy as np
-
-from gristmill.stages.jit import numba
 
 
 @numba.njit(cache=True, nogil=True)
