@@ -51,14 +51,16 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
     problems += [f"{p}: on disk but not in the manifest" for p in sorted(on_disk - listed)]
     for rej in manifest["rejected"]:
         problems += _check_file(out, rej["path"], rej)
-    for mix_manifest in sorted((out / "mixes").glob("*/mix_manifest.json")):
+    mixes = sorted((out / "mixes").glob("*/mix_manifest.json"))
+    for mix_manifest in mixes:
         problems += _check_mix(out, mix_manifest, vocab)
     sources, totals = mf.source_totals(manifest["shards"])
     if sources != manifest["sources"] or totals != manifest["totals"]:
         problems.append("manifest.json: per-source totals do not add up to its shards")
     n_tok = sum(s["tokens"] for s in manifest["shards"])
     n_shards, n_rej = len(manifest["shards"]), len(manifest["rejected"])
-    summary = f"{n_shards} shards, {n_tok:,} tokens, {n_rej} rejected files"
+    n_mix = f"{len(mixes)} mix{'es' if len(mixes) != 1 else ''}" if mixes else "no mix made"
+    summary = f"{n_shards} shards, {n_tok:,} tokens, {n_rej} rejected files, {n_mix}"
     return problems, summary
 
 

@@ -60,9 +60,10 @@ def test_cap_is_recorded(mixed):
     assert manifests["balanced"]["capped"] is None
 
 
-def test_verify_passes_on_the_mixes(mixed):
-    cfg, _ = mixed
-    assert verify_run(cfg.output)[0] == []
+def test_verify_passes_on_the_mixes_and_says_it_checked_them(mixed):
+    cfg, manifests = mixed
+    problems, summary = verify_run(cfg.output)
+    assert problems == [] and summary.endswith(f", {len(manifests)} mixes")
 
 
 def test_every_sample_token_comes_from_its_document(mixed):

@@ -32,7 +32,7 @@ def test_the_run_is_what_we_expect(finished_run):
 
 def test_clean_run_verifies(out, finished_run):
     tokens = sum(s["tokens"] for s in finished_run[1]["shards"])
-    assert verify_run(out) == ([], f"2 shards, {tokens} tokens, 3 rejected files")
+    assert verify_run(out) == ([], f"2 shards, {tokens} tokens, 3 rejected files, no mix made")
 
 
 def test_flipped_byte_in_bin(out):
