@@ -1,27 +1,23 @@
 """Ray and Slurm (`executor: ray`, `executor: slurm`), through datatrove's executors.
 
 Only a run on one of them imports this module, and with it datatrove's executors, `datatrove.io`
-and fsspec. datatrove's task logger writes INFO lines for every task to stderr; a gristmill run
-shows its own progress instead, so task logs go only to `<phase>/logs/` (patched at import,
-which also happens in Ray actors because they unpickle executors from this package).
+and fsspec. Their tasks log through datatrove's own task logger, to `<phase>/logs/` as a local
+run's do.
 """
 
-# ruff: noqa: E402  (datatrove.io is imported first, below)
 from __future__ import annotations
 
+import json
+import math
 import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
+from copy import deepcopy
 from pathlib import Path
 
-from gristmill.pipeline.run.dtio import import_datatrove_io
-
-import_datatrove_io()  # before datatrove's executors import it
-
-import datatrove.executor.base as dt_base
-import datatrove.executor.ray as dt_ray
-import datatrove.executor.slurm as dt_slurm
+import dill
 from datatrove.executor.ray import RayPipelineExecutor
 from datatrove.executor.slurm import SlurmPipelineExecutor
 from loguru import logger
@@ -30,21 +26,54 @@ from gristmill.pipeline.extras import require
 from gristmill.pipeline.run.config import RayConfig, SlurmConfig
 from gristmill.pipeline.run.executors import PhaseRunner
 from gristmill.pipeline.run.phases import Phase
-from gristmill.pipeline.run.tasklog import close_task_log, open_task_log
 from gristmill.stages.errors import GristmillError
 
-for _module in (dt_base, dt_ray):
-    _module.add_task_logger, _module.close_task_logger = open_task_log, close_task_log
-
-
-class RayExecutor(RayPipelineExecutor):
-    """datatrove's Ray executor; defined here so that a Ray worker unpickling it applies the
-    logging patch above too."""
+# what a job's sbatch script is handed to: (script contents, the executor's job id retriever,
+# sbatch's arguments) -> the job id
+Launch = Callable[..., str]
 
 
 class SlurmExecutor(SlurmPipelineExecutor):
-    def launch_merge_stats(self) -> None:
-        """No extra job to merge stats: the manifest sums the per-task stats files itself."""
+    """datatrove's Slurm executor, its job arrays handed to `launch` (sbatch, or only written
+    down for a dry run) rather than to sbatch directly."""
+
+    def __init__(self, *args, launch: Launch, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.launch = launch
+
+    def launch_job(self) -> None:
+        """datatrove's `launch_job`, less its stats-merging job (the manifest sums the
+        per-task stats files itself) and its re-launch of dependencies (`submit_slurm` launches
+        the phases in order): the pickled executor, the ranks to run, the script, the arrays."""
+        if isinstance(self.depends, SlurmPipelineExecutor):
+            if self.depends.job_id != -1:
+                self.depends_job_id = self.depends.job_id
+            self.depends = None  # not pickled with this one
+        ranks = self.get_incomplete_ranks()
+        if not ranks:
+            self.job_id = -1
+            return
+        executor = deepcopy(self)
+        executor.launch = None  # a closure over this process: not for the job
+        with self.logging_dir.open("executor.pik", "wb") as fh:
+            dill.dump(executor, fh, fmode=dill.CONTENTS_FMODE)
+        self.save_executor_as_json()
+        with self.logging_dir.open("ranks_to_run.json", "w") as fh:
+            json.dump(ranks, fh)
+        jobs = math.ceil(len(ranks) / self.tasks_per_job)
+        max_array = min(jobs, self.max_array_size) if self.max_array_size != -1 else jobs
+        command = f"launch_pickled_pipeline {self.logging_dir.resolve_paths('executor.pik')}"
+        if self.with_srun:  # one task per srun, as datatrove's
+            srun = " ".join(f"--{k}={v}" for k, v in (self.srun_args or {}).items())
+            command = f"srun {srun} -l -n {self.nodes_per_task} {command}"
+        script = self.get_launch_file_contents(self.get_sbatch_args(max_array), command)
+        with self.logging_dir.open("launch_script.slurm", "w") as fh:
+            fh.write(script)
+        for n in range(math.ceil(jobs / max_array)):
+            args = [f"--export=ALL,RUN_OFFSET={n}"]
+            if self.dependency:
+                args.append(f"--dependency={self.dependency}")
+            self.job_id = self.launch(script, self.job_id_retriever, *args)
 
 
 class RayRunner(PhaseRunner):
@@ -69,7 +98,7 @@ class RayRunner(PhaseRunner):
     def run_phase(self, phase: Phase, logging_dir: Path) -> None:
         logger.disable("datatrove.executor.ray")  # its "local filesystem" warning, said below
         try:
-            executor = RayExecutor(
+            executor = RayPipelineExecutor(
                 pipeline=phase.steps,
                 tasks=phase.tasks,
                 workers=min(self.workers, phase.tasks),
@@ -124,36 +153,33 @@ def submit_slurm(
         jobs.append(job)
         return job["job_id"]
 
-    original, dt_slurm.launch_slurm_job = dt_slurm.launch_slurm_job, launch
-    try:
-        prev = None
-        for phase in phases:
-            current[0] = phase.name
-            executor = SlurmExecutor(
-                pipeline=phase.steps,
-                tasks=phase.tasks,
-                time=cfg.time,
-                partition=cfg.partition,
-                cpus_per_task=cfg.cpus_per_task,
-                mem_per_cpu_gb=cfg.mem_per_cpu_gb,
-                workers=cfg.max_concurrent or -1,
-                job_name=f"{cfg.job_name}-{phase.name}",
-                qos=cfg.qos,
-                env_command=env,
-                sbatch_args=dict(cfg.sbatch_args),
-                max_array_size=cfg.max_array_size,
-                depends=prev,
-                logging_dir=str(work / phase.name),
-                skip_completed=True,
-            )
-            executor.launch_job()  # -> executor.pik, ranks_to_run.json, then launch() above
-            prev = executor
-        current[0] = "finalize"
-        after = prev.job_id if prev is not None and prev.job_id not in (None, -1) else None
-        dep = [f"--dependency=afterok:{after}"] if after else []
-        launch(_finalize_script(cfg, env, folder, finalize), prev.job_id_retriever, *dep)
-    finally:
-        dt_slurm.launch_slurm_job = original
+    prev = None
+    for phase in phases:
+        current[0] = phase.name
+        executor = SlurmExecutor(
+            pipeline=phase.steps,
+            tasks=phase.tasks,
+            time=cfg.time,
+            partition=cfg.partition,
+            cpus_per_task=cfg.cpus_per_task,
+            mem_per_cpu_gb=cfg.mem_per_cpu_gb,
+            workers=cfg.max_concurrent or -1,
+            job_name=f"{cfg.job_name}-{phase.name}",
+            qos=cfg.qos,
+            env_command=env,
+            sbatch_args=dict(cfg.sbatch_args),
+            max_array_size=cfg.max_array_size,
+            depends=prev,
+            logging_dir=str(work / phase.name),
+            skip_completed=True,
+            launch=launch,
+        )
+        executor.launch_job()  # -> executor.pik, ranks_to_run.json, then launch() above
+        prev = executor
+    current[0] = "finalize"
+    after = prev.job_id if prev is not None and prev.job_id not in (None, -1) else None
+    dep = [f"--dependency=afterok:{after}"] if after else []
+    launch(_finalize_script(cfg, env, folder, finalize), prev.job_id_retriever, *dep)
     if dry_run:
         _write_submit_sh(folder, jobs)
     return folder, jobs

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import gc
 import importlib
 import threading
 from collections import deque
@@ -24,7 +23,6 @@ from datatrove.pipeline.base import PipelineStep
 from datatrove.utils.stats import PipelineStats
 from loguru import logger
 
-from gristmill.pipeline.run import heap
 from gristmill.pipeline.run.executors import PhaseRunner
 from gristmill.pipeline.run.meter import cpu_now, stage_key, step_label
 from gristmill.pipeline.run.phases import Phase
@@ -140,14 +138,10 @@ class LocalRunner(PhaseRunner):
     records what each stage's preloads and warm-up cost here (the first stage to need numba
     pays its import). Only where another Python thread runs here (`fork_is_safe`) do the
     workers come from a forkserver, as in datatrove's own local executor; each task then loads
-    what its stages need, inside the stages' own figures.
-
-    The garbage collector is paused while the stages warm up, and the heap is frozen before the
-    fork (`pipeline/run/heap.py`); `close()` unfreezes it."""
+    what its stages need, inside the stages' own figures."""
 
     def __init__(self, workers: int, warm_ups: list = ()):
         self.workers, self.warm_ups, self.pool = workers, list(warm_ups), None
-        self.frozen = False
         self.warm_cpu: dict[str, float] = {}
 
     @property
@@ -168,10 +162,7 @@ class LocalRunner(PhaseRunner):
             import multiprocessing
 
             if fork_is_safe():
-                with heap.paused():
-                    self._warm_here()
-                gc.freeze()  # what this process holds lives as long as the run
-                self.frozen = True
+                self._warm_here()
                 context = multiprocessing.get_context("fork")
             else:
                 context = multiprocessing.get_context("forkserver")
@@ -195,6 +186,3 @@ class LocalRunner(PhaseRunner):
             self.pool.terminate()  # the workers are idle by now
             self.pool.join()
             self.pool = None
-        if self.frozen:
-            gc.unfreeze()
-            self.frozen = False

@@ -23,7 +23,6 @@ import orjson
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import REPORT, check_inside, output_lock
-from gristmill.pipeline.run import heap
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_executor, load_config
 from gristmill.pipeline.run.executors import make_runner
 from gristmill.pipeline.run.meter import cpu_now, meter, run_figures
@@ -133,8 +132,7 @@ def run(
     # and planning builds them (tokenize's `provides()` may load a model); both are the
     # stages' own
     started = Started(cpu_now(), dict(registry.import_cpu))
-    with heap.paused():  # start-up: the stages' modules (pipeline/run/heap.py)
-        cfg = load_config(config_path)
+    cfg = load_config(config_path)
     if executor:  # `run --executor`: the same run (its key leaves executors out)
         cfg.run = cfg.run.model_copy(update={"executor": executor})
         try:
@@ -165,10 +163,12 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after, started: S
     work = out / WORK / key
     if _finished(out, key):
         echo(f"up to date: {out / mf.MANIFEST} (same config and inputs; nothing to do)")
-        if not (out / REPORT).exists():
-            for line in after(out):
-                echo(line)
-        return mf.load(out)
+        manifest = mf.load(out)
+        _summary(out, out / mf.MANIFEST, manifest, echo)
+        closing = [f"report:       {out / REPORT}"] if (out / REPORT).exists() else after(out)
+        for line in closing:
+            echo(line)
+        return manifest
     if not work.exists():
         _clear(out, keep_key=None)  # a new key: start clean, never mix two runs' outputs
     else:
@@ -187,7 +187,8 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after, started: S
     try:
         for i, phase in enumerate(phases, start=1):
             label = (
-                f"[{i}/{len(phases)}] {phase.name}: {phase.tasks} tasks, {cfg.run.workers} workers"
+                f"[{i}/{len(phases)}] {phase.name}: {_count(phase.tasks, 'task')}, "
+                f"{_count(cfg.run.workers, 'worker')}"
             )
             # a reduce phase (no progress counter: no documents) shows finished tasks
             moves_docs = any(isinstance(s, CountProgress) for s in phase.steps)
@@ -259,6 +260,10 @@ def _summary(out: Path, path: Path, manifest: dict, echo) -> None:
     if manifest["rejected"]:
         n = sum(s["seen"] - s["kept"] for s in manifest["stages"].values() if "seen" in s)
         echo(f"rejected:     {out / 'rejected'} ({n:,} documents with reasons)")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _all_done(phases, work: Path) -> bool:

@@ -1,7 +1,9 @@
 """Where a run's log lines go: each task's to its own file, the run process's to `run.log`.
 
-datatrove's steps log through loguru; a gristmill run shows its own progress, so INFO lines of a
-task go only to `<phase>/logs/task_<rank>.log`, and warnings reach stderr only outside tasks.
+datatrove's steps log through loguru; a gristmill run shows its own progress, so on the local
+executor INFO lines of a task go only to `<phase>/logs/task_<rank>.log`, and warnings reach
+stderr only outside tasks. On Ray and Slurm, datatrove's own task logger writes the same files
+(and the task's stderr, which stays on the Ray worker or in Slurm's log files).
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ def _to_task_log(message) -> None:
 
 def _task_sinks() -> None:
     """Once per process, two loguru sinks: everything to the running task's log file, and
-    warnings to stderr while no task runs. datatrove adds and removes sinks for every task, and
-    loguru's `add` costs about 9 ms (it lists the interpreter's library folders each time):
-    0.5 CPU-s over the 40 tasks of a run of the development corpus."""
+    warnings to stderr while no task runs. Added once per worker process, not once per task as
+    datatrove's own task logger does: loguru's `add` lists the interpreter's library folders
+    each time, and a worker runs many tasks."""
     if _TASK["pid"] != os.getpid():
         logger.remove()
         logger.add(_to_task_log, level="DEBUG", colorize=False, format=TASK_LOG_FORMAT)
@@ -38,8 +40,8 @@ def _task_sinks() -> None:
 
 
 def open_task_log(logging_dir, rank: int, local_rank: int = 0, node_rank: int = -1):
-    """`logging_dir`: anything with `open(name, mode)` (a datatrove DataFolder, a `Folder`); the
-    signature of datatrove's `add_task_logger`, which the Ray and Slurm executors call."""
+    """`logging_dir`: anything with `open(name, mode)` (a `Folder`); the signature of datatrove's
+    `add_task_logger`, which tasks on Ray and Slurm use (their logs go to the same files)."""
     _task_sinks()
     _TASK["log"] = logging_dir.open(f"logs/task_{rank:05d}.log", "w")
     return _TASK["log"]
@@ -63,29 +65,6 @@ class Folder:
         path = self.path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         return path.open(mode)
-
-
-def _lib_dirs_once_per_path() -> None:
-    """loguru's `add` lists the interpreter's library folders for its exception formatter
-    (sysconfig's paths of every install scheme, about 8 ms) on every sink it adds, and a local
-    run adds six to eight; they change only with `sys.path`, so they are listed once per path."""
-    from loguru import _better_exceptions as be
-
-    listed = getattr(be.ExceptionFormatter, "_get_lib_dirs", None)
-    if listed is None:
-        return  # another loguru: nothing to spare
-    seen: dict[tuple[str, ...], list[str]] = {}
-
-    def lib_dirs() -> list[str]:
-        key = tuple(sys.path)
-        if key not in seen:
-            seen[key] = listed()
-        return list(seen[key])
-
-    be.ExceptionFormatter._get_lib_dirs = staticmethod(lib_dirs)
-
-
-_lib_dirs_once_per_path()
 
 
 def quiet_parent_logs(logfile: Path) -> None:

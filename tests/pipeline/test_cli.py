@@ -1,4 +1,5 @@
 import os
+import re
 import subprocess
 import sys
 
@@ -92,6 +93,23 @@ def test_apply_through_the_entry_point(tmp_path, in_jsonl):
     ]
 
 
+def test_phase_lines_count_in_the_singular_and_an_up_to_date_rerun_sums_up(tiny_run):
+    with restored_logging():
+        first = invoke("run", tiny_run).output
+        again = invoke("run", tiny_run)
+    counts = re.findall(r"^\[\d+/\d+\] \S+: (\d+) (tasks?), (\d+) (workers?)$", first, re.M)
+    assert counts and ("1", "task") not in {c[:2] for c in counts}  # never "1 tasks"
+    for n, tasks, w, workers in counts:
+        assert (tasks == "task") == (n == "1") and (workers == "worker") == (w == "1")
+    assert again.exit_code == 0, again.output
+    lines = again.output.splitlines()
+    assert lines[0].startswith("up to date: ")
+    out = tiny_run.parent / "out"
+    assert "kept 4 documents, " in lines[1]
+    assert f"token shards: {out / 'tokens'} (2 shards)" in lines
+    assert lines[-1] == f"report:       {out / 'report.html'}"
+
+
 def test_run_verify_inspect(tiny_run):
     with restored_logging():
         result = invoke("run", tiny_run)
@@ -132,3 +150,20 @@ def test_the_command_runs_openblas_on_one_thread_unless_told_otherwise(given, se
     assert value == seen, out.stderr
     if given is None:
         assert threads == "1"  # numpy imported after it: no OpenBLAS thread was started
+
+
+EXIT = """
+import atexit, sys
+atexit.register(lambda: print("atexit ran"))
+sys.stdout.write("buffered, ")  # no newline: still in the buffer when the command ends
+sys.argv = ["gristmill", *sys.argv[1:]]
+from gristmill.pipeline.cli.main import main
+main()
+"""
+
+
+@pytest.mark.parametrize(("args", "code"), [(["--version"], 0), (["no-such-command"], 2)])
+def test_the_command_exits_with_its_code_its_output_flushed_and_atexit_run(args, code):
+    out = subprocess.run([sys.executable, "-c", EXIT, *args], capture_output=True, text=True)
+    assert out.returncode == code, out.stderr
+    assert out.stdout.startswith("buffered, ") and out.stdout.endswith("atexit ran\n")

@@ -3,11 +3,9 @@ one job array per phase, each depending on the one before, and a finalize job la
 
 from __future__ import annotations
 
-import gc
 import os
 import re
 import stat
-import sys
 import threading
 from pathlib import Path
 
@@ -179,15 +177,14 @@ def test_a_run_preloads_only_what_its_stages_need(tmp_path):
 
 
 class RecordWorker(PipelineStep):
-    name, type = "record worker", "test"  # its pid, parent and collector
+    name, type = "record worker", "test"  # its pid and parent
 
     def __init__(self, folder: Path):
         super().__init__()
         self.folder = folder
 
     def run(self, data=None, rank: int = 0, world_size: int = 1):
-        state = f"{os.getpid()} {os.getppid()} {gc.isenabled()} {gc.get_freeze_count()}"
-        (self.folder / f"{rank}.pid").write_text(state)
+        (self.folder / f"{rank}.pid").write_text(f"{os.getpid()} {os.getppid()}")
         yield from ()
 
 
@@ -209,27 +206,6 @@ def test_one_pool_of_workers_serves_every_phase(tmp_path):
     for name in ("a", "b", "c"):
         again.run_phase(Phase(name, [RecordWorker(tmp_path / name)], 4), tmp_path / "logs" / name)
     assert again.pool is None
-
-
-def test_the_heap_is_frozen_for_the_forked_workers_and_given_back_at_close(tmp_path):
-    from gristmill.pipeline.run.local import fork_is_safe
-
-    assert fork_is_safe() and gc.isenabled() and gc.get_freeze_count() == 0
-    while_warming = []
-    runner = LocalRunner(2, [("stage", (), lambda: while_warming.append(gc.isenabled()))])
-    try:
-        runner.run_phase(Phase("a", [RecordWorker(tmp_path)], 2), tmp_path / "logs")
-        frozen = gc.get_freeze_count()
-        enabled = gc.isenabled()
-    finally:
-        runner.close()
-    assert while_warming == [False]  # no collection while the stages warm up
-    assert frozen > 1000 and enabled  # the run process's heap, frozen; the collector back on
-    assert gc.get_freeze_count() == 0  # given back when the pool closed
-    seen = [f.read_text().split()[2:] for f in tmp_path.glob("*.pid")]
-    assert len(seen) == 2
-    for on, count in seen:  # each worker inherited the frozen heap, collector on
-        assert on == "True" and int(count) > frozen // 2
 
 
 def worker_parents(tmp_path: Path, runner: LocalRunner) -> set[str]:
@@ -347,25 +323,6 @@ def test_a_global_stage_built_while_planning_counts_its_cpu_under_its_name(tmp_p
     cfg = load_config(sample_config_at(tmp_path, stages=stages))
     setup = setup_cpu(plan_run(cfg, tmp_path / "work", strict=False)[0])
     assert setup["minhash_dedup"] >= 0.2 and "quality" not in setup
-
-
-def test_loguru_lists_the_library_folders_once_per_sys_path(monkeypatch, tmp_path):
-    import sysconfig
-
-    from loguru import _better_exceptions as be
-
-    import gristmill.pipeline.run.tasklog  # noqa: F401 (its import caches them)
-
-    listed = []
-    names = sysconfig.get_scheme_names
-    monkeypatch.setattr(sysconfig, "get_scheme_names", lambda: listed.append(1) or names())
-    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])  # a path not listed before
-    first = be.ExceptionFormatter()._lib_dirs
-    first.append("changed by its user")
-    second = be.ExceptionFormatter()._lib_dirs
-    assert len(listed) == 1 and first[:-1] == second and second  # each gets its own copy
-    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path / "site")])
-    assert be.ExceptionFormatter()._lib_dirs == second and len(listed) == 2
 
 
 def test_task_logs_go_to_each_tasks_file_and_warnings_outside_tasks_to_stderr(tmp_path, capfd):
