@@ -23,7 +23,6 @@ import orjson
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import REPORT, check_inside, output_lock
-from gristmill.pipeline.run import heap
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_executor, load_config
 from gristmill.pipeline.run.executors import make_runner
 from gristmill.pipeline.run.meter import cpu_now, meter, run_figures
@@ -133,8 +132,7 @@ def run(
     # and planning builds them (tokenize's `provides()` may load a model); both are the
     # stages' own
     started = Started(cpu_now(), dict(registry.import_cpu))
-    with heap.paused():  # start-up: the stages' modules (pipeline/run/heap.py)
-        cfg = load_config(config_path)
+    cfg = load_config(config_path)
     if executor:  # `run --executor`: the same run (its key leaves executors out)
         cfg.run = cfg.run.model_copy(update={"executor": executor})
         try:
