@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import time
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 
 from gristmill.stages.base import GlobalStage, Stage
 
@@ -62,6 +63,14 @@ class _Stages(Mapping):
     def __contains__(self, name: object) -> bool:
         return name in self._where
 
+    def _add(self, cls: StageClass) -> None:
+        self._where[cls.name] = f"{cls.__module__}:{cls.__qualname__}"
+        self._classes[cls.name] = cls
+
+    def _remove(self, name: str) -> None:
+        del self._where[name]
+        self._classes.pop(name, None)
+
 
 STAGES: Mapping[str, StageClass] = _Stages(_ORDER)
 
@@ -83,3 +92,16 @@ def get_stage(name: str) -> StageClass:
 
 def is_global(cls: type) -> bool:
     return issubclass(cls, GlobalStage)
+
+
+@contextmanager
+def registered(cls: StageClass) -> Iterator[StageClass]:
+    """`cls` in the registry under its `name` for the duration of a with block: for tests and
+    examples (docs/writing-a-stage.md). A stage that ships is a line of `_ORDER` instead."""
+    if cls.name in STAGES:
+        raise ValueError(f"stage {cls.name!r} is registered already")
+    STAGES._add(cls)
+    try:
+        yield cls
+    finally:
+        STAGES._remove(cls.name)
