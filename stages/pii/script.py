@@ -57,3 +57,4 @@ def _letter_or_mark_ranges() -> str:
 LETTER_OR_MARK_CLASS = _letter_or_mark_ranges()
 LETTER_OR_MARK = re.compile(f"[{LETTER_OR_MARK_CLASS}]")
 DIGIT = frozenset("0123456789")
+DIGITS = re.compile(r"[0-9]+")  # a run of ASCII digits (full-width ones are folded first)

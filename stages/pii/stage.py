@@ -6,24 +6,16 @@ Writes `pii`, the list of `{type, start, end}` found, as offsets in the *input* 
 be checked against the original), and `pii_counts` ({type: count}, found types only). It never
 drops a document.
 
-How a find is made precise is in `pii_numbers` (numbers: shape, checksum, context words),
-`pii_phones` (phone numbers checked against libphonenumber's numbering plans), `pii_shapes`
-(what numbers look like, and the context words around them), `pii_govern` (whether a phone
-word names the number: no label, code or decimal between; not a quantity, dimension or
-version), `pii_grouping` (national numbers taken on their digit grouping alone), `pii_short`
-(short numbers of small plans right after a phone word), `pii_dotted` (four numbers with
-dots: an IPv4 address or a phone) and `pii_patterns` (emails, IPv6, secrets); the phone words
-are in `pii_phone_words`, the checksums in `pii_checks`; where a value ends next to text of
-any script is in `pii_script`. Here the finds are
+Each type has its module (`email`, `ip`, `card`, `iban`, `national_ids`, `secret`, and the
+`phones` package); `numbers` decides the number-shaped ones from one scan. Here the finds are
 made consistent: where two overlap the more specific type wins (a card number is not also a
 phone), allowlisted values are kept, and the text is rescanned after replacing until nothing new
-is found, so that applying the stage twice changes nothing the second time.
+is found (`redact`), so that applying the stage twice changes nothing the second time.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections import Counter
 from typing import Literal
 
@@ -32,20 +24,19 @@ from phonenumbers import SUPPORTED_REGIONS
 from pydantic import Field, field_validator
 
 from gristmill.stages.base import Stage, StageParams
+from gristmill.stages.pii.email import OBFUSCATION_BRANCH, find_emails
+from gristmill.stages.pii.ip import find_ipv6
 from gristmill.stages.pii.numbers import NUMBER_BRANCHES, NumberFinder
-from gristmill.stages.pii.patterns import (
+from gristmill.stages.pii.phones.plans import ANY, DEFAULT_REGIONS, PhoneCheck
+from gristmill.stages.pii.redact import MAX_ROUNDS, redact, resolve
+from gristmill.stages.pii.script import fold
+from gristmill.stages.pii.secret import (
     ASSIGN_BRANCH,
-    OBFUSCATION_BRANCH,
     TOKEN_RUN,
     assignment,
-    find_emails,
-    find_ipv6,
     find_private_keys,
     token_at,
 )
-from gristmill.stages.pii.phones import ANY, DEFAULT_REGIONS, PhoneCheck
-from gristmill.stages.pii.script import ALNUM, fold
-from gristmill.stages.pii.short import short_phone
 
 PiiType = Literal["email", "phone", "ip", "credit_card", "iban", "national_id", "secret"]
 NationalId = Literal["us_ssn", "uk_nino", "de_svnr", "fr_nir", "es_dni", "it_cf"]
@@ -54,11 +45,6 @@ IpRange = Literal[
 ]
 TYPES: tuple[str, ...] = PiiType.__args__
 PLACEHOLDERS = {t: f"<{t.upper()}>" for t in TYPES}
-# When two finds overlap, the earlier type in this order wins: the more specific check.
-PRIORITY = {t: i for i, t in enumerate(
-    ("secret", "credit_card", "iban", "national_id", "email", "ip", "phone")
-)}  # fmt: skip
-MAX_ROUNDS = 3
 
 # One pass of the regex engine over a document finds every place worth a look: digits (numbers,
 # IBANs, tokens), `:` / `=` (assignments of secrets) and closing brackets (`[at]`). Its first
@@ -161,7 +147,7 @@ class Detector:
                 found.append((s, e, t))
 
         numbers, secrets, phones = self.numbers, "secret" in types, "phone" in types
-        numbers.windows = []
+        numbers.start()
         obfuscated = False
         done = 0  # end of the last number-like find: matches inside it are skipped
         for m in SCAN.finditer(text):
@@ -171,8 +157,8 @@ class Detector:
                 if s >= done and numbers.chunks:
                     done = max(done, numbers.chunk(text, s, m.end(), emit))
             elif kind == "short":
-                e, check = m.end(), numbers.phones
-                if s >= done and phones and short_phone(text, s, e, check, numbers.windows):
+                e = m.end()
+                if s >= done and phones and numbers.short(text, s, e):
                     emit(s, e, "phone")
                     done = e
             elif kind == "kv":
@@ -201,111 +187,8 @@ class Detector:
         return resolve(found)
 
 
-def resolve(found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """Keep the highest-priority (then longest, then first) of overlapping finds."""
-    if len(found) < 2:
-        return found
-    kept: list[tuple[int, int, str]] = []  # sorted by start, never overlapping
-    for s, e, t in sorted(set(found), key=lambda f: (PRIORITY[f[2]], f[0] - f[1], f[0])):
-        i = bisect_left(kept, (s,))
-        if (i and kept[i - 1][1] > s) or (i < len(kept) and kept[i][0] < e):
-            continue
-        kept.insert(i, (s, e, t))
-    return kept
-
-
-def redact(
-    text: str, detector: Detector, placeholders: dict[str, str], rounds: int = MAX_ROUNDS
-) -> tuple[str, list[tuple[int, int, str]]]:
-    """(redacted text, finds as offsets in `text`). Rescans the redacted text until a round
-    finds nothing new (a placeholder is shorter than what it replaced, so context words can come
-    within reach of a number); later finds are mapped back to offsets in `text`."""
-    cur, found = text, []
-    # placeholders in `cur`: (start, end in cur, start, end in text)
-    marks: list[tuple[int, int, int, int]] = []
-    spans = detector.find(cur)
-    for round_ in range(rounds):
-        if not spans:
-            break
-        found.extend(_to_original(sp, marks) for sp in spans)
-        last = round_ == rounds - 1 or settled(cur, spans, detector.numbers.windows)
-        cur, marks = _replace(cur, spans, placeholders, marks)
-        if last:
-            break
-        spans = [sp for sp in detector.find(cur) if not _overlaps_mark(sp, marks)]
-    found.sort()
-    return cur, found
-
-
-def settled(text: str, spans, windows: list[tuple[int, int]]) -> bool:
-    """True when replacing `spans` cannot change any other decision, so a rescan would find
-    nothing: no replaced span lies in a window of text read to decide another candidate, and
-    none touches a letter or digit (which could start or end a candidate)."""
-    n = len(text)
-    for s, e, _ in spans:
-        if (s and text[s - 1] in ALNUM) or (e < n and text[e] in ALNUM):
-            return False
-    if not windows:
-        return True
-    windows.sort()
-    starts = [lo for lo, _ in windows]
-    reach = []  # reach[i]: the furthest hi among windows[:i + 1]
-    top = -1
-    for _, hi in windows:
-        top = max(top, hi)
-        reach.append(top)
-    for s, e, _ in spans:
-        i = bisect_left(starts, e) - 1  # windows starting before the span ends
-        if i >= 0 and reach[i] > s:
-            return False
-    return True
-
-
-def _replace(text, spans, placeholders, marks):
-    """Replace `spans` of `text`; update `marks` (the placeholders already in `text`)."""
-    out: list[str] = []
-    new_marks: list[tuple[int, int, int, int]] = []
-    old = iter(marks)
-    pending = next(old, None)
-    pos, shift = 0, 0  # shift: length change so far, current text -> new text
-    for s, e, t in spans:
-        while pending is not None and pending[0] < s:
-            new_marks.append((pending[0] + shift, pending[1] + shift, pending[2], pending[3]))
-            pending = next(old, None)
-        out.append(text[pos:s])
-        ph = placeholders[t]
-        o_s, o_e = _to_original((s, e, t), marks)[:2]
-        new_marks.append((s + shift, s + shift + len(ph), o_s, o_e))
-        out.append(ph)
-        shift += len(ph) - (e - s)
-        pos = e
-    while pending is not None:
-        new_marks.append((pending[0] + shift, pending[1] + shift, pending[2], pending[3]))
-        pending = next(old, None)
-    out.append(text[pos:])
-    return "".join(out), new_marks
-
-
-def _overlaps_mark(span, marks) -> bool:
-    """Does `span` overlap a placeholder? (`marks` sorted, never overlapping.)"""
-    i = bisect_left(marks, (span[1],)) - 1  # the last placeholder starting before span ends
-    return i >= 0 and marks[i][1] > span[0]
-
-
-def _to_original(span, marks) -> tuple[int, int, str]:
-    """A span of the current text (touching no placeholder) as offsets in the input text:
-    shifted by the length change up to the last placeholder before it."""
-    s, e, t = span
-    i = bisect_left(marks, (s + 1,)) - 1  # the last placeholder starting at or before s
-    if i < 0:
-        return span
-    shift = marks[i][3] - marks[i][1]
-    return s + shift, e + shift, t
-
-
 class Pii(Stage):
     name = "pii"
-    preload = ("gristmill.stages.pii.warm",)  # the phone plans' patterns
     Params = PiiParams
 
     def __init__(self, params=None, ctx=None):

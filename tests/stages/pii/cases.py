@@ -1,6 +1,7 @@
 """Hand-written PII cases, harder than the template set: local phone formats, order numbers next
 to phone numbers, IPv6, 12-digit cards, non-US national ids, obfuscated emails, secrets, plus
-look-alikes that must never be redacted. Used by tests/stages/test_pii.py and bench/pii_eval.py.
+look-alikes that must never be redacted. Used by tests/stages/pii/test_stage.py and by
+bench/evals/pii_eval.py.
 
 Every value is made up (card numbers are issuer test numbers or generated to pass Luhn; ids are
 generated to pass their checksums). A labelled value is written `⟦type|value⟧`.
@@ -139,10 +140,10 @@ LOOKALIKES = [
 # Scored once as written: every type 100% except phone, 13/15; 0 false finds in
 # HELD_OUT_LOOKALIKES. The two misses were then fixed (a last digit group glued to a word,
 # `01632 960 001 (9am-5pm)`, and a zero-heavy freephone number, `0800 555 0100`), so these are
-# NOT held out any more: bench/pii_eval.py reports them as "old held-out", and no figure is
+# NOT held out any more: bench/evals/pii_eval.py reports them as "old held-out", and no figure is
 # claimed on them. The held-out sets the rules are never tuned against are the `HELD_OUT` part
-# of tests/stages/pii_script_cases.py and, for phones, the `held_out_2` part of
-# bench/phone_set2.py (bench/phone_set.py's `held_out` part has been tuned on since).
+# of tests/stages/pii/script_cases.py and, for phones, the `held_out_2` part of
+# bench/data/pii/phone_held_out_2.jsonl (the `held_out` part has been tuned on since).
 HELD_OUT = [
     "Kontaktieren Sie uns unter ⟦phone|+49 (0)89 1234 5678⟧ oder per Mail.",
     "Numéro: ⟦phone|04 72 12 34 56⟧",
@@ -208,7 +209,8 @@ HELD_OUT_LOOKALIKES = [
 
 
 # The synth development set's entity types (presidio-research's names) -> our types, for the
-# types whose labels are independent of our rules (tests/stages/test_pii.py, bench/pii_eval.py).
+# types whose labels are independent of our rules (tests/stages/pii/test_stage.py and
+# bench/evals/pii_eval.py).
 SYNTH_LABELS = {
     "EMAIL_ADDRESS": "email",
     "PHONE_NUMBER": "phone",

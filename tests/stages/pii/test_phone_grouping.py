@@ -1,11 +1,14 @@
-"""National numbers taken on their writing alone (`pii_grouping`): grouped exactly as their
-country's national format, with no phone word and no country code, next to text of every
-script; and what is grouped like a phone but is not (years, ranges, sizes, fingerprints, hex
-dumps, tables, fractions, thousands, versions, addresses, a label's number)."""
+"""National numbers taken on their writing alone (`phones.plans.exact_grouping`): grouped exactly
+as their country's national format, with no phone word and no country code, next to text of
+every script; and what is grouped like a phone but is not (years, ranges, sizes, fingerprints,
+hex dumps, tables, fractions, thousands, versions, addresses, a label's number)."""
 
 import pytest
 
-from gristmill.stages.pii.grouping import DIGITS, crowded, exact_grouping, suspicious
+from gristmill.stages.pii.phones.context import crowded
+from gristmill.stages.pii.phones.plans import exact_grouping
+from gristmill.stages.pii.phones.shapes import suspicious
+from gristmill.stages.pii.script import DIGITS
 from gristmill.stages.pii.stage import PLACEHOLDERS, Detector, PiiParams, redact
 
 DEFAULT = Detector(PiiParams())
@@ -183,7 +186,7 @@ def test_the_neighbours_decide():
 
 
 # short numbers of small plans (4 to 6 digits: New Caledonia, the Faroes, Saint Helena, Niue,
-# Greenland) right after a phone word (`pii_short`), and numbers glued after `word.`
+# Greenland) right after a phone word , and numbers glued after `word.`
 SHORT = [
     ("Tel.: 752247 (çdo ditë)", "752247"), ("電話：752247まで", "752247"),
     ("電話：７５２２４７", "７５２２４７"), ("โทร. 51905 ค่ะ", "51905"), ("هاتف: 219032", "219032"),

@@ -7,9 +7,14 @@ import pytest
 from datatrove.data import Document
 from pydantic import ValidationError
 
-from gristmill.stages.pii.phones import ALL_REGIONS, DEFAULT_REGIONS, PhoneCheck, fitting_regions
-from gristmill.stages.pii.shapes import last_context
+from gristmill.stages.pii.phones.plans import (
+    ALL_REGIONS,
+    DEFAULT_REGIONS,
+    PhoneCheck,
+    fitting_regions,
+)
 from gristmill.stages.pii.stage import PLACEHOLDERS, Detector, PiiParams, redact
+from gristmill.stages.pii.words import last_context
 
 DEFAULT = Detector(PiiParams())
 LOCAL = "467 3395"  # a short local number: a phone only next to a phone word
@@ -88,7 +93,7 @@ def test_national_numbers_with_no_phone_word():
         "r-xp 00000000 08:03 130904 /bin/zsh",
         "Population 13 960 236",
         "Ana Gil 7011366260 sales",  # one solid run, not set off: an id as often
-        "Ana Gil, (7011366260)",  # ... nor in brackets (pii_grouping: a field of a line)
+        "Ana Gil, (7011366260)",  # ... nor in brackets (a field of a line)
     ):
         assert finds(text) == [], text
 

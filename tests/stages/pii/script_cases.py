@@ -1,12 +1,12 @@
 """PII next to text of every script: Chinese, Japanese, Korean, Thai, Arabic, Devanagari and
 Cyrillic, each type, glued to the text, with spaces, with full-width punctuation, in brackets,
 and with full-width digits. Our own generated data (made-up values in frames written for this
-project). Used by tests/stages/test_pii_scripts.py and bench/pii_eval.py.
+project). Used by tests/stages/pii/test_scripts.py and bench/evals/pii_eval.py.
 
 Two parts, written together before the script-aware rules were: `TUNE` (the rules were developed
 against it) and `HELD_OUT` (other frames, other values; never tuned on; figures are reported on
 it only). Each case is (script, type, layout, marked text) with the value written
-`⟦type|value⟧` (tests/stages/pii_cases.py parses it).
+`⟦type|value⟧` (tests/stages/pii/cases.py parses it).
 """
 
 from __future__ import annotations

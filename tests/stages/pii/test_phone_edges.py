@@ -1,13 +1,16 @@
-"""The phone rules' review (issue 16, after round 6): each item a failing test first, then the
-fix. Positives and look-alikes in Latin, CJK, Thai, Arabic, Devanagari and Cyrillic contexts
-(and Turkish for the case fold), glued, spaced and full-width."""
+"""Edge cases of the phone rules: a quantity or a phone in three groups of three, numbered phone
+words and opening hours (no codes), a contact's label after a short number (no town), words that
+end in a combining mark, the case fold of Turkish capitals. Positives and look-alikes in Latin,
+CJK, Thai, Arabic, Devanagari and Cyrillic contexts (and Turkish for the case fold), glued,
+spaced and full-width."""
 
 import pytest
 
-from gristmill.stages.pii.govern import is_code, quantity
+from gristmill.stages.pii.dates import YEARS, year_like
+from gristmill.stages.pii.phones.context import is_code, quantity
 from gristmill.stages.pii.script import LETTER_OR_MARK
-from gristmill.stages.pii.shapes import YEARS, context_words, fold_case, year_like
 from gristmill.stages.pii.stage import PLACEHOLDERS, Detector, PiiParams, redact
+from gristmill.stages.pii.words import context_words, fold_case
 
 DET = Detector(PiiParams(types=["phone"], phone_regions=["*"]))
 ALL = Detector(PiiParams(phone_regions=["*"]))  # every type: an email after a number too

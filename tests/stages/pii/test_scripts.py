@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from gristmill.stages.pii.stage import PLACEHOLDERS, Detector, Pii, PiiParams, redact
 from tests.conftest import run_step
-from tests.stages.pii_cases import parse
-from tests.stages.pii_script_cases import HELD_OUT, NOT_PII, TUNE
-from tests.stages.test_pii import rebuild
+from tests.stages.pii.cases import parse
+from tests.stages.pii.script_cases import HELD_OUT, NOT_PII, TUNE
+from tests.stages.pii.test_stage import rebuild
 
 DEFAULT = Detector(PiiParams())
 CASES = TUNE + HELD_OUT

@@ -1,4 +1,4 @@
-"""Does a phone word name this number? For the `pii` stage's phone rules (issue 16, round 6).
+"""What the text around a phone candidate says, for the `pii` stage.
 
 A phone word lets a number through that would not pass on its writing alone (`Tel. 467 3395`),
 but a sentence with a phone word holds other numbers too: an order or customer number, a
@@ -17,11 +17,13 @@ number, and what stands between them is not a label of its own. A label is
 Nor does the word count for a number written as a quantity (`quantity`): grouped in thousands
 (`2 408 119`, `4.812.337`, `12 500`) with a word, unit or currency after it (`habitants`,
 `Aufrufe`, `mAh`, `zł`, `₽`), or a dimension (`2560 × 1440`, `4096 x 2160`).
+`code_before`: a code right before a number ends the rules that need no word too (`LX 903 481
+226`, `1Z 4E8 12F 03 6617 2905`: parts of an id, not a phone).
 
-Where the word does not govern, the number is read as if no phone word were near: it is still
-a phone when its writing alone says so (a country code, a trunk prefix and the groups of a
-plan: `pii_grouping`). `code_before`: a code right before a number also ends the rules that
-need no word (`LX 903 481 226`, `1Z 4E8 12F 03 6617 2905`: parts of an id, not a phone).
+With no phone word, a number taken on its grouping alone must stand apart (`crowded`): not
+beside another number, a hex group or byte, a unit, a table's bar or a street name, nor in a
+column of numbers written alike on the lines around; each of these guards comes from a false
+find in real text.
 """
 
 from __future__ import annotations
@@ -30,14 +32,18 @@ import re
 
 import phonenumbers as pn
 
-from gristmill.stages.pii.shapes import LETTERS, fold_case, is_phone_word, phone_word_end
+from gristmill.stages.pii.script import DIGITS, LETTER_OR_MARK_CLASS
+from gristmill.stages.pii.words import LETTERS, fold_case, is_phone_word, phone_word_end, word_list
+
+# a label after the number (`416 60 039 office`), not before the next one (`, tel +49 ...`)
+AFTER_PHONE = re.compile(
+    r"(?i)[ \-(]{0,2}(?:office|fax|mobile|cell|home|work|tel|phone|desk)\b"
+    r"(?![ \t]*[:.]?[ \t]*[+(0-9])"
+)
+LABEL_BEFORE = re.compile(r"(?i)\b(?:office|desk|home|work|tel|fax|mobile|cell)\s*[:.]?\s*$")
 
 # words for "number" that may stand between a phone word and its number, any case
-_NUMBER = (
-    "no nr n° nº no° núm num number nummer numéro número numero numer numeru numri broj "
-    "číslo čísla číslu szám sz numărul nro nb № номер номеру номера νο αρ αριθμός"
-)
-_NUMBER_WORDS = frozenset(_NUMBER.split())
+_NUMBER_WORDS = word_list("number_words.txt")
 _TOKEN = re.compile(r"[^\s:;,()\[\]|·/：，；、。（）【】]+")
 _DECIMAL = re.compile(r"[-+]?[0-9]{1,3}[.,][0-9]{3,}$")
 _THOUSANDS = re.compile(r"[0-9]{1,3}(?:([ .\u00a0\u202f])[0-9]{3})(?:\1[0-9]{3})*")
@@ -57,14 +63,8 @@ _UNIT_OR_CURRENCY_AFTER = re.compile(
 _DIMENSION_AFTER = re.compile(r"[ \u00a0]?(?:×|[xX][ \u00a0]?[0-9]{3,4}(?![0-9]))")
 _ONE_GROUP = re.compile(r"[0-9]{3,4}")  # a side of a dimension: `2560 × 1440`, `4096 x 2160`
 _VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)*\.[0-9](?:\.[0-9]+)+|[0-9]+(?:\.[0-9]+)+\.[0-9]")
-# "or" and "and" in the spaced languages of pii_phone_words: a number then `or` is one of two
-# ways to reach someone (`teléfono 2 509 481 o en recepción`), not a count of something
-_OR = (
-    "or and oder und ou et o y u e oppure ed of en lub albo i oraz nebo a alebo vagy és sau și "
-    "ili ali in ose dhe arba ir vai un või ja tai eller och og eða veya ve və ή και или и або чи "
-    "та немесе және эсвэл ба hoặc và atau dan at au na noma okanye ko da tàbí àti ma ama iyo"
-)
-_OR_AND = frozenset(_OR.split())
+# "or" and "and": a number then `or` is one of two ways to reach someone, not a count
+_OR_AND = word_list("or_words.txt")
 _WORD_AFTER = re.compile(r"[ \u00a0\u202f]([^\W\d_]+)")
 _LAST_TOKEN = re.compile(r"(?<!\S)(\S+)$")
 _CODE = re.compile(r"[0-9A-Za-z]*(?:[0-9][A-Za-z]|[A-Za-z][0-9])[0-9A-Za-z]*|[a-z]+[A-Z][A-Za-z]*")
@@ -151,3 +151,77 @@ def code_before(text: str, s: int) -> bool:
         return False
     m = _LAST_TOKEN.search(text, max(0, s - _CODE_REACH), s - 1)
     return m is not None and is_code(m.group(1))
+
+
+# -- neighbours of a number taken on its grouping ---------------------------------------------
+
+_SPACE = " \u00a0\u202f"
+# the token before the number, on its line: a number, a time (`07:26:`), a hex group (`647F`)
+_BEFORE = re.compile(r"[0-9A-Za-z]*[0-9][0-9A-Za-z]*[:\"'.,)]?[ \u00a0]*$|\|[ \u00a0]*$")
+# the token after it: a number, a hex group, a unit (`MHz`, `px`), a time zone (`-0400`), a bar
+_AFTER = re.compile(
+    r"[ \u00a0]*(?:[+\-]?[0-9]|\||[0-9A-Fa-f]{0,3}[0-9][0-9A-Fa-f]*\b|(?:[kMGT]?Hz|[kMG]?i?B|px|"
+    r"dpi|mm|cm|ms|ns|us|kbps|Mbps|rpm|mAh|mV|V|W|A|K)\b)"
+)
+# what a short number with no phone word may follow: the start of a line, a comma, a dash, a
+# bracket, a slash (not a word, nor a label's colon: `Room: 467 3395`)
+SET_OFF = ("", "\n", *",;(/[|\u2013\u2014\u00b7\uff08\u3010\u300c\u3001\uff0c\uff5c\u060c\u1363-")
+# a solid number (no trunk prefix) with no phone word is a field of a line of text: after a
+# word and a comma, dash, dot or full-width space (`Sam, 5062616188`, `Kariakoo — 94448607`,
+# `営業部\u30002221919304`), before the end of the line or such punctuation; not in brackets,
+# nor on a line of its own, nor after a label's colon: sizes, counts and a program's output
+FIELD_START = re.compile(
+    rf"[{LETTER_OR_MARK_CLASS}][.'\u2019]?[ \u00a0]*"
+    rf"[,;\u2013\u2014\u00b7\u3001\uff0c\u060c\u1363][ \u00a0]*$|[{LETTER_OR_MARK_CLASS}]\u3000$"
+)
+FIELD_END = re.compile(
+    r"[ \u00a0\u3000]*(?:$|\n|[,;(\u2013\u2014\u00b7\uff08\u3001\u3002\uff0c\u060c\u1363])"
+)
+# a street after the number, within two words: a house number (`3747 Fourth Avenue`)
+_STREET = re.compile(
+    r"(?i)[ \u00a0]+(?:[^\W\d_][\w.'-]*[ \u00a0]+){0,2}(?:st|street|ave|avenue|rd|road|blvd|"
+    r"boulevard|lane|ln|dr|drive|ct|court|place|sq|square|hwy|highway|str|stra(?:ß|ss)e|"
+    r"weg|gasse|platz|allee|rue|viale|piazza|calle|avenida|rua|straat|laan|ulica|ul)\b"
+)
+_HEX_BYTE_BEFORE = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{2} $")
+_HEX_BYTE_AFTER = re.compile(r" [0-9A-Fa-f]{2}(?![0-9A-Za-z])")
+_NUMBER = re.compile(r"(?<![0-9A-Za-z])[0-9]+(?![0-9A-Za-z])")
+_NEAR = 24
+
+
+def crowded(text: str, s: int, e: int) -> bool:
+    """Is text[s:e] among other numbers: a number, hex group, unit or table bar beside it,
+    between two hex bytes (a dump), or a column of numbers grouped alike on the lines around?"""
+    near = text.rfind("\n", max(0, s - _NEAR), s) + 1
+    if (
+        _BEFORE.search(text, max(near, s - _NEAR), s)
+        or _AFTER.match(text, e)
+        or _STREET.match(text, e)
+    ):
+        return True
+    numbers = len(_NUMBER.findall(text, max(near, s - _NEAR), s))
+    if numbers + len(_NUMBER.findall(text, e, e + _NEAR)) > 1:
+        return True  # two other numbers near: a table written out, a listing
+    if _HEX_BYTE_BEFORE.search(text, max(0, s - 4), s) and _HEX_BYTE_AFTER.match(text, e):
+        return True
+    shape = re.compile(
+        r"(?<![0-9])" + DIGITS.sub(lambda m: f"[0-9]{{{len(m.group())}}}", re.escape(text[s:e]))
+    )
+    line = text.rfind("\n", 0, s) + 1  # the start of the number's line, however far
+    if line and shape.search(text, text.rfind("\n", 0, line - 1) + 1, line):
+        return True  # the line above has a number written alike: a column, a table
+    nl = text.find("\n", e)
+    if nl < 0:
+        return False
+    nl2 = text.find("\n", nl + 1)
+    return bool(shape.search(text, nl + 1, len(text) if nl2 < 0 else nl2))
+
+
+def reach(text: str, s: int, e: int) -> tuple[int, int]:
+    """The text `grouped_phone` reads around text[s:e]: from the line above to the line below
+    (the stage rescans when a replacement lands there: `redact`)."""
+    line = text.rfind("\n", 0, s)
+    above = text.rfind("\n", 0, line) + 1 if line > 0 else 0
+    nl = text.find("\n", e)
+    below = -1 if nl < 0 else text.find("\n", nl + 1)
+    return min(above, s - _NEAR), max(len(text) if below < 0 else below, e + _NEAR)

@@ -1,4 +1,4 @@
-"""The phone word must name the number (issue 16, round 6: `pii_govern`): a label, a code or a
+"""The phone word must name the number (`phones.context.governs`): a label, a code or a
 decimal between them breaks the link; a quantity, a dimension or a version after a phone word
 is not a phone; dates of other calendars; a phone word inside a dotted name. Each rule with a
 positive and its look-alike, in Latin, CJK, Thai, Arabic, Devanagari and Cyrillic contexts,
@@ -6,7 +6,7 @@ glued, spaced and full-width."""
 
 import pytest
 
-from gristmill.stages.pii.govern import code_before, governs, is_code, quantity
+from gristmill.stages.pii.phones.context import code_before, governs, is_code, quantity
 from gristmill.stages.pii.stage import PLACEHOLDERS, Detector, PiiParams, redact
 
 DET = Detector(PiiParams(types=["phone"]))

@@ -1,16 +1,19 @@
-"""Phone numbers checked against the world's numbering plans, for the `pii` stage.
+"""Phone numbers checked against the world's numbering plans (libphonenumber: the
+`phonenumbers` package, the Python port of Google's library, which knows each country's number
+lengths, ranges and national format).
 
-The stage finds candidates itself (a regex scan and the shape rules of `pii_shapes`, fast and
-cheap); only those are handed to libphonenumber (the `phonenumbers` package, the Python port of
-Google's library, which knows each country's number lengths and ranges). Written with a country
-code (`+41 (0)44 043 76 76`, `0041 ...`) a number is checked for its own country; written
-without one, for the regions of the stage's `phone_regions` list (a number is national only
-for its country's readers, so the list is the countries whose documents one expects), and,
-where the list holds `*` (the default), for every other country too, but there only at the
-stricter level VALID and only where the stage has more evidence (a phone word, or a trunk prefix
-and phone-like grouping: `pii_numbers`). A check costs about 50 microseconds per region; the
-other countries are first narrowed by their plans' lengths and general pattern (a compiled regex
-each, a microsecond), so a number costs a few lookups, not 240; results are cached per chunk.
+The stage finds candidates itself (a regex scan and the rules of `candidates`); only those are
+handed to the library. Written with a country code (`+41 (0)44 043 76 76`, `0041 ...`) a number
+is checked for its own country; written without one, for the regions of the stage's
+`phone_regions` (a number is national only for its country's readers, so the list is the
+countries whose documents one expects) and, where the list holds `*` (the default), for every
+other country too, there only at the stricter level VALID. The other countries are first
+narrowed by their plans' lengths and general pattern (`fitting_regions`), so a number costs a
+few lookups, not one per region; results are cached per chunk.
+
+`exact_grouping`: a number is also a phone on its writing alone when it is valid in some
+region's plan and written in exactly the groups of that region's national format (the library
+matcher's leniency `EXACT_GROUPING`, less the solid runs of digits it also accepts).
 """
 
 from __future__ import annotations
@@ -20,9 +23,12 @@ from functools import lru_cache
 
 import phonenumbers as pn
 
-# Keep every compiled pattern of the metadata: across 245 regions the library's patterns are
-# thousands, far more than the `re` module's own cache of 512, which would compile them again
-# on every lookup (about 1 ms a number checked against a dozen regions).
+from gristmill.stages.pii.phones.shapes import suspicious
+from gristmill.stages.pii.script import DIGITS
+
+# Keep every compiled pattern of the metadata: across the regions the library's patterns are
+# thousands, far more than the `re` module's own cache, which would compile them again on
+# every lookup.
 pn.enable_pattern_cache()
 
 # Without a country code a number is tried as a national number of each of these: the most
@@ -34,6 +40,7 @@ DEFAULT_REGIONS = (
 )  # fmt: skip
 ANY = "*"  # in `phone_regions`: and every other region, at the level VALID, with more evidence
 ALL_REGIONS = tuple(sorted(r for r in pn.SUPPORTED_REGIONS if r != "001"))
+VALID, POSSIBLE = 2, 1
 
 
 def international(chunk: str, digits: str) -> str | None:
@@ -94,9 +101,6 @@ class PhoneCheck:
         return any(_level(chunk, r) >= VALID for r in fitting_regions(digits) if r not in done)
 
 
-VALID, POSSIBLE = 2, 1
-
-
 def _level(number: str, region: str | None) -> int:
     """VALID (a number of the plan), POSSIBLE (of a length the plan has: fictional ranges such
     as 555-01xx or 07700 900xxx, and numbers newer than the metadata) or 0."""
@@ -116,8 +120,8 @@ def _plans() -> tuple[tuple[str, re.Pattern | None, bool, frozenset[int], re.Pat
     """(region, its national prefix for parsing, whether the library rewrites what that
     prefix matched, lengths, its plan's general pattern) of every region's plan: a valid number
     fits the general pattern (the union of the number types' patterns). The types' own
-    patterns would narrow more, but take seven times as long to compile (0.25 against 0.035
-    CPU-s for the 245 regions), and a whole corpus holds only a few dozen numbers to narrow."""
+    patterns would narrow more but take several times as long to compile, and a whole corpus
+    holds only a few dozen numbers to narrow."""
     out = []
     for r in ALL_REGIONS:
         m = pn.PhoneMetadata.metadata_for_region(r)
@@ -144,3 +148,57 @@ def fitting_regions(digits: str) -> list[str]:
         if any(len(x) in lengths and pattern.fullmatch(x) for x in {nsn, digits}):
             out.append(r)
     return out
+
+
+# -- the national format's groups ----------------------------------------------------------
+
+_NATIONAL = pn.PhoneNumberFormat.NATIONAL
+SOLID_TRUNK = (9, 11)  # digits of a solid number with a trunk prefix: `0612865908`
+_MIN_DIGITS = 7  # shorter: the plans of a few islands, and every range and pair (`810/815`)
+_YMD = re.compile(r"(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])")
+
+
+def _matches(groups: list[str], seps: list[str], formatted: list[str]) -> bool:
+    """The written groups are the formatted ones; or, written with a slash or a dot after the
+    area code (`030/7093421`, `923/824885`, `020.79460958`), the first group and then the rest
+    run together."""
+    if groups == formatted:
+        return True
+    return (
+        len(groups) == 2
+        and seps[1] in ("/", ".")
+        and groups[0] == formatted[0]
+        and groups[1] == "".join(formatted[1:])
+    )
+
+
+@lru_cache(maxsize=4096)
+def exact_grouping(chunk: str) -> bool:
+    """Is `chunk` valid in some region's plan and written in exactly the groups of that
+    region's national format (or as `_matches` allows, or solid: the format's digits, with
+    its trunk prefix or in a plan with none; `candidates.grouped_phone` decides where a solid
+    one counts)? Any region counts: a page in one language may give a number of another."""
+    chunk = chunk.replace("(0)", "")
+    groups = DIGITS.findall(chunk)
+    digits = "".join(groups)
+    seps = DIGITS.split(chunk)
+    solid = len(groups) == 1
+    if solid and (len(digits) > SOLID_TRUNK[1] or _YMD.fullmatch(digits)):
+        return False  # 20240517: a date
+    if len(digits) < _MIN_DIGITS or suspicious(groups, seps):
+        return False
+    for region in fitting_regions(digits):
+        try:
+            num = pn.parse(digits, region)
+        except pn.NumberParseException:
+            continue
+        if num.country_code != pn.country_code_for_region(region):
+            continue
+        if not pn.is_valid_number_for_region(num, region):
+            continue
+        formatted = DIGITS.findall(pn.format_number(num, _NATIONAL))
+        if solid and "".join(formatted) == digits:
+            return True  # with its trunk prefix, or in a plan that has none
+        if not solid and _matches(groups, seps, formatted):
+            return True
+    return False
