@@ -45,7 +45,12 @@ def run(config: str, strict: bool, executor: str | None, dry_run: bool) -> None:
 @cli.command()
 @click.argument("stage")
 @click.option(
-    "-i", "--input", "input_path", required=True, type=click.Path(), help="jsonl file in."
+    "-i",
+    "--input",
+    "input_path",
+    required=True,
+    type=click.Path(),
+    help="One input file of any type a run reads: jsonl (.gz, .zst), parquet, WARC/WET.",
 )
 @click.option(
     "-o", "--output", "output_path", required=True, type=click.Path(), help="jsonl file out."
@@ -57,7 +62,8 @@ def run(config: str, strict: bool, executor: str | None, dry_run: bool) -> None:
 def apply(
     stage: str, input_path: str, output_path: str, settings: tuple[str, ...], rejected: str | None
 ) -> None:
-    """Run one STAGE on one jsonl file: {text, id?, metadata?} in, {id, text, metadata} out."""
+    """Run one STAGE on one input file, read as a run reads its sources (records with text,
+    id?, metadata?, or a WARC's pages); writes jsonl: {id, text, metadata} per document."""
     from gristmill.pipeline.run.apply import apply_stage
 
     for line in apply_stage(stage, input_path, output_path, settings, rejected):
@@ -164,7 +170,7 @@ def plan(
 @click.option("--gpu-flops", type=float, required=True, help="Peak FLOP/s of one GPU.")
 @click.option("--mfu", type=float, required=True, help="Expected model FLOPs utilisation.")
 @click.option("--batch", type=int, required=True, help="Sequences per batch (one rank).")
-@click.option("--seq", type=int, help="Tokens per sequence (default with --mix: the mix's).")
+@click.option("--seq", type=int, help="Tokens per sequence; required without --mix (its own).")
 @click.option("--mix", help="Emit from the materialised mix OUT/mixes/NAME.")
 @click.option("--seconds", type=float, default=3.0, show_default=True, help="Measuring time.")
 def emit_bench(out, params, gpu_flops, mfu, batch, seq, mix, seconds) -> None:

@@ -1,8 +1,11 @@
+import importlib.metadata
 import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
+import orjson
 import pytest
 from click.testing import CliRunner
 
@@ -108,6 +111,38 @@ def test_phase_lines_count_in_the_singular_and_an_up_to_date_rerun_sums_up(tiny_
     assert "kept 4 documents, " in lines[1]
     assert f"token shards: {out / 'tokens'} (2 shards)" in lines
     assert lines[-1] == f"report:       {out / 'report.html'}"
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+
+
+def test_version_is_documented_and_answers():
+    result = invoke("--version")  # the real command says "gristmill, version ..."
+    assert result.exit_code == 0
+    assert result.output.endswith(f", version {importlib.metadata.version('gristmill')}\n")
+    assert "\ngristmill --version\n" in DOCS.read_text(encoding="utf-8")
+
+
+def test_apply_reads_parquet_as_its_help_and_the_docs_say(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    texts = ["Paris is the capital of France.", "Берлин — столица Германии."]
+    pq.write_table(pa.table({"id": ["a", "b"], "text": texts}), tmp_path / "in.parquet")
+    result = invoke("apply", "langid", "-i", tmp_path / "in.parquet", "-o", tmp_path / "o.jsonl")
+    assert result.exit_code == 0, result.output
+    records = [orjson.loads(line) for line in (tmp_path / "o.jsonl").read_bytes().splitlines()]
+    assert [(r["id"], r["metadata"]["language"]) for r in records] == [("a", "en"), ("b", "ru")]
+    said = " ".join(invoke("apply", "--help").output.split())
+    assert "parquet" in said and "jsonl file in" not in said
+    assert "gristmill apply STAGE -i IN -o OUT.jsonl" in DOCS.read_text(encoding="utf-8")
+
+
+def test_emit_bench_needs_seq_without_mix_as_documented(tmp_path):
+    args = ("emit-bench", tmp_path, "--params", "1e8", "--gpu-flops", "1e14", "--mfu", "0.4")
+    result = invoke(*args, "--batch", "4")
+    assert result.exit_code != 0 and "--seq is needed" in str(result.exception)
+    assert "--batch B (--seq L | --mix NAME)" in DOCS.read_text(encoding="utf-8")
 
 
 def test_run_verify_inspect(tiny_run):
