@@ -11,21 +11,22 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from gristmill.stages.pii.script import SPACED_LETTERS, SPACED_SCRIPTS
+from gristmill.stages.text.scripts import char_class, script
+
 Emit = Callable[[int, int, str], None]
 
 # From the `@`: labels of letters/digits/hyphens, a dot, a top-level domain of ASCII letters
 # (or a punycode `xn--` one); not followed by more address characters (which would mean the
 # match stopped too early). A label may hold the letters of an internationalised domain name
-# (Latin with diacritics, Greek, Cyrillic: `bäckerei-müller.de`), never CJK, kana, hangul,
-# Thai, Arabic or Devanagari: those are the text around an address, written without spaces.
+# (Latin with diacritics, Greek, Cyrillic: `bäckerei-müller.de`), never CJK, kana, hangul, Thai,
+# Arabic or Devanagari: those are the text around an address, written without spaces.
 # A label is written in one script (as registries require of IDN labels): Latin, or Greek, or
 # Cyrillic, with digits, so the Cyrillic word glued after `…co.uk` is never read as a label
 # (`…co.ukгород.next` ends at `uk`).
-_LATIN = r"A-Za-z0-9\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
-_L = rf"{_LATIN}\u0370-\u03ff\u0400-\u04ff"  # any label character
-_LABEL = "|".join(
-    rf"[{c}](?:[{c}-]{{0,61}}[{c}])?" for c in (_LATIN, r"0-9\u0370-\u03ff", r"0-9\u0400-\u04ff")
-)
+_SCRIPTS = ["0-9" + char_class(script(name).ranges) for name in SPACED_SCRIPTS]
+_L = "0-9" + SPACED_LETTERS  # any label character
+_LABEL = "|".join(rf"[{c}](?:[{c}-]{{0,61}}[{c}])?" for c in _SCRIPTS)
 EMAIL_DOMAIN = re.compile(
     rf"@((?:(?:{_LABEL})\.)+(?:[A-Za-z]{{2,24}}|xn--[a-z0-9-]{{2,59}}))(?![A-Za-z0-9_-]|\.[{_L}])"
 )

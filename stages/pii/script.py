@@ -17,7 +17,17 @@ from __future__ import annotations
 import re
 import string
 
+from gristmill.stages.text.scripts import char_class, merged, script
+
 ALNUM = frozenset(string.ascii_letters + string.digits)
+
+# Letters of the scripts written with spaces whose words the stage reads as words (phone and
+# veto words, an email domain's labels): Latin (with Vietnamese), Greek and Cyrillic, from the
+# one table of scripts. Text of any other script is matched by its own words, glued.
+SPACED_SCRIPTS = ("Latin", "Greek", "Cyrillic")
+SPACED_LETTERS = char_class(merged(r for name in SPACED_SCRIPTS for r in script(name).ranges))
+# Phone words of scripts from Hebrew on (in code point order) are matched glued, anywhere.
+GLUED_FROM = chr(script("Hebrew").ranges[0][0])
 ALPHA = frozenset(string.ascii_letters)
 WORD = ALNUM | {"_"}
 

@@ -14,7 +14,7 @@ import re
 from functools import cache
 from importlib import resources
 
-from gristmill.stages.pii.script import DIGIT, LETTER_OR_MARK
+from gristmill.stages.pii.script import DIGIT, GLUED_FROM, LETTER_OR_MARK, SPACED_LETTERS
 
 
 def _data(name: str) -> str:
@@ -67,9 +67,7 @@ def _regex(node: dict, stem: str) -> str:
     return f"(?:{'|'.join(alts)})?"
 
 
-# lower-case letters of the scripts written with spaces between words: Latin (with Vietnamese),
-# Greek, Cyrillic
-LETTERS = "a-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u1e00-\u1eff"
+LETTERS = SPACED_LETTERS  # the letters of scripts written with spaces between words
 CONTEXT_CHARS = 40
 
 _PHONE_WORDS = (
@@ -104,11 +102,10 @@ CONTEXT = re.compile(
     rf"|(?P<ssn>{_SSN_WORDS})|(?P<nino>{_NINO_WORDS})"
     rf"|(?P<veto>{_VETO_WORDS}|заказ|версия|индекс))(?![{LETTERS}0-9_])"
 )
-# ... searched only in a window with a character of those scripts (from Hebrew, U+0590, on)
+# ... searched only in a window with a character of those scripts (from Hebrew on)
 CONTEXT_GLUED = re.compile(
     rf"(?P<phone>{_PHONE_GLUED})|(?P<card>{_CARD_GLUED})|(?P<veto>{_VETO_GLUED})"
 )
-GLUED_FROM = "\u0590"
 
 
 def fold_case(text: str) -> str:
