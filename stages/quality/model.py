@@ -29,6 +29,7 @@ import orjson
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path
 from gristmill.stages.formats.docio import open_binary
+from gristmill.stages.formats.fasttext import load_fasttext
 
 POSITIVE, NEGATIVE = "__label__hq", "__label__lq"
 MIN_TRAIN_THREADS = 11
@@ -158,8 +159,6 @@ def positive_probs(model, texts: list[str]) -> list[float]:
 
 def load_model(path: str | os.PathLike):
     """A model trained by `train`; refuses files that are not one (clear message, no crash)."""
-    from gristmill.stages.langid import load_fasttext
-
     path = Path(path)
     if not path.is_file():
         raise GristmillError(f"quality model {path}: file not found")

@@ -1,4 +1,4 @@
-"""The compiled fastText predict (stages/lid_kernel.py) gives fastText's own labels and float32
+"""The compiled fastText predict (stages/langid/) gives fastText's own labels and float32
 scores, bit for bit: on lid.176 in every script, with and without spaces, with full-width
 punctuation, fastText's separators and special tokens, on any text (hypothesis), and on small
 models of every kind it covers (dense, quantized, quantized with norms, pruned)."""
@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gristmill.stages import lid_kernel
-from gristmill.stages.langid import _load_fasttext, default_model_path, load_fasttext, load_model
+from gristmill.stages.formats.fasttext import load_fasttext, read_fasttext
+from gristmill.stages.langid import default_model_path, load_model
+from gristmill.stages.langid import model as lid_model
 
 PIECES = {
     "zh": "北京是中华人民共和国的首都，也是全国的政治和文化中心。",
@@ -76,7 +77,7 @@ def lid176():
 
 def test_lid176_is_covered_by_the_kernel(lid176):
     model, bare = lid176
-    assert isinstance(model, lid_kernel.Predictor) and model is not bare
+    assert isinstance(model, lid_model.Predictor) and model is not bare
     assert model.m.pruned > 0 and model.m.rows.shape == (50000, 16)  # pruned, quantized
 
 
@@ -124,11 +125,11 @@ def test_any_text(lid176, texts):
 
 def test_a_model_it_does_not_cover_is_left_to_fasttext(tmp_path):
     data = bytearray(default_model_path().read_bytes())
-    assert struct.unpack_from("<i", data, 32) == (lid_kernel.HS,)  # args: the loss
+    assert struct.unpack_from("<i", data, 32) == (lid_model.HS,)  # args: the loss
     struct.pack_into("<i", data, 32, 3)  # softmax
     path = tmp_path / "softmax.ftz"
     path.write_bytes(bytes(data))
-    assert lid_kernel.read_model(path) is None
+    assert lid_model.read_model(path) is None
     assert type(load_model(path)) is type(load_fasttext(default_model_path()))
 
 
@@ -163,9 +164,9 @@ def trained(tmp_path_factory):
 
 @pytest.mark.parametrize("kind", ["dense", "qnorm", "quantized"])
 def test_small_models_of_every_kind_it_covers(trained, kind):
-    m = lid_kernel.read_model(trained[kind])
+    m = lid_model.read_model(trained[kind])
     assert m is not None
     assert (m.pruned > 0) == (kind != "dense") and m.rows.shape[1] == 10
     texts = ["apple pear", "brake 引擎", "груша", "香蕉苹果", "エンジン apple", "zzz", ""]
     texts += texts_in_every_script() + SPECIAL
-    same(lid_kernel.Predictor(m, None), _load_fasttext(str(trained[kind])), texts)
+    same(lid_model.Predictor(m, None), read_fasttext(str(trained[kind])), texts)

