@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
@@ -28,9 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gristmill.stages.formats.docio import doc_to_record
 from gristmill.stages.formats.rejects import RejectWriter
-
-if TYPE_CHECKING:
-    from gristmill.stages.tokenize import TokenizerInfo
+from gristmill.stages.formats.tokenizer import TokenizerInfo
 
 # Where a stage may stand in a run's list (a class attribute, so the pipeline never asks a name):
 ANYWHERE = "anywhere"

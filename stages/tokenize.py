@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -22,21 +21,9 @@ from pydantic import Field
 
 from gristmill.stages.base import Stage, StageParams
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.tokenizer import TokenizerInfo
 
 GPT2_EOS = "<|endoftext|>"
-
-
-@dataclass(frozen=True)
-class TokenizerInfo:
-    name: str
-    vocab_size: int
-    eos_token: str
-    eos_id: int
-    sha256: str  # of the serialised tokenizer: two runs tokenised alike iff equal
-    spec: str = "gpt2"  # how to load it again: `gpt2` or the tokenizer.json's absolute path
-
-    def as_dict(self) -> dict:
-        return dict(self.__dict__)
 
 
 def _gpt2_files() -> tuple[Path, Path]:

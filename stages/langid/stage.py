@@ -65,13 +65,13 @@ def load_model(path: str | os.PathLike):
     `kernel.py` where it covers the model (lid.176 and every supervised model with
     hierarchical softmax and no word n-grams), with fastText's own labels and scores bit for
     bit; fastText itself otherwise."""
-    from gristmill.stages.langid import model as compiled  # numba: only where pages are read
+    from gristmill.stages.langid.model import Predictor, read_model  # numba: where pages are read
 
     key = str(Path(path).resolve())
     if key not in _MODELS:
-        model = compiled.read_model(key)
+        model = read_model(key)
         fallback = lambda: load_fasttext(key)  # noqa: E731
-        _MODELS[key] = fallback() if model is None else compiled.Predictor(model, fallback)
+        _MODELS[key] = fallback() if model is None else Predictor(model, fallback)
     return _MODELS[key]
 
 

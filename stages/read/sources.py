@@ -23,6 +23,7 @@ from gristmill.stages.base import StageContext
 from gristmill.stages.errors import InputError
 from gristmill.stages.formats.docio import open_binary
 from gristmill.stages.formats.rejects import RejectWriter
+from gristmill.stages.read.records import BadRecord, Skipped
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".json", ".json.gz", ".json.zst")
 PARQUET_SUFFIXES = (".parquet",)
@@ -37,20 +38,6 @@ class InputFile:
     source: str | None  # None (for `apply`): keep what the records say
     origin: str | None
     fields: dict[str, str] = field(default_factory=dict)  # our name -> field name in the file
-
-
-@dataclass(frozen=True)
-class Skipped:
-    """A record that is no document by design (a WARC request, a 404 page): counted under
-    `skipped/<reason>`, not rejected."""
-
-    reason: str
-
-
-class BadRecord(Exception):
-    def __init__(self, reason: str, detail: str = ""):
-        super().__init__(reason)
-        self.reason, self.detail = reason, detail
 
 
 class ReadSources(PipelineStep):

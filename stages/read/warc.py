@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from warcio.archiveiterator import ArchiveIterator
 
 from gristmill.stages.read.charset import Decoded, decode_html
-from gristmill.stages.read.sources import BadRecord, Skipped
+from gristmill.stages.read.records import BadRecord, Skipped
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 GZIP_MAGIC = b"\x1f\x8b\x08"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gristmill.stages.read.sources import BadRecord, Skipped
+from gristmill.stages.read.records import BadRecord, Skipped
 from gristmill.stages.read.warc import warc_records
 
 CRAWL = Path(__file__).resolve().parents[2] / "sample_data" / "crawl"
