@@ -1,7 +1,8 @@
-"""bench/phone_set3.py to phone_set6.py, the parts `held_out_3` to `held_out_6` of the generated
-phone set (made by bench/phone_parts.py): each deterministic, every labelled phone valid for its
-region, of the example's type and labelled exactly, hard negatives plain, and fresh against the
-older parts. It checks the sets only; it never runs the `pii` stage on them (held_out_6 is the
+"""The generated phone set (`bench.data.phone_sets`): every part frozen as a data file, small
+and made only of its own frames and values (no other text); the parts made by `generate` still
+made by it from their inputs; each part's labelled phones valid for their region, of the
+example's type and labelled exactly, its hard negatives plain, and each part fresh against the
+older ones. It checks the sets only; it never runs the `pii` stage on them (`held_out_6` is the
 reporting part)."""
 
 from __future__ import annotations
@@ -10,70 +11,53 @@ import functools
 import hashlib
 import ipaddress
 import re
-import sys
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
 import phonenumbers as pn
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-sys.path.insert(0, str(BENCH))
-
-import phone_parts  # noqa: E402
-import phone_set  # noqa: E402
-import phone_set2  # noqa: E402
-import phone_set3  # noqa: E402
-import phone_set4  # noqa: E402
-import phone_set5  # noqa: E402
-import phone_set6  # noqa: E402
-
-MODULES = {3: phone_set3, 4: phone_set4, 5: phone_set5, 6: phone_set6}
+from bench.data import phone_sets as ps
 
 
 @dataclass(frozen=True)
 class Part:
-    n: int  # bench/phone_set{n}.py
+    name: str
     min_not_phones: int  # hard negative values at the least (each in two sentences)
     plain_frames: bool = True  # no digits in its frames (held_out_3's have some: "£180")
     min_glued: int = 0  # frames with the number glued to the word before it
     negatives_per_phone: tuple[float, float] | None = None  # bounds of negatives / phones
 
     @property
-    def module(self):
-        return MODULES[self.n]
+    def spec(self) -> dict:
+        return ps.inputs()[self.name]
 
 
 PARTS = [
-    Part(3, min_not_phones=40, plain_frames=False),
-    Part(4, min_not_phones=100),
-    Part(5, min_not_phones=120, min_glued=10),
-    Part(6, min_not_phones=150, min_glued=10, negatives_per_phone=(0.22, 0.31)),
+    Part("held_out_3", min_not_phones=40, plain_frames=False),
+    Part("held_out_4", min_not_phones=100),
+    Part("held_out_5", min_not_phones=120, min_glued=10),
+    Part("held_out_6", min_not_phones=150, min_glued=10, negatives_per_phone=(0.22, 0.31)),
 ]
 
 
 @functools.cache
-def _made(name: str) -> tuple:
-    """Every part's items, made once a session: `tune`, `held_out`, `held_out_2`, 3 to 6."""
-    if name in phone_set.PARTS:
-        return tuple(phone_set.make(name))
-    return tuple(phone_set2.make() if name == "2" else MODULES[int(name)].make())
+def _loaded(name: str) -> tuple:
+    return tuple(ps.load(name))
 
 
-@pytest.fixture(scope="module", params=PARTS, ids=lambda p: p.module.PART)
+@pytest.fixture(scope="module", params=PARTS, ids=lambda p: p.name)
 def part(request) -> Part:
     return request.param
 
 
 @pytest.fixture(scope="module")
 def items(part):
-    return list(_made(str(part.n)))
+    return list(_loaded(part.name))
 
 
-def _older(part: Part) -> list:
-    names = [*phone_set.PARTS, "2", *(str(n) for n in range(3, part.n))]
-    return [item for name in names for item in _made(name)]
+def _older(part: Part) -> list[str]:
+    return list(ps.PARTS[: ps.PARTS.index(part.name)])
 
 
 def _digits(s: str) -> str:
@@ -95,24 +79,47 @@ def _numbers(items) -> set[tuple[int, str]]:
     return out
 
 
-def _frames(module) -> set[str]:
-    if module is phone_set:
-        return {
-            f for d in (phone_set.FRAMES, phone_set.HELD_OUT_FRAMES) for p in d.values() for f in p
-        }
-    return {f for w, n in module.FRAMES.values() for f in w + n}
+def _frames(name: str) -> set[str]:
+    return {f for w, n in ps.inputs()[name]["frames"].values() for f in w + n}
 
 
-def test_deterministic(part, items):
-    assert part.module.make() == items
+def test_the_frozen_part_is_what_the_generator_makes(part, items):
+    assert ps.make(part.name) == items
+
+
+@pytest.mark.parametrize("name", ps.PARTS)
+def test_every_sentence_is_a_frame_of_its_part_and_a_value(name):
+    """Only generated text: each sentence is one of its part's frames (of its language) with a
+    number or a hard negative of the part put in."""
+    spec = ps.inputs()[name]
+    negatives = set(spec["not_phones"])
+    for text, gold, info in _loaded(name):
+        word, plain = spec["frames"][info["lang"]]
+        heads = [f.split("{}") for f in word + plain]
+        value = [
+            text[len(a) : len(text) - len(b)]
+            for a, b in heads
+            if text.startswith(a) and text.endswith(b) and len(a) + len(b) <= len(text)
+        ]
+        assert value, (name, text)
+        if gold:
+            assert any(text[gold[0][0] : gold[0][1]] == v for v in value), (name, text)
+        else:
+            assert negatives & set(value), (name, text)
+
+
+def test_the_frozen_files_are_small():
+    files = list(ps.DATA.iterdir())
+    assert {f.name for f in files} >= {f"phone_{p}.jsonl" for p in ps.PARTS}
+    assert sum(f.stat().st_size for f in files) < 1_000_000
 
 
 def test_size_and_mix(part, items):
     phones = [(t, g, i) for t, g, i in items if g]
     negatives = [i for _, g, i in items if not g]
     assert 950 <= len(phones) <= 1250
-    assert len(part.module.NOT_PHONES) >= part.min_not_phones
-    assert len(negatives) == 2 * len(part.module.NOT_PHONES)
+    assert len(part.spec["not_phones"]) >= part.min_not_phones
+    assert len(negatives) == 2 * len(part.spec["not_phones"])
     if part.negatives_per_phone:
         low, high = part.negatives_per_phone
         assert low < len(negatives) / len(phones) < high
@@ -126,11 +133,11 @@ def test_size_and_mix(part, items):
     kinds = Counter(i["kind"] for _, _, i in phones)
     assert set(kinds) == {"mobile", "fixed", "toll_free"} and kinds["toll_free"] < kinds["fixed"]
     full = [i for _, _, i in phones if i["form"] == "national_fullwidth"]
-    assert full and all(i["lang"] in phone_parts.CJK for i in full)
+    assert full and all(i["lang"] in ps.CJK for i in full)
     langs = {i["lang"] for _, _, i in items}
     assert len(langs) >= 25 and {"zh", "ja", "ko", "th", "ar", "hi", "ru"} <= langs
-    assert langs == set(part.module.FRAMES)
-    assert {i["region"] for _, _, i in phones} == set(phone_parts.regions())
+    assert langs == set(part.spec["frames"])
+    assert {i["region"] for _, _, i in phones} == set(ps.regions())
 
 
 def test_every_label_is_a_valid_number_of_its_region(items):
@@ -147,7 +154,7 @@ def test_every_label_is_a_valid_number_of_its_region(items):
             num = pn.parse(parsable, info["region"])
             assert pn.is_valid_number_for_region(num, info["region"]), (text, info)
             kind = names.get(info["kind"], pn.PhoneNumberType.TOLL_FREE)
-            assert pn.number_type(num) in phone_parts.KINDS[kind], (text, info)
+            assert pn.number_type(num) in ps.KINDS[kind], (text, info)
             # the span is the number: it starts with one and ends with its last digits (AR's
             # mobile `011 15-…` has an NSN of other leading digits, hence only the tail)
             assert written[0] in "+(０１２３４５６７８９＋（" or written[0].isdigit(), (text, info)
@@ -155,8 +162,8 @@ def test_every_label_is_a_valid_number_of_its_region(items):
 
 
 def test_frames_and_negatives_are_plain(part):
-    frames = _frames(part.module)
-    for lang, (word, plain) in part.module.FRAMES.items():
+    frames = _frames(part.name)
+    for lang, (word, plain) in part.spec["frames"].items():
         assert word and plain, lang
     for frame in frames:
         assert frame.count("{}") == 1 and frame.count("{") == 1, frame
@@ -164,7 +171,7 @@ def test_frames_and_negatives_are_plain(part):
             assert not re.search(r"\d", frame), frame  # the only number is the one put in
     assert len([f for f in frames if re.search(r"\w\{\}", f)]) >= part.min_glued  # glued
     assert any(re.search(r"[（：｜]\{\}", f) for f in frames)  # full-width marks
-    values = part.module.NOT_PHONES
+    values = part.spec["not_phones"]
     assert len(set(values)) == len(values)
     for value in values:
         assert re.search(r"\d", value), value
@@ -182,9 +189,10 @@ def test_frames_and_negatives_are_plain(part):
 
 def test_fresh_against_the_older_parts(part, items):
     older = _older(part)
-    assert not _hashes(items) & _hashes(older)
-    assert not _numbers(items) & _numbers(older)  # new draws
-    earlier = [phone_set, phone_set2, *(MODULES[n] for n in range(3, part.n))]
-    assert not _frames(part.module) & set().union(*map(_frames, earlier))
-    assert not set(part.module.NOT_PHONES) & {v for m in earlier for v in m.NOT_PHONES}
-    assert part.module.SEED not in {m.SEED for m in earlier[2:]}
+    older_items = [item for name in older for item in _loaded(name)]
+    assert not _hashes(items) & _hashes(older_items)
+    assert not _numbers(items) & _numbers(older_items)  # new draws
+    assert not _frames(part.name) & set().union(*map(_frames, older))
+    older_values = {v for name in older for v in ps.inputs()[name]["not_phones"]}
+    assert not set(part.spec["not_phones"]) & older_values
+    assert part.spec["seed"] not in {ps.inputs()[name].get("seed") for name in older}

@@ -4,9 +4,10 @@ document; and whether the two find the same spans (how many documents differ).
 
 The other commit's `stages/pii/` is read with `git show` into a temporary folder as a package
 of another name (its imports rewritten), so both versions run side by side with one warm
-cache each. Data: the first N documents of `corpus/docs_web.jsonl.zst` in ../shared/data.
+cache each (the data files of `stages/data/pii` are this tree's). Data: the first N documents
+of `corpus/docs_web.jsonl.zst` in ../shared/data.
 
-    .venv/bin/python bench/pii_ab.py --base b80d200 [-n 100000] [--reps 5]
+    .venv/bin/python -m bench.speed.pii_ab --base b80d200 [-n 100000] [--reps 5]
 """
 
 from __future__ import annotations
@@ -20,19 +21,17 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import REPO
 from bench.data.corpus import corpus_path, default_data_dir, load_docs
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def load_base(commit: str, into: Path):
-    """The `stages/pii` package of `commit`, imported as `pii_base`."""
+    """The `stages/pii` package of `commit` (with its subpackages), imported as `pii_base`."""
     names = subprocess.run(
-        ["git", "-C", str(REPO), "ls-tree", "--name-only", f"{commit}:stages/pii"],
+        ["git", "-C", str(REPO), "ls-tree", "-r", "--name-only", f"{commit}:stages/pii"],
         check=True, capture_output=True, text=True,
     ).stdout.split()  # fmt: skip
     pkg = into / "pii_base"
-    pkg.mkdir()
     for name in names:
         if name.endswith(".py"):
             src = subprocess.run(
@@ -41,6 +40,7 @@ def load_base(commit: str, into: Path):
             ).stdout  # fmt: skip
             src = src.replace("gristmill.stages.pii.", "pii_base.")
             src = src.replace("from gristmill.stages.pii import", "from pii_base import")
+            (pkg / name).parent.mkdir(parents=True, exist_ok=True)
             (pkg / name).write_text(src)
     sys.path.insert(0, str(into))
     return importlib.import_module("pii_base.stage")
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     path = corpus_path(Path(args.data) if args.data else default_data_dir())
     if path is None:
-        print("bench/pii_ab: no corpus; nothing to measure.")
+        print("bench.speed.pii_ab: no corpus; nothing to measure.")
         return 0
     texts = [t for _, t in load_docs(path, args.docs)]
     mb = sum(len(t.encode()) for t in texts) / 1e6

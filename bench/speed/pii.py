@@ -24,7 +24,7 @@ domains and non-public address ranges by default as `PIIFormatter` keeps non-pub
 Data: the first N documents (field `text`) of `corpus/docs_web.jsonl.zst` in ../shared/data, or
 `--data` (the data folder). Without it, the script says so and exits 0.
 
-    .venv/bin/python bench/pii.py [-n 5000] [--reps 3] [--profile]
+    .venv/bin/python -m bench.speed.pii [-n 5000] [--reps 3] [--profile]
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     data = Path(args.data) if args.data else default_data_dir()
     path = corpus_path(data)
     if path is None:
-        print(f"bench/pii: no corpus at {data} (expected {CORPUS}); nothing to measure.")
+        print(f"bench.speed.pii: no corpus at {data} (expected {CORPUS}); nothing to measure.")
         return 0
 
     from gristmill.stages.pii.stage import Pii

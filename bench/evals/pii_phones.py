@@ -1,41 +1,25 @@
-"""Phone recall and precision of the `pii` stage on the generated international set
-(bench/phone_set.py and phone_set2.py to phone_set6.py), per part, by how the number is written
-and by whether a phone word is in the sentence.
+"""Phone recall and precision of the `pii` stage on the generated international phone set
+(`bench.data.phone_sets`), per part, by how the number is written and by whether a phone word is
+in the sentence.
 
-A find counts when it overlaps a labelled phone (the rule of bench/pii_eval.py); any other find
-is a false one (finds of other types included: a phone taken for a card is an error too).
-Figures are reported on `held_out_6` from now on (bench/phone_set6.py, written before the
-round-6 rules it scores, by someone who had not read them). The rules may be tuned on `tune` and
-on the older held-out parts, `held_out`, `held_out_2` to `held_out_4` (bench/phone_set2.py to
-phone_set4.py) and `held_out_5` (bench/phone_set5.py), which have been looked at and are tuning
-data now. `--show` lists misses and false finds (of the part asked for; never use it on
-`held_out_6` while tuning). `both` is bench/phone_set.py's two parts.
+A find counts when it overlaps a labelled phone (the rule of `bench.evals.pii_eval`); any other
+find is a false one (finds of other types included: a phone taken for a card is an error too).
+Figures are reported on the reporting part, `held_out_6`; the rules may be tuned on the others,
+which have been looked at. `--show` lists misses and false finds (of the part asked for; never
+use it on the reporting part while tuning). `all` scores every part in turn.
 
-    .venv/bin/python bench/pii_phones.py \
-        [--part tune|held_out|held_out_2|...|held_out_5|held_out_6|both] [--show]
+    .venv/bin/python -m bench.evals.pii_phones [--part tune|held_out|...|held_out_6|all] [--show]
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
-from pathlib import Path
+import time
+from collections import defaultdict
 
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [str(_HERE.parent), str(_HERE)] + [
-    p for p in sys.path if Path(p or ".").resolve() != _HERE
-]
-
-import argparse  # noqa: E402
-import time  # noqa: E402
-from collections import defaultdict  # noqa: E402
-
-import phone_set2  # noqa: E402
-import phone_set3  # noqa: E402
-import phone_set4  # noqa: E402
-import phone_set5  # noqa: E402
-import phone_set6  # noqa: E402
-from phone_set import PARTS, make  # noqa: E402
-from pii_eval import _context, stage_redactor  # noqa: E402
+from bench.data.phone_sets import PARTS, REPORTING, load
+from bench.evals.pii_eval import _context, stage_redactor
 
 
 def score(items, find) -> tuple[dict, list[str], float]:
@@ -88,19 +72,12 @@ def report(part: str, rows: dict, seconds: float, n: int) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    generated = {
-        phone_set2.PART: phone_set2.make,
-        phone_set3.PART: phone_set3.make,
-        phone_set4.PART: phone_set4.make,
-        phone_set5.PART: phone_set5.make,
-        phone_set6.PART: phone_set6.make,
-    }
-    ap.add_argument("--part", choices=(*PARTS, *generated, "both"), default=phone_set6.PART)
+    ap.add_argument("--part", choices=(*PARTS, "all"), default=REPORTING)
     ap.add_argument("--show", action="store_true", help="print every miss and false find")
     args = ap.parse_args(argv)
     find = stage_redactor()
-    for part in PARTS if args.part == "both" else (args.part,):
-        items = generated[part]() if part in generated else make(part)
+    for part in PARTS if args.part == "all" else (args.part,):
+        items = load(part)
         rows, errors, seconds = score(items, find)
         print("\n".join(report(part, rows, seconds, len(items))))
         if args.show:

@@ -7,45 +7,43 @@ Sets:
   US_SSN -> national_id (the row `national_id` is then the SSN figure). Its other labels
   (names, addresses, dates, driver licences, ...) are not ours and are not scored, but a find
   on them counts against precision.
-- `hard`: our own cases (tests/stages/pii_cases.py): local phone formats, order numbers next to
+- `hard`: our own cases (tests/stages/pii/cases.py): local phone formats, order numbers next to
   phones, IPv6, 12-digit cards, non-US national ids, obfuscated emails, secrets. The rules
   were tuned on them: their figures say the rules still do what they were made to, no more.
-- `old held-out`: more cases of the same kinds (tests/stages/pii_cases.py); two misses there
+- `old held-out`: more cases of the same kinds (tests/stages/pii/cases.py); two misses there
   were fixed after scoring, so they are no longer unseen and are reported as tuning cases.
 - `scripts`: every type next to Chinese, Japanese, Korean, Thai, Arabic, Devanagari and
   Cyrillic text, glued, spaced, with full-width punctuation and digits, in brackets
-  (tests/stages/pii_script_cases.py; our own generated data). Its `held_out` part was never
+  (tests/stages/pii/script_cases.py; our own generated data). Its `held_out` part was never
   tuned on; figures are reported per type and per script, with the text-preserved rate: the
   share of texts whose output is the input with exactly the labelled spans replaced.
 - `lookalikes`: versions, dates, prices, ISBNs, hashes, order numbers, timestamps, ids (and a
   held-out set of them, and numbers next to other scripts): every find there is a false
   redaction.
-- International phones: bench/pii_phones.py (its own script; held-out part by country).
+- International phones: `bench.evals.pii_phones` (the generated phone set's parts).
 
 A find counts as correct when it overlaps a labelled span of its type (the acceptance rule).
 Recall: the share of labelled spans overlapped by a find of their type. The stage runs with its
 default parameters, through the same `redact` the stage calls. `--show` prints each miss and
-each false find with its context. Goals (issue 5) are printed next to the figures.
+each false find with its context. The goals per type are printed next to the figures.
 
-    .venv/bin/python bench/pii_eval.py [--data DIR] [--show]
+    .venv/bin/python -m bench.evals.pii_eval [--data DIR] [--show]
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
+from collections import defaultdict
 from pathlib import Path
 
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [str(_HERE.parent)] + [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-
-import argparse  # noqa: E402
-import json  # noqa: E402
-from collections import defaultdict  # noqa: E402
+from bench import DATA_DIR
+from tests.stages.pii.cases import SYNTH_LABELS as LABELS
 
 SYNTH = Path("pii") / "synth_dataset_v2.json"
-from tests.stages.pii_cases import SYNTH_LABELS as LABELS  # noqa: E402
 
-# (min recall, min precision) per type on the synth set, from the issue
+# (min recall, min precision) per type on the synth set
 GOALS = {
     "email": (0.98, 0.95),
     "phone": (0.85, 0.95),
@@ -57,7 +55,7 @@ GOALS = {
 
 
 def default_data_dir() -> Path:
-    return _HERE.parent.parent / "shared" / "data"
+    return DATA_DIR
 
 
 def load_synth(data: Path) -> list[tuple[str, list[tuple[int, int, str]]]] | None:
@@ -129,7 +127,7 @@ def table(title: str, counts: dict, goals: dict | None = None) -> list[str]:
 def script_tables(part: str, cases, find, show: bool) -> list[str]:
     """Per type and per script recall/precision, and the text-preserved rate, of one part."""
     from gristmill.stages.pii.stage import PLACEHOLDERS, Detector, PiiParams, redact
-    from tests.stages.pii_cases import parse
+    from tests.stages.pii.cases import parse
 
     det = Detector(PiiParams())
     by_type: dict = defaultdict(lambda: defaultdict(int))
@@ -155,7 +153,7 @@ def script_tables(part: str, cases, find, show: bool) -> list[str]:
         if show:
             lines += [f"  {script} {layout}: {e}" for e in errors]
             lines += [] if ok else [f"  {script} {layout}: text changed outside the spans"]
-    title = f"scripts, {part} part ({len(cases)} texts, tests/stages/pii_script_cases.py)"
+    title = f"scripts, {part} part ({len(cases)} texts, tests/stages/pii/script_cases.py)"
     lines = table(title + ", per type", by_type) + table("per script", by_script) + lines
     types = sorted({t for _, t in cell})
     lines.append("recall / precision per script and type (found/labelled, right/finds)")
@@ -183,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show", action="store_true", help="print every miss and false find")
     args = ap.parse_args(argv)
 
-    from tests.stages.pii_cases import (
+    from tests.stages.pii.cases import (
         HARD,
         HELD_OUT,
         HELD_OUT_LOOKALIKES,
@@ -195,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     data = args.data if args.data is not None else default_data_dir()
     synth = load_synth(data)
     if synth is None:
-        print(f"bench/pii_eval: no {SYNTH} under {data}; the synth table is skipped.")
+        print(f"bench.evals.pii_eval: no {SYNTH} under {data}; the synth table is skipped.")
     else:
         counts, errors = evaluate(synth, find)
         print("\n".join(table(f"synth_dataset_v2 ({len(synth)} sentences)", counts, GOALS)))
@@ -206,14 +204,14 @@ def main(argv: list[str] | None = None) -> int:
     for name, cases in (("hard cases (tuned on)", HARD), ("old held-out cases", HELD_OUT)):
         items = [parse(m) for m in cases]
         counts, errors = evaluate(items, find)
-        print("\n".join(table(f"{name} ({len(items)} texts, tests/stages/pii_cases.py)", counts)))
+        print("\n".join(table(f"{name} ({len(items)} texts, tests/stages/pii/cases.py)", counts)))
         if args.show:
             print("\n".join(errors))
         print()
 
-    from tests.stages.pii_script_cases import HELD_OUT as SCRIPTS_HELD_OUT
-    from tests.stages.pii_script_cases import NOT_PII as SCRIPTS_NOT_PII
-    from tests.stages.pii_script_cases import TUNE as SCRIPTS_TUNE
+    from tests.stages.pii.script_cases import HELD_OUT as SCRIPTS_HELD_OUT
+    from tests.stages.pii.script_cases import NOT_PII as SCRIPTS_NOT_PII
+    from tests.stages.pii.script_cases import TUNE as SCRIPTS_TUNE
 
     for name, cases in (("tune", SCRIPTS_TUNE), ("held_out", SCRIPTS_HELD_OUT)):
         print("\n".join(script_tables(name, cases, find, args.show)))

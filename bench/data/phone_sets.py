@@ -1,22 +1,85 @@
-"""How the parts `held_out_3` to `held_out_6` of the generated phone set are made (issue 16).
+"""The generated international phone set: its parts frozen as data files
+(`bench/data/pii/phone_<part>.jsonl`), and the generator a new part is made with.
 
-Each part (bench/phone_set3.py to phone_set6.py) holds only its own data, a seed, sentence
-frames and hard negatives, and builds its sentences with `generate` and prints its counts with
-`main`. The numbers start from libphonenumber's example numbers of every supported region
-(mobile, fixed line, toll-free), with digits redrawn until the library calls them valid for the
-region and of the example's type, so the set measures finding and delimiting, not the library's
+Our own generated data, written for this project (nothing copied). Each sentence holds one
+number or a hard negative, in a frame of one of 11 to 30 languages, with or without a phone
+word. The numbers start from libphonenumber's example numbers of every supported region (mobile,
+fixed line, toll-free), with digits redrawn until the library calls them valid for the region
+and of the example's type, so the set measures finding and delimiting, not the library's
 judgment of validity. Each number is written twice, once with a country code and once without
-(a tenth of those in full-width digits, in zh or ja frames); a toll-free number once.
+(a tenth of those in full-width digits, in zh or ja frames), in the library's formats and in
+ones it does not produce (`(0)` after the country code, `00` for `+`, dots, dashes, slashes,
+no-break spaces, no separators).
+
+Parts: `tune`, `held_out`, `held_out_2` to `held_out_6`, each with its own frames, negatives and
+draws (`phone_frames.json`: a part's frames by language, `[with a phone word], [without]`, `{}`
+the number; its negatives; its seed). Every part but `held_out_6` has been looked at while the
+rules were tuned and is tuning data; `held_out_6` is the reporting part (docs/stages/pii.md,
+History). `held_out_3` on were made by `generate` from their inputs here, and `test_phone_sets`
+checks that it still makes them; the first three by earlier generators, kept only as their
+frozen files. A new part: add its frames, negatives and a new seed to `phone_frames.json`, then
+`python -m bench.data.phone_sets --freeze PART`, before the rules it is to score are written.
+
+A line of a part's file: `[text, [[start, end]], region, form, lang, word, kind]` (`[]` and
+`"-"`, `"not_phone"` for a negative; `kind` is null in the first two parts).
+
+    .venv/bin/python -m bench.data.phone_sets [--part held_out_6] [--show 20] [--freeze PART]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
+import sys
 from collections import Counter
+from functools import cache
+from pathlib import Path
 
 import phonenumbers as pn
+
+DATA = Path(__file__).resolve().parent / "pii"
+PARTS = ("tune", "held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6")
+REPORTING = "held_out_6"
+FIELDS = ("region", "form", "lang", "word", "kind")
+Item = tuple[str, list[tuple[int, int, str]], dict]
+
+
+@cache
+def inputs() -> dict:
+    """Every part's frames, negatives and (for those `generate` made) seed."""
+    return json.loads((DATA / "phone_frames.json").read_text(encoding="utf-8"))
+
+
+def load(part: str) -> list[Item]:
+    """(text, [(start, end, "phone")], info) of every sentence of a frozen part."""
+    out = []
+    with (DATA / f"phone_{part}.jsonl").open(encoding="utf-8") as f:
+        for line in f:
+            text, spans, *rest = json.loads(line)
+            info = {k: v for k, v in zip(FIELDS, rest, strict=True) if v is not None}
+            out.append((text, [(s, e, "phone") for s, e in spans], info))
+    return out
+
+
+def make(part: str) -> list[Item]:
+    """A part made afresh by `generate` from its inputs (parts with a seed only)."""
+    spec = inputs()[part]
+    frames = {lang: (word, plain) for lang, (word, plain) in spec["frames"].items()}
+    return generate(
+        spec["seed"], frames, spec["not_phones"], negatives_in_turn=spec["negatives_in_turn"]
+    )
+
+
+def freeze(part: str, items: list[Item]) -> Path:
+    path = DATA / f"phone_{part}.jsonl"
+    with path.open("w", encoding="utf-8") as f:
+        for text, gold, info in items:
+            row = [text, [[s, e] for s, e, _ in gold], *(info.get(k) for k in FIELDS)]
+            f.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
+    return path
+
 
 T = pn.PhoneNumberType
 # the types a redrawn number may have, by the type of the example it starts from
@@ -126,18 +189,27 @@ def generate(
     return out
 
 
-def main(argv: list[str] | None, part: str, make, doc: str) -> int:
-    """Counts of the part by form, kind, phone word and language; `--show N` prints its first
-    N sentences (not while tuning)."""
-    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> int:
+    """Counts of a part by form, kind, phone word and language; `--show N` prints its first N
+    sentences (not while tuning)."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--part", choices=PARTS, default=REPORTING)
     ap.add_argument("--show", type=int, default=0, help="sentences to print (0; not while tuning)")
+    ap.add_argument("--freeze", metavar="PART", help="make PART from its inputs and write it")
     args = ap.parse_args(argv)
-    items = make()
+    if args.freeze:
+        print(f"wrote {freeze(args.freeze, make(args.freeze))}")
+        return 0
+    items = load(args.part)
     n_phones = sum(len(s) for _, s, _ in items)
-    print(f"{part}: {len(items)} sentences, {n_phones} phones, {len(regions())} regions")
+    print(f"{args.part}: {len(items)} sentences, {n_phones} phones")
     for key in ("form", "kind", "word", "lang"):
         counts = Counter(str(info.get(key, "-")) for _, _, info in items)
         print(f"  by {key}: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
     for text, _, info in items[: args.show]:
         print(f"  {info['form']:<20} {text!r}")
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

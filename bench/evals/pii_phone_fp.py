@@ -11,25 +11,19 @@ old commit with its own environment) on the same `-n` and `--every`. `--data` ma
 another file of records with a `text` field (`manpages_paragraphs.jsonl.gz`) or a tab-separated
 file of `label<TAB>text` lines (`SMSSpamCollection`).
 
-    .venv/bin/python bench/pii_phone_fp.py -n 3000 --every 6 --out /tmp/after.tsv
-    .venv/bin/python bench/pii_phone_fp.py --compare /tmp/before.tsv /tmp/after.tsv
+    .venv/bin/python -m bench.evals.pii_phone_fp -n 3000 --every 6 --out after.tsv
+    .venv/bin/python -m bench.evals.pii_phone_fp --compare before.tsv after.tsv
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
+import time
 from pathlib import Path
 
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [str(_HERE.parent), str(_HERE)] + [
-    p for p in sys.path if Path(p or ".").resolve() != _HERE
-]
-
-import argparse  # noqa: E402
-import time  # noqa: E402
-
-from bench.data.corpus import corpus_path  # noqa: E402
-from gristmill.stages.formats.docio import read_records  # noqa: E402
+from bench.data.corpus import corpus_path
+from gristmill.stages.formats.docio import read_records
 
 
 def sample(path: Path, n: int, every: int) -> list[tuple[str, str]]:
