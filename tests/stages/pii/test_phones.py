@@ -176,3 +176,31 @@ def test_a_national_number_of_another_region_glued_into_every_script(before, aft
     assert finds(text, phone_regions=list(DEFAULT_REGIONS)) == []
     redacted, _ = redact(text, DEFAULT, PLACEHOLDERS)
     assert redacted == text.replace(number, PLACEHOLDERS["phone"])
+
+
+# Digits glued to letters of scripts written without spaces (and to Arabic and Devanagari), and
+# full-width digits: libphonenumber's own finder (`PhoneNumberMatcher`, leniency VALID) takes
+# these numbers too, and refuses one glued to a Latin letter, as the stage does.
+GLUED_TO_SCRIPTS = [
+    ("電話03-1234-5678まで", "JP", "03-1234-5678"),
+    ("電話０３－１２３４－５６７８まで", "JP", "０３－１２３４－５６７８"),
+    ("电话13812345678联系", "CN", "13812345678"),
+    ("电话+86 10 6552 9988联系", "CN", "+86 10 6552 9988"),
+    ("전화02-312-3456입니다", "KR", "02-312-3456"),
+    ("โทร0812345678ครับ", "TH", "0812345678"),
+    ("هاتف+966 11 234 5678شكرا", "SA", "+966 11 234 5678"),
+    ("हमें+91 98765 43210पर", "IN", "+91 98765 43210"),
+    ("Телефон:+7 495 123-45-67, звоните", "RU", "+7 495 123-45-67"),
+    ("tel+44 20 7946 0958x", "GB", None),
+    ("call 020 7946 0958now", "GB", None),
+]
+
+
+@pytest.mark.parametrize("text,region,number", GLUED_TO_SCRIPTS)
+def test_glued_to_every_script_as_the_library_matcher_finds(text, region, number):
+    want = [] if number is None else [(number, "phone")]
+    assert finds(text) == want
+    matched = [
+        m.raw_string for m in pn.PhoneNumberMatcher(text, region, leniency=pn.Leniency.VALID)
+    ]
+    assert matched == [w for w, _ in want]
