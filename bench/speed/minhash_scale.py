@@ -129,7 +129,7 @@ def write_inputs(folder: Path, texts: list[tuple[str, str]], copies: int, seed: 
 
 def run_once(inp: Path, root: Path, tasks: int, workers: int) -> dict:
     from gristmill.pipeline.run.config import load_config
-    from gristmill.pipeline.run.local import LocalRunner, stage_warm_ups
+    from gristmill.pipeline.run.executors.local import LocalRunner, stage_warm_ups
     from gristmill.pipeline.run.phases import Phase, plan_run
     from gristmill.pipeline.run.tasklog import quiet_parent_logs
     from gristmill.stages.dedup.minhash.stage import MinHashFilter

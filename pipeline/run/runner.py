@@ -273,7 +273,7 @@ def _all_done(phases, work: Path) -> bool:
 def _submit(cfg: LoadedConfig, phases, work: Path, strict: bool, dry_run: bool, echo) -> dict:
     """`executor: slurm`: submit the phases as job arrays (or only write them, `dry_run`); the
     last job finishes the run here with the local executor: manifest and report."""
-    from gristmill.pipeline.run.cluster import submit_slurm
+    from gristmill.pipeline.run.executors.slurm import submit_slurm
 
     finish = f"gristmill run {shlex.quote(str(cfg.path.resolve()))} --executor local"
     folder, jobs = submit_slurm(phases, cfg.run.slurm, work, finish + " --strict" * strict, dry_run)

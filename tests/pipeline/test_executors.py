@@ -15,7 +15,7 @@ from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, load_config
-from gristmill.pipeline.run.local import LocalRunner
+from gristmill.pipeline.run.executors.local import LocalRunner
 from gristmill.pipeline.run.phases import Phase, plan_run, setup_cpu
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.errors import GristmillError
@@ -140,24 +140,22 @@ def test_slurm_needs_its_section_and_dry_run_needs_slurm(tmp_path):
         run(str(sample_config_at(tmp_path)), echo=lambda s: None, dry_run=True)
 
 
-def test_every_forkserver_preload_imports_and_the_phone_plans_are_built_there():
+def test_every_forkserver_preload_imports():
     # multiprocess skips a preload that fails to import, silently: a misspelt name would only
     # cost CPU in every worker
     import importlib
 
-    from gristmill.pipeline.run.local import WORKER_PRELOAD
-    from gristmill.stages.pii import phones
+    from gristmill.pipeline.run.executors.local import WORKER_PRELOAD
     from gristmill.stages.registry import STAGES
 
     names = [*WORKER_PRELOAD, *(n for cls in STAGES.values() for n in cls.preload)]
-    assert "gristmill.stages.quality.scan" in names and "gristmill.stages.pii.warm" in names
+    assert "gristmill.stages.quality.scan" in names
     for name in names:
         importlib.import_module(name)
-    assert phones._plans.cache_info().currsize == 1
 
 
 def test_a_run_preloads_only_what_its_stages_need(tmp_path):
-    from gristmill.pipeline.run.local import stage_warm_ups
+    from gristmill.pipeline.run.executors.local import stage_warm_ups
 
     def preloads(stages):
         cfg = load_config(sample_config_at(tmp_path, stages=stages))
@@ -167,9 +165,8 @@ def test_a_run_preloads_only_what_its_stages_need(tmp_path):
     assert preloads(["tokenize", "pack"]) == ["tiktoken", "tokenizers", "pyarrow.parquet"]
     names = preloads(["langid", "quality", "pii", "tokenize", "pack"])
     assert names == [
-        "gristmill.stages.lid_kernel",
+        "gristmill.stages.langid.model",
         "gristmill.stages.quality.scan",
-        "gristmill.stages.pii.warm",
         "tiktoken",
         "tokenizers",
         "pyarrow.parquet",
@@ -219,14 +216,14 @@ def worker_parents(tmp_path: Path, runner: LocalRunner) -> set[str]:
 
 
 def test_workers_are_forked_from_the_run_process_when_no_other_thread_runs(tmp_path):
-    from gristmill.pipeline.run.local import fork_is_safe
+    from gristmill.pipeline.run.executors.local import fork_is_safe
 
     assert fork_is_safe(), [t.name for t in threading.enumerate()]
     assert worker_parents(tmp_path, LocalRunner(2, [])) == {str(os.getpid())}
 
 
 def test_a_running_thread_sends_the_workers_to_a_forkserver(tmp_path):
-    from gristmill.pipeline.run.local import fork_is_safe
+    from gristmill.pipeline.run.executors.local import fork_is_safe
 
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait, name="holds-a-lock-maybe")
@@ -253,7 +250,7 @@ class RecordWarm(RecordWorker):
 
 
 def test_what_a_stage_warms_is_built_once_in_the_run_process_and_inherited(tmp_path):
-    from gristmill.pipeline.run.local import stage_warm_ups
+    from gristmill.pipeline.run.executors.local import stage_warm_ups
 
     step = RecordWarm(tmp_path)
     phase = Phase("a", [step], 4)
@@ -271,7 +268,7 @@ def test_what_a_stage_warms_is_built_once_in_the_run_process_and_inherited(tmp_p
 
 
 def test_a_run_warms_its_langid_model_and_tokenizer(tmp_path):
-    from gristmill.pipeline.run.local import stage_warm_ups
+    from gristmill.pipeline.run.executors.local import stage_warm_ups
 
     cfg = load_config(sample_config_at(tmp_path, stages=["langid", "quality", "tokenize", "pack"]))
     ups = stage_warm_ups(plan_run(cfg, tmp_path / "work", strict=False)[0])

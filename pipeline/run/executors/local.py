@@ -23,7 +23,7 @@ from datatrove.pipeline.base import PipelineStep
 from datatrove.utils.stats import PipelineStats
 from loguru import logger
 
-from gristmill.pipeline.run.executors import PhaseRunner
+from gristmill.pipeline.run.executors.base import PhaseRunner
 from gristmill.pipeline.run.meter import cpu_now, stage_key, step_label
 from gristmill.pipeline.run.phases import Phase
 from gristmill.pipeline.run.tasklog import Folder, close_task_log, open_task_log
@@ -36,7 +36,7 @@ from gristmill.stages.formats.atomic import write_text
 # worker of every phase starts with them loaded. Each stage of the run adds its own `preload`
 # (its model library, numba's compiled code, the phone plans).
 WORKER_PRELOAD = [
-    "gristmill.pipeline.run.local",
+    "gristmill.pipeline.run.executors.local",
     "gristmill.pipeline.run.phases",
     "gristmill.pipeline.run.meter",
     "gristmill.pipeline.run.progress",

@@ -1,5 +1,4 @@
-"""Running a run's phases: on the local executor (`pipeline/run/local.py`), on Ray or through
-Slurm (`pipeline/run/cluster.py`, datatrove's executors).
+"""What runs a run's phases: the base every executor shares.
 
 Every executor runs the same phases (pipeline/run/phases.py) with the same task numbering, and every
 task writes the same bytes, so which one ran a task never shows in the outputs; the run key
@@ -10,7 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gristmill.pipeline.run.config import RunConfig
 from gristmill.pipeline.run.phases import Phase
 
 
@@ -26,13 +24,3 @@ class PhaseRunner:
 
     def close(self) -> None:
         pass
-
-
-def make_runner(run: RunConfig, phases: list[Phase]) -> PhaseRunner:
-    if run.executor == "ray":
-        from gristmill.pipeline.run.cluster import RayRunner
-
-        return RayRunner(run.ray, run.workers)
-    from gristmill.pipeline.run.local import LocalRunner, stage_warm_ups
-
-    return LocalRunner(run.workers, stage_warm_ups(phases))

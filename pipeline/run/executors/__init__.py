@@ -1,0 +1,28 @@
+"""Running a run's phases: on the local executor (`local.py`), on Ray (`ray.py`), or as Slurm job
+arrays (`slurm.py`); Ray and Slurm through datatrove's executors.
+
+Every executor runs the same phases (pipeline/run/phases.py) with the same task numbering, and every
+task writes the same bytes, so which one ran a task never shows in the outputs; the run key
+leaves the executor settings out for that reason, and a run may be resumed by another executor.
+Each executor's module is imported only by a run that uses it (Ray's and Slurm's import
+datatrove's executors).
+"""
+
+from __future__ import annotations
+
+from gristmill.pipeline.run.config import RunConfig
+from gristmill.pipeline.run.executors.base import PhaseRunner
+from gristmill.pipeline.run.phases import Phase
+
+__all__ = ["PhaseRunner", "make_runner"]
+
+
+def make_runner(run: RunConfig, phases: list[Phase]) -> PhaseRunner:
+    """The runner of `executor: local` or `executor: ray` (Slurm submits instead: `slurm.py`)."""
+    if run.executor == "ray":
+        from gristmill.pipeline.run.executors.ray import RayRunner
+
+        return RayRunner(run.ray, run.workers)
+    from gristmill.pipeline.run.executors.local import LocalRunner, stage_warm_ups
+
+    return LocalRunner(run.workers, stage_warm_ups(phases))
