@@ -27,11 +27,8 @@ from gristmill.stages.pii import card, national_ids
 from gristmill.stages.pii.dates import DATE, date_in
 from gristmill.stages.pii.iban import iban_at
 from gristmill.stages.pii.ip import DOTTED4, ipv4_at
-from gristmill.stages.pii.phones.candidates import SHORT_BRANCH, Phones
-from gristmill.stages.pii.phones.context import AFTER_PHONE
-from gristmill.stages.pii.phones.plans import PhoneCheck
+from gristmill.stages.pii.phones.candidates import SHORT_BRANCH, PhoneCheck, Phones
 from gristmill.stages.pii.script import ALNUM, ALPHA, DIGIT, DIGITS, WORD
-from gristmill.stages.pii.words import phone_word_before
 
 Emit = Callable[[int, int, str], None]
 NOT_AFTER = frozenset("$€£¥₫₹₽₩₺₴₦₱฿₪〒")  # currency signs, the postal mark
@@ -180,7 +177,7 @@ class NumberFinder:
         """Emit what text[s:e] is and return where it ends; 0 if it is nothing. `head`: s
         starts the chunk; `tail`: e ends it (a phone is never the head of a longer run of digit
         groups: hex dumps are runs of short groups)."""
-        lead = _lead(text, s, e)
+        lead = self._lead(text, s, e)
         if lead < 0:
             return 0
         chunk = text[s:e]
@@ -217,30 +214,29 @@ class NumberFinder:
             return 0  # 12.5%, 1.234.567,89: amounts; 34 18 8 8 57:41: a table's row
         if PLUS_AFTER.match(text, e):
             return 0  # 04 11 19 27 38 + 06: a draw, a sum
-        if after == "-" and text[e + 1 : e + 2] in ALNUM and not AFTER_PHONE.match(text, e):
+        if after == "-" and text[e + 1 : e + 2] in ALNUM and not self.phones.label_after(text, e):
             return 0  # part of a longer code
         return None
 
-
-def _lead(text: str, s: int, e: int) -> int:
-    """Where a number at `s` starts, with the `+` or `(` before its first digit (`(+81) 3-...`;
-    not brackets that are the text's: `(+81 3-1234-5678)`); -1 when what comes before says it
-    is no number of ours: a word, a dot (unless after a phone word: `โทร.0594 36 70 16`), a
-    dash, a slash, `#`, a currency sign (`₫ 1.250.000`) or the postal mark (`〒530-0001`)."""
-    before = text[s - 1] if s else " "
-    if (before in WORD or before in ".-/#$€£¥%") and (
-        before != "." or not phone_word_before(text, s)
-    ):
-        return -1
-    if before in NOT_AFTER or (before in " \u00a0" and text[s - 2 : s - 1] in NOT_AFTER):
-        return -1
-    lead = s
-    if before in "+(":
-        lead = s - 1
-        if lead and text[lead - 1] in "+(" and text[lead - 1] != before:
-            lead -= 1
-        if text[lead] == "(" and ")" not in text[lead:e]:
-            lead += 1
-        if lead < s and lead and text[lead - 1] in WORD:
+    def _lead(self, text: str, s: int, e: int) -> int:
+        """Where a number at `s` starts, with the `+` or `(` before its first digit (`(+81) 3-...`;
+        not brackets that are the text's: `(+81 3-1234-5678)`); -1 when what comes before says it
+        is no number of ours: a word, a dot (unless after a phone word: `โทร.0594 36 70 16`), a
+        dash, a slash, `#`, a currency sign (`₫ 1.250.000`) or the postal mark (`〒530-0001`)."""
+        before = text[s - 1] if s else " "
+        if (before in WORD or before in ".-/#$€£¥%") and (
+            before != "." or not self.phones.word_before(text, s)
+        ):
             return -1
-    return lead
+        if before in NOT_AFTER or (before in " \u00a0" and text[s - 2 : s - 1] in NOT_AFTER):
+            return -1
+        lead = s
+        if before in "+(":
+            lead = s - 1
+            if lead and text[lead - 1] in "+(" and text[lead - 1] != before:
+                lead -= 1
+            if text[lead] == "(" and ")" not in text[lead:e]:
+                lead += 1
+            if lead < s and lead and text[lead - 1] in WORD:
+                return -1
+        return lead

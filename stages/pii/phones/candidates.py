@@ -80,6 +80,16 @@ class Phones:
         self.check = check
         self.windows: list[tuple[int, int]] = []
 
+    @staticmethod
+    def label_after(text: str, e: int) -> bool:
+        """A label after the number (`416 60 039 office`): it names the number a phone."""
+        return AFTER_PHONE.match(text, e) is not None
+
+    @staticmethod
+    def word_before(text: str, s: int) -> bool:
+        """A phone word right before `s` (`Tel.: 752247`, `โทร.0594 36 70 16`)."""
+        return phone_word_before(text, s)
+
     def context(self, text: str, s: int, kinds: tuple[str, ...]) -> str | None:
         self.windows.append((s - CONTEXT_CHARS, s))
         return last_context(text, s, kinds)
