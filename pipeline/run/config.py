@@ -7,20 +7,20 @@ config means the same thing from any working directory.
 
 from __future__ import annotations
 
+import difflib
 import glob
 import hashlib
 import os
 import re
-import types
-import typing
 from pathlib import Path
 from typing import Any, Literal
 
 import orjson
 import yaml
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from gristmill.pipeline.mix.weights import MixConfig, ResolvedMix, resolve
+from gristmill.pipeline.run.config_errors import format_error
 from gristmill.stages.base import FIRST, LAST, StrictModel
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.read.sources import SUPPORTED_SUFFIXES
@@ -46,7 +46,7 @@ class StageConfig(StrictModel):
 
 
 class RayConfig(StrictModel):
-    """`executor: ray` (pipeline/run/executors/ray.py)."""
+    """`executor: ray` (pipeline/run/cluster.py)."""
 
     address: str | None = None  # an existing cluster (`auto`, `ray://head:10001`); none: local
     num_cpus: int | None = Field(None, ge=1)  # CPUs of a local Ray (default: `workers`)
@@ -55,7 +55,7 @@ class RayConfig(StrictModel):
 
 
 class SlurmConfig(StrictModel):
-    """`executor: slurm`: one sbatch job array per phase (pipeline/run/executors/slurm.py)."""
+    """`executor: slurm`: one sbatch job array per phase (pipeline/run/cluster.py)."""
 
     partition: str
     time: str = "24:00:00"  # per array task
@@ -224,7 +224,7 @@ def _mixes(run: RunConfig) -> dict[str, ResolvedMix]:
     """`mix:` holds one mix (it has `weights`) or a mapping of named mixes."""
     if run.mix is None:
         return {}
-    single = "weights" in run.mix
+    single = _one_mix(run.mix)
     named = {"default": run.mix} if single else run.mix
     origins = {s.name: s.origin for s in run.sources}
     out = {}
@@ -243,6 +243,20 @@ def _mixes(run: RunConfig) -> dict[str, ResolvedMix]:
         except GristmillError as e:
             raise ConfigError(str(e)) from None
     return out
+
+
+def _one_mix(spec: dict) -> bool:
+    """`mix:` is one mix when a key is a mix's own (`weights`, `seq_len`, ...), or a typo of
+    one (`weight:`) while no value looks like a mix, so the typo is reported as a typo."""
+    keys = list(MixConfig.model_fields)
+    if any(k in keys for k in spec):
+        return True
+
+    def like_a_key(k) -> bool:
+        return bool(difflib.get_close_matches(str(k), keys, 1, 0.8))
+
+    looks_named = any(isinstance(v, dict) and any(map(like_a_key, v)) for v in spec.values())
+    return not looks_named and any(map(like_a_key, spec))
 
 
 def _expand(root: Path, i: int, src: SourceConfig) -> list[tuple[str, str]]:
@@ -268,44 +282,3 @@ def _expand(root: Path, i: int, src: SourceConfig) -> list[tuple[str, str]]:
     if not files:
         raise ConfigError(f"sources[{i}].paths: no input file of a supported type")
     return files
-
-
-def format_error(e: ValidationError, model: type[BaseModel]) -> str:
-    """pydantic's first error as `key.path: message`, naming allowed keys for unknown ones."""
-    err = e.errors()[0]
-    loc = _loc(err["loc"])
-    if err["type"] == "extra_forbidden":
-        parent = _model_at(model, err["loc"][:-1])
-        if parent is not None and not parent.model_fields:
-            return f"{loc}: unknown key; this takes no parameters"
-        allowed = ", ".join(parent.model_fields) if parent else "?"
-        return f"{loc}: unknown key; allowed keys: {allowed}"
-    if err["type"] == "missing":
-        return f"{loc}: required key is missing"
-    got = err.get("input")
-    shown = "" if isinstance(got, dict | list) else f" (got {got!r})"
-    return f"{loc}: {err['msg']}{shown}"
-
-
-def _loc(parts) -> str:
-    out = ""
-    for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out or "(top level)"
-
-
-def _model_at(model, loc) -> type[BaseModel] | None:
-    for part in loc:
-        if isinstance(part, int) or model is None:
-            continue
-        field = model.model_fields.get(part) if isinstance(model, type) else None
-        model = _unwrap(field.annotation) if field else None
-    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
-
-
-def _unwrap(tp):
-    """list[X], X | None, dict[str, X] -> X (the model a nested key belongs to)."""
-    while typing.get_origin(tp) in (list, dict, typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        tp = args[-1] if args else None
-    return tp

@@ -124,7 +124,7 @@ def sample(text: str, chars: int, windows: int) -> str:
 
 class LangIdParams(StageParams):
     allowed_languages: list[str] | Literal["all"] = Field(
-        "all", description="a list of codes, or `all`"
+        "all", description="a list of language codes, or `all`"
     )
     min_score: float = Field(0.0, ge=0.0, le=1.0, description="in [0, 1]")
     model: str | None = Field(

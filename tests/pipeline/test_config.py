@@ -6,6 +6,7 @@ from gristmill.pipeline.run.config import ConfigError, load_config
 from gristmill.stages.registry import STAGES
 from tests.conftest import minimal_config
 
+SOURCE_KEYS = "(allowed keys: name, paths, origin, fields)"
 ALL_KEYS = (
     "output, executor, tasks, workers, keep_rejected, strict, max_doc_chars, sources, stages, "
     "mix, ray, slurm"
@@ -40,12 +41,26 @@ def with_changes(**changes) -> dict:
 
 def test_unknown_top_level_key(write_config):
     msg = refused(write_config(with_changes(outptu="x")), "outptu")
-    assert msg == f": unknown key; allowed keys: {ALL_KEYS}"
+    assert msg == f": unknown key; did you mean `output`? (allowed keys: {ALL_KEYS})"
 
 
 def test_unknown_source_key_lists_the_source_keys(write_config):
     src = {"name": "web", "paths": ["data/web.jsonl"], "orgin": "real"}
     msg = refused(write_config(with_changes(sources=[src])), "sources[0].orgin")
+    assert (
+        msg == ": unknown key; did you mean `origin`? (allowed keys: name, paths, origin, fields)"
+    )
+
+
+def test_a_typo_in_a_required_key_is_named_before_the_key_it_leaves_missing(write_config):
+    src = {"name": "web", "pahts": ["data/web.jsonl"]}
+    msg = refused(write_config(with_changes(sources=[src])), "sources[0].pahts")
+    assert msg == f": unknown key; did you mean `paths`? {SOURCE_KEYS}"
+
+
+def test_an_unknown_key_without_a_close_one_lists_them(write_config):
+    src = {"name": "web", "paths": ["data/web.jsonl"], "colour": "blue"}
+    msg = refused(write_config(with_changes(sources=[src])), "sources[0].colour")
     assert msg == ": unknown key; allowed keys: name, paths, origin, fields"
 
 
@@ -58,31 +73,63 @@ def test_unknown_stage_param(write_config):
     stages = [{"langid": {"min_scor": 0.5}}, "tokenize", "pack"]
     msg = refused(write_config(with_changes(stages=stages)), "stages[0].langid.min_scor")
     assert msg == (
-        ": unknown key; allowed keys: allowed_languages, min_score, model, batch_size, "
-        "sample_chars, sample_windows, sample_min_score"
+        ": unknown key; did you mean `min_score`? (allowed keys: allowed_languages, min_score, "
+        "model, batch_size, sample_chars, sample_windows, sample_min_score)"
     )
 
 
 def test_wrong_type(write_config):
     msg = refused(write_config(with_changes(tasks="two")), "tasks")
-    assert "valid integer" in msg and "'two'" in msg
+    assert msg == ": expected a whole number (got 'two')"
 
 
 def test_out_of_range(write_config):
     stages = [{"langid": {"min_score": 1.5}}, "tokenize", "pack"]
     msg = refused(write_config(with_changes(stages=stages)), "stages[0].langid.min_score")
-    assert "less than or equal to 1" in msg and "1.5" in msg
+    assert msg == ": must be at most 1.0 (got 1.5)"
 
 
 @pytest.mark.parametrize("bad", [{"tasks": 0}, {"workers": -1}, {"max_doc_chars": 0}])
 def test_non_positive_counts(write_config, bad):
     [(key, value)] = bad.items()
-    assert "greater than or equal to 1" in refused(write_config(with_changes(**bad)), key)
+    msg = refused(write_config(with_changes(**bad)), key)
+    assert msg == f": must be at least 1 (got {value})"
 
 
 def test_bad_executor_names_allowed_values(write_config):
     msg = refused(write_config(with_changes(executor="kubernetes")), "executor")
-    assert "'local'" in msg and "'kubernetes'" in msg
+    assert msg == ": expected one of local, ray, slurm (got 'kubernetes')"
+    msg = refused(write_config(with_changes(executor="lokal")), "executor")
+    assert msg == ": expected one of local, ray, slurm (got 'lokal'); did you mean `local`?"
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "message"),
+    [
+        (
+            {"stages": [{"langid": {"allowed_languages": "en"}}, "tokenize", "pack"]},
+            "stages[0].langid.allowed_languages",
+            ": expected a list of language codes, or `all` (got 'en')",
+        ),
+        (
+            {"sources": [{"name": "web", "paths": "data/web.jsonl"}]},
+            "sources[0].paths",
+            ": expected a list of strings (got 'data/web.jsonl')",
+        ),
+        (
+            {"sources": [{"name": "web", "paths": ["data/web.jsonl"], "fields": {"txt": "b"}}]},
+            "sources[0].fields.txt",
+            ": expected one of text, id (got 'txt'); did you mean `text`?",
+        ),
+        ({"sources": []}, "sources", ": needs at least 1 item (got [])"),
+        ({"keep_rejected": "perhaps"}, "keep_rejected", ": expected true or false (got 'perhaps')"),
+    ],
+)
+def test_messages_name_what_is_accepted_in_our_words(write_config, change, key, message):
+    msg = refused(write_config(with_changes(**change)), key)
+    assert msg == message
+    for internal in ("Input should", "Value error", "list[", "literal[", "str]"):
+        assert internal not in msg
 
 
 def test_no_file_matches(write_config):

@@ -69,15 +69,15 @@ def test_cap_lowers_synthetic_to_the_floor_and_records_it(tmp_path):
     ("mix", "message"),
     [
         (guarded({"web": 1, "nope": 1}), "mix: unknown source 'nope'; sources are: web, code, syn"),
-        (guarded({"web": -1}), "mix.weights: Value error, weight of 'web' must be positive"),
+        (guarded({"web": -1}), "mix.weights: weight of 'web' must be positive"),
         (guarded({"web": 1, "syn": 0}), "weight of 'syn' must be positive"),
         (
             {"weights": {"web": 1}, "sequence": 5},
-            "mix.sequence: unknown key; allowed keys: seq_len",
+            "mix.sequence: unknown key; did you mean `seq_len`? (allowed keys: seq_len, weights,",
         ),
         (
             {"x": {"weights": {"web": 1}, "seq_len": 0}},
-            "mix.x.seq_len: Input should be greater than",
+            "mix.x.seq_len: must be at least 1 (got 0)",
         ),
         (guarded({"syn": 1}, "cap"), "mix.guard: a real-data floor of 0.6 needs a real source"),
     ],
@@ -86,6 +86,24 @@ def test_bad_mixes_are_refused(tmp_path, mix, message):
     with pytest.raises(ConfigError, match=None) as e:
         load_config(config(tmp_path, mix))
     assert message in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("mix", "message"),
+    [
+        ({"seq_len": 10, "weight": {"web": 1}}, "mix.weight: unknown key; did you mean `weights`?"),
+        ({"weight": {"web": 1}}, "mix.weight: unknown key; did you mean `weights`?"),
+        ({"m1": {"weight": {"web": 1}}}, "mix.m1.weight: unknown key; did you mean `weights`?"),
+        (
+            {"m1": {"weights": {"web": 1}}, "m2": {"seq_len": 8, "weight": {"web": 1}}},
+            "mix.m2.weight: unknown key; did you mean `weights`?",
+        ),
+    ],
+)
+def test_a_typo_of_weights_is_named_not_the_missing_key(tmp_path, mix, message):
+    with pytest.raises(ConfigError) as e:
+        load_config(config(tmp_path, mix))
+    assert message in str(e.value) and "required key is missing" not in str(e.value)
 
 
 def test_mix_is_not_part_of_the_run_key(tmp_path):

@@ -103,8 +103,12 @@ def test_config_errors_name_the_key(tmp_path):
         load_train_config(write_config(tmp_path, model={"depth": 3}))
     with pytest.raises(ConfigError, match="exactly one of `run`"):
         load_train_config(write_config(tmp_path, data={"run": "x.yaml"}))
-    with pytest.raises(ConfigError, match="multiple of heads"):
-        load_train_config(write_config(tmp_path, model={"width": 15}))
+    with pytest.raises(ConfigError) as info:
+        load_train_config(write_config(tmp_path, model={"width": 66, "heads": 4}))
+    assert str(info.value).endswith("train.yaml: model: width 66 is not a multiple of heads 4")
+    with pytest.raises(ConfigError) as info:
+        load_train_config(write_config(tmp_path, model={"widht": 64}))
+    assert "model.widht: unknown key; did you mean `width`?" in str(info.value)
 
 
 def test_unreadable_config_files_name_the_file(tmp_path):
