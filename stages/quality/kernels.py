@@ -198,13 +198,67 @@ def _paragraphs(cp, table, counts):  # pragma: no cover (compiled)
 
 
 @numba.njit(cache=True, nogil=True)
+def _count_kgrams(cur, pos):  # pragma: no cover (compiled)
+    """Open addressing over the k-gram hashes `cur` (at positions `pos`): each one's count and
+    first position by slot, each k-gram's slot, and whether any repeats."""
+    n = pos.shape[0]
+    size = 1
+    while size < 2 * n:
+        size *= 2
+    mask = np.uint64(size - 1)
+    keys = np.empty(size, np.uint64)
+    used = np.zeros(size, np.bool_)
+    count = np.zeros(size, np.int64)
+    first = np.empty(size, np.int64)
+    slot = np.empty(n, np.int64)
+    repeats = False
+    for j in range(n):
+        x = cur[j]
+        s = (x ^ (x >> np.uint64(29))) & mask
+        while used[s] and keys[s] != x:
+            s = (s + np.uint64(1)) & mask
+        if used[s]:
+            repeats = True
+        else:
+            used[s], keys[s], first[s] = True, x, pos[j]
+        count[s] += 1
+        slot[j] = s
+    return count, first, slot, repeats
+
+
+@numba.njit(cache=True, nogil=True)
+def _top_fraction(count, slot, pos, cum, k):  # pragma: no cover (compiled)
+    """Characters of the most frequent k-gram times its count, over all (the longest wins a
+    tie), capped at 1; 0 when nothing repeats."""
+    top, longest = 0, 0
+    for j in range(pos.shape[0]):
+        c = count[slot[j]]
+        chars = cum[pos[j] + k] - cum[pos[j]]
+        if c > top or (c == top and chars > longest):
+            top, longest = c, chars
+    return min(1.0, (top * longest) / cum[-1]) if top > 1 else 0.0
+
+
+@numba.njit(cache=True, nogil=True)
+def _dup_fraction(first, slot, pos, cum, k):  # pragma: no cover (compiled)
+    """Characters covered by the second and later copies of any k-gram (overlaps once), over
+    all."""
+    covered, end = 0, 0
+    for j in range(pos.shape[0]):  # later copies, positions ascending
+        i = pos[j]
+        if first[slot[j]] != i:
+            covered += cum[i + k] - cum[max(i, end)]
+            end = i + k
+    return covered / cum[-1]
+
+
+@numba.njit(cache=True, nogil=True)
 def ngrams(h, lengths, levels, out):  # pragma: no cover (compiled)
     """Top and duplicated n-gram fractions of the units with hashes `h` (see `scan.py`)."""
     m = h.shape[0]
     cum = np.zeros(m + 1, np.int64)
     for i in range(m):
         cum[i + 1] = cum[i] + lengths[i]
-    total = cum[m]
     n_top = len(TOP_NGRAMS)
     kmax = min(levels[-1], m)
     pos = np.arange(m - 1)
@@ -214,47 +268,14 @@ def ngrams(h, lengths, levels, out):  # pragma: no cover (compiled)
         level += 1
     while True:
         n = pos.shape[0]
-        size = 1
-        while size < 2 * n:
-            size *= 2
-        mask = np.uint64(size - 1)
-        keys = np.empty(size, np.uint64)
-        used = np.zeros(size, np.bool_)
-        count = np.zeros(size, np.int64)
-        first = np.empty(size, np.int64)
-        slot = np.empty(n, np.int64)
-        repeats = False
-        for j in range(n):  # open addressing: count each k-gram, keep its first position
-            x = cur[j]
-            s = (x ^ (x >> np.uint64(29))) & mask
-            while used[s] and keys[s] != x:
-                s = (s + np.uint64(1)) & mask
-            if used[s]:
-                repeats = True
-            else:
-                used[s], keys[s], first[s] = True, x, pos[j]
-            count[s] += 1
-            slot[j] = s
+        count, first, slot, repeats = _count_kgrams(cur, pos)
         if not repeats:
             break  # no repeated k-gram: none longer repeats either
         if level < len(levels) and levels[level] == k:
             if level < n_top:
-                top, longest = 0, 0
-                for j in range(n):
-                    c = count[slot[j]]
-                    chars = cum[pos[j] + k] - cum[pos[j]]
-                    if c > top or (c == top and chars > longest):
-                        top, longest = c, chars
-                if top > 1:
-                    out[level] = min(1.0, (top * longest) / total)
+                out[level] = _top_fraction(count, slot, pos, cum, k)
             else:
-                covered, end = 0, 0
-                for j in range(n):  # later copies, positions ascending
-                    i = pos[j]
-                    if first[slot[j]] != i:
-                        covered += cum[i + k] - cum[max(i, end)]
-                        end = i + k
-                out[level] = covered / total
+                out[level] = _dup_fraction(first, slot, pos, cum, k)
             level += 1
         if k == kmax or level == len(levels):
             break
@@ -264,6 +285,50 @@ def ngrams(h, lengths, levels, out):  # pragma: no cover (compiled)
         pos = pos[keep]
         cur = cur[keep] * _M + h[pos + k]
         k += 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # per unit: no call
+def _unit_kind(cp, table, i, j, char_units):  # pragma: no cover (compiled)
+    """(non-alphabetic, symbol) of the unit cp[i:j]: word units are non-alphabetic with no
+    letter, character units with no `str.isalpha` character; a symbol has no `\\w` character
+    but `_` (word units: and no digit either)."""
+    non_alpha, symbol = True, True
+    for t in range(i, j):
+        c = cp[t]
+        g = table[c]
+        if char_units:
+            if g & ALPHA:
+                non_alpha = False
+            if g & WORD and c != _UNDERSCORE:
+                symbol = False
+        elif g & WORD and not g & DIGIT and c != _UNDERSCORE:
+            non_alpha = symbol = False
+        elif g & DIGIT:
+            symbol = False
+    return non_alpha, symbol
+
+
+@numba.njit(cache=True, nogil=True)
+def _capitals(cp, table, counts):  # pragma: no cover (compiled)
+    """Capital words (maximal runs of 3+ capitals, no word character on either side) and case
+    joins (a small letter right before a capital)."""
+    n, i = cp.shape[0], 0
+    while i < n:
+        if not table[cp[i]] & CAPITAL:
+            i += 1
+            continue
+        if i and table[cp[i - 1]] & SMALL:
+            counts[CASE_JOINS] += 1
+        j = i + 1
+        while j < n and table[cp[j]] & CAPITAL:
+            j += 1
+        if (
+            j - i >= 3
+            and (i == 0 or not table[cp[i - 1]] & WORD)
+            and (j == n or not table[cp[j]] & WORD)
+        ):
+            counts[CAPITAL_WORDS] += 1
+        i = j
 
 
 @numba.njit(cache=True, nogil=True)
@@ -289,20 +354,7 @@ def page(
             i += 1
             continue
         j = _unit_end(cp, table, i, n, char_units)
-        non_alpha = True  # word units: no letter; character units: no str.isalpha
-        symbol = True  # no \w but `_`; word units: and no digit
-        for t in range(i, j):
-            c = cp[t]
-            g = table[c]
-            if char_units:
-                if g & ALPHA:
-                    non_alpha = False
-                if g & WORD and c != _UNDERSCORE:
-                    symbol = False
-            elif g & WORD and not g & DIGIT and c != _UNDERSCORE:
-                non_alpha = symbol = False
-            elif g & DIGIT:
-                symbol = False
+        non_alpha, symbol = _unit_kind(cp, table, i, j, char_units)
         starts[m], ends[m], hashes[m] = i, j, span_hash(cp, i, j)
         m += 1
         counts[UNIT_CHARS] += j - i
@@ -332,23 +384,7 @@ def page(
     counts[N_UNITS] = m
     counts[STOP_WORDS] = stop_seen.sum()
     counts[ENGLISH_STOP_WORDS] = english_seen.sum()
-    i = 0  # capital words (maximal runs of 3+ capitals, no word character on either side)
-    while i < n:
-        if not table[cp[i]] & CAPITAL:
-            i += 1
-            continue
-        if i and table[cp[i - 1]] & SMALL:
-            counts[CASE_JOINS] += 1
-        j = i + 1
-        while j < n and table[cp[j]] & CAPITAL:
-            j += 1
-        if (
-            j - i >= 3
-            and (i == 0 or not table[cp[i - 1]] & WORD)
-            and (j == n or not table[cp[j]] & WORD)
-        ):
-            counts[CAPITAL_WORDS] += 1
-        i = j
+    _capitals(cp, table, counts)
     _lines(cp, table, char_units, short, counts)
     _paragraphs(cp, table, counts)
     if m >= 2:

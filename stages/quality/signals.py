@@ -71,29 +71,13 @@ def _share(part: int, whole: int) -> float:
 def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | None]:
     """Every signal of SIGNALS for one document (None where a signal does not apply)."""
     from gristmill.stages.quality import kernels as k  # numba: only where pages are scored
-    from gristmill.stages.quality.scan import scan, stop_hashes
 
-    word, stop = profile.unit == "word", profile.stop_words
-    look_up = bool(word and stop)  # in the scan; a script without spaces: stop_words_present
-    english = ENGLISH_STOP_WORDS if look_up and profile.code != "en" else frozenset()
-    c, ngrams = scan(
-        text,
-        not word,
-        profile.ngram_scale,
-        profile.short_line_chars,
-        stop_hashes(stop if look_up else frozenset()),
-        stop_hashes(english),
-    )
     lower = text.lower()
+    c, ngrams, stop_words = _scan(text, lower, profile)
+    word = profile.unit == "word"
     n_units = c[k.N_UNITS]
     n_words = n_units - c[k.SYMBOLS]  # units with a letter or a digit
     per_word = n_words or 1
-    if not stop:
-        stop_words = None
-    elif look_up and not c[k.STOP_UNSURE]:
-        stop_words = max(c[k.ENGLISH_STOP_WORDS], c[k.STOP_WORDS])
-    else:
-        stop_words = stop_words_present(lower, profile)
     n = c[k.LINES] or 1
     line_chars, dup_line_chars = c[k.LINE_CHARS], c[k.DUP_LINE_CHARS]
     sig: dict[str, float | int | None] = {
@@ -129,6 +113,33 @@ def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | 
         "boilerplate_case_joins": c[k.CASE_JOINS] / per_word,
     }
     return {name: sig[name] for name in SIGNALS}
+
+
+def _scan(text: str, lower: str, profile: LangProfile) -> tuple[list, list, int | None]:
+    """The scan's counts and n-gram fractions, and the stop words present (None: the language
+    has no list). Word units look their stop words up in the scan; a script without spaces, or
+    a word whose lower case the scan cannot hash, is counted by `stop_words_present`."""
+    from gristmill.stages.quality import kernels as k
+    from gristmill.stages.quality.scan import scan, stop_hashes
+
+    word, stop = profile.unit == "word", profile.stop_words
+    look_up = bool(word and stop)
+    english = ENGLISH_STOP_WORDS if look_up and profile.code != "en" else frozenset()
+    c, ngrams = scan(
+        text,
+        not word,
+        profile.ngram_scale,
+        profile.short_line_chars,
+        stop_hashes(stop if look_up else frozenset()),
+        stop_hashes(english),
+    )
+    if not stop:
+        stop_words = None
+    elif look_up and not c[k.STOP_UNSURE]:
+        stop_words = max(c[k.ENGLISH_STOP_WORDS], c[k.STOP_WORDS])
+    else:
+        stop_words = stop_words_present(lower, profile)
+    return c, ngrams, stop_words
 
 
 def _lines_with(text: str, lower: str, needles: tuple[str, ...]) -> int:
