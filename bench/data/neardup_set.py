@@ -1,4 +1,5 @@
-"""The labelled near-duplicate set of bench/evals/neardup.py: labels by construction, not by Jaccard.
+"""The labelled near-duplicate set of bench/evals/neardup.py: labels by construction, not by
+Jaccard.
 
 Every document is a corpus document or made from one with recorded edits, and its label is what
 was done to it, so no label depends on how the stage (or anyone) shingles text:

@@ -8,9 +8,10 @@ language the stage works with in a run), the part of the score split it falls in
 `text_full`, and the non-space characters of `text`.
 
 Signals take a few CPU minutes for the whole corpus, so they are cached in
-`out/cache/quality_pages-<key>.jsonl.zst`, the key a SHA-1 of the corpus file, of signals.py and
-langid.py, and of every language profile's fields that signals read (unit, short-line length,
-n-gram scale, stop words, boilerplate phrases): any change there recomputes. Word ratios, rule
+`out/cache/quality_pages-<key>.jsonl.zst`, the key a SHA-1 of the corpus file, of the code of
+the signals and of langid (`_KEYED`), and of every language profile's fields that signals read
+(unit, short-line length, n-gram scale, stop words, boilerplate phrases): any change there
+recomputes. Word ratios, rule
 bounds and score weights do not enter signals, only decisions, so refitting them keeps the cache.
 """
 
@@ -24,11 +25,15 @@ from bench import DATA_DIR, REPO
 
 CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 CACHE = REPO / "out" / "cache"
-_KEYED = (
+_KEYED = (  # the code a page's signals and its langid label come from
     "stages/quality/signals.py",
     "stages/quality/scan.py",
     "stages/quality/kernels.py",
-    "stages/langid.py",
+    "stages/quality/names.py",
+    "stages/text/scripts.py",
+    "stages/langid/stage.py",
+    "stages/langid/model.py",
+    "stages/langid/kernel.py",
 )
 
 

@@ -15,7 +15,7 @@ Configurations: the stage's defaults, `favor=precision`, `favor=recall`, and, as
 for our charset decoding, bare `trafilatura.extract` on the page's raw bytes (trafilatura then
 guesses the encoding itself) with the stage's default options.
 
-    .venv/bin/python -m bench.evals.extract_eval [--data ../shared/data] [--variants default,precision]
+    python -m bench.evals.extract_eval [--data ../shared/data] [--variants default,precision]
 """
 
 from __future__ import annotations

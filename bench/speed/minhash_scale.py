@@ -19,7 +19,7 @@ with 1 worker (and in the one-task clusters phase) the tasks run in that process
 includes its baseline (imports). State per document is what each step counts as
 `state_bytes` (the arrays it holds), divided by the documents.
 
-    .venv/bin/python -m bench.speed.minhash_scale [--copies 2] [--tasks 4] [--workers 1,2] [--data DIR]
+    python -m bench.speed.minhash_scale [--copies 2] [--tasks 4] [--workers 1,2] [--data DIR]
 """
 
 from __future__ import annotations

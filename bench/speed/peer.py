@@ -16,10 +16,12 @@ CPU: each side runs as a child of this process, which is made a child subreaper
 included, is reparented here if its parent exits first and is reaped here, so this process's
 `RUSAGE_CHILDREN` grows by exactly the CPU of everything the run started.
 
-    pip install -e '.[bench]'     # datatrove's optional pieces: tldextract, pyahocorasick, spacy
-    python -m bench.speed.peer --shards-used 2      # 2 of the 8 shards, while iterating
-    python -m bench.speed.peer                      # all 8: the figures of issue 18
+    pip install -e '.[bench]'                   # datatrove's optional pieces
+    python -m bench.speed.peer --shards-used 2  # 2 of the 8 shards, while iterating
+    python -m bench.speed.peer                  # all 8 (bench/RESULTS.md has the figures)
     python -m bench.speed.peer --scale 3 --only gristmill   # the corpus three times: CPU and RSS
+
+Run from the repository root (datatrove's side runs as `python -m bench.speed.peer_datatrove`).
 
 Also measured, in this process on the texts gristmill's langid reads: the bare building blocks
 (`bench/speed/peer_blocks.py`).
@@ -192,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         # (about 15 CPU-s) and caches them on disk; warm that cache here (in this process,
         # outside the runs' CPU), as every run after the first finds it
         import gristmill.stages.dedup.minhash.kernels  # noqa: F401
-        import gristmill.stages.lid_kernel  # noqa: F401
+        import gristmill.stages.langid.model  # noqa: F401
         import gristmill.stages.quality.scan  # noqa: F401
     results: dict[str, list[dict]] = {s: [] for s in sides}
     measured_blocks: list[dict] = []

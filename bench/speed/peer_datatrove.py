@@ -1,4 +1,5 @@
-"""datatrove's own pipeline for bench/speed/peer.py's job (run by it, as a child process it measures):
+"""datatrove's own pipeline for bench/speed/peer.py's job (run by it, as a child process it
+measures):
 
     read, URLFilter, LanguageFilter (lid.176, every language, >= 0.65), Gopher repetition,
     Gopher quality, C4, FineWeb quality, PIIFormatter, write, exact-dedup signatures   (tasks)

@@ -31,7 +31,7 @@ ratio is given over the totals and as the median of the per-slice ratios (with t
 Data: the first N documents (field `text`) of `corpus/docs_web.jsonl.zst` in ../shared/data, or
 `--data` (the data folder or the corpus file itself). Without it, the script says so and exits 0.
 
-    .venv/bin/python -m bench.speed.tokenize_pack [-n 5000] [--thread-counts 1,2] [--reps 1] [--profile]
+    python -m bench.speed.tokenize_pack [-n 5000] [--thread-counts 1,2] [--reps 1] [--profile]
 """
 
 from __future__ import annotations
