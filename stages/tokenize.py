@@ -47,9 +47,9 @@ def build_gpt2():
 
 # GPT-2's identity as `load_tokenizer` computes it (sha256 of the serialised tokenizer), keyed by
 # the sha256 of what decides it: its two files and the `tokenizers` version that serialises it.
-# A run needs only the identity in its own process, and building GPT-2 to serialise it costs
-# about 0.15 CPU-s. Another version of either is not in here, and is built as before; a test
-# checks the entry against a build with the pinned versions.
+# A run needs only the identity in its own process, and building GPT-2 just to serialise it
+# would be wasted there. Another version of either is not in here, and is built and hashed; a
+# test checks the entry against a build with the pinned versions.
 KNOWN_GPT2 = {
     "dd98d0d907186a7b32f7fc94cd7c53c0106eb3b7fc3aa751d14d367b4efc41d6": (
         "f93d84a01b0e22e54c109fc65cea3d0541758c9adabbb34770bc27939b548b9b"
@@ -99,14 +99,13 @@ def load_tokenizer(spec: str, eos: str | None = None):
 
 
 def tiktoken_gpt2(threads: int | None = 1):
-    """GPT-2 as a tiktoken encoding, built from the same local files (never downloaded): about
-    3x faster per core than `tokenizers` here, with identical ids (tests/stages/test_tokenize.py
+    """GPT-2 as a tiktoken encoding, built from the same local files (never downloaded): less
+    CPU per document than `tokenizers`, with identical ids (tests/stages/test_tokenize.py
     checks both on the sample corpus). Returns texts -> list of id lists (EOS not added).
 
     One thread encodes text by text (`encode_ordinary`); more go through tiktoken's
     `encode_ordinary_batch` and its thread pool (None: one per core). A run's tasks already use
-    every core, and the pool costs CPU: on a quarter of the development corpus the batch call
-    with 2 threads took 1.2-1.5x the CPU-s of the plain loop, for the same ids."""
+    every core, and the pool costs CPU of its own for the same ids."""
     import tiktoken
     from tiktoken_ext.openai_public import r50k_pat_str  # GPT-2's pre-tokenisation regex
 
@@ -141,7 +140,7 @@ def load_encoder(params: TokenizeParams, info: TokenizerInfo | None = None):
     always the HF tokenizer's: the backends are interchangeable, the ids the same. `info`, when
     the caller has it (the stage's, from `provides()` in the run process), spares building the HF
     tokenizer where the tiktoken backend encodes. Built once per process: a worker runs many
-    tasks, and building GPT-2 from its files costs about 0.2 CPU-s per backend."""
+    tasks, and building GPT-2 from its files is not free."""
     key = (params.tokenizer, params.eos, params.backend, params.threads)
     if key not in _ENCODERS:
         _ENCODERS[key] = _build_encoder(params, info)
@@ -174,7 +173,7 @@ class TokenizeParams(StageParams):
     backend: Literal["auto", "tokenizers", "tiktoken"] = Field(
         "auto",
         description=(
-            "`tiktoken` (GPT-2 only: the same ids, ~3x faster per core, built from the same "
+            "`tiktoken` (GPT-2 only: the same ids for less CPU, built from the same "
             "local files), `tokenizers`, or `auto` (tiktoken for `gpt2`)"
         ),
     )

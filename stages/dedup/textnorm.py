@@ -16,8 +16,8 @@ def nfkc(text: str) -> str:
     """`unicodedata.normalize("NFKC", text)`, line by line where the text is not NFKC already.
     A line feed composes with nothing and reorders with nothing, so NFKC never reaches across
     one; Python's NFKC decomposes and recomposes the whole text, while a web page that needs it
-    usually needs it on a few lines (a no-break space, a full-width form): about half the CPU
-    on the development corpus (tests/stages/test_exact_dedup.py checks every code point)."""
+    usually needs it on a few lines only (a no-break space, a full-width form), so only those
+    are normalised (tests/stages/dedup/test_exact.py checks every code point)."""
     if unicodedata.is_normalized("NFKC", text):
         return text
     lines = text.split("\n")

@@ -22,7 +22,7 @@ from gristmill.stages.formats.atomic import temp_path
 # zstd level 3 single-threaded: fast, and the same bytes on every run (multi-threaded is not).
 ZSTD_LEVEL = 3
 # Scratch files one phase writes for the next (deleted when the run ends): level 1 compresses
-# about 40% faster and decompresses faster than 3, for files some 20% larger.
+# and decompresses faster than 3, for somewhat larger files.
 SCRATCH_ZSTD_LEVEL = 1
 
 
@@ -52,8 +52,8 @@ def open_binary(path: str | os.PathLike) -> io.BufferedIOBase:
 
 
 class _GzipRaw(io.RawIOBase):
-    """A .gz file as a raw byte stream, through isal's reader (ISA-L's inflate: about 2.5x less
-    CPU than the standard library's zlib on the development corpus's shards). Where isal stops
+    """A .gz file as a raw byte stream, through isal's reader (ISA-L's inflate: less CPU per
+    byte than the standard library's zlib). Where isal stops
     on a damaged file (truncated, bad CRC, not gzip) the standard library's reader takes over at
     the same decompressed byte: isal holds back up to a block of a truncated file that zlib
     gives out, so a damaged file yields exactly the bytes, then the error, that `gzip` does."""

@@ -1,7 +1,7 @@
 """Rejected documents: each task's `rejected/<stage>/<task>.jsonl.zst`, and beside it
 `<task>.summary.json`, what the report needs from that file (the text bytes dropped and, for a
 dedup stage, the copies dropped per survivor), counted while the file is written, so that the
-report does not read every rejected document back (0.4 CPU-s on the development corpus).
+report does not read every rejected document back.
 
 A summary names the size of the file it was counted from; a file without a summary of its size
 (a task killed between the two, a run from before summaries) is counted from its records.

@@ -289,7 +289,7 @@ class ShardReader:
 
         path = self.sidecar_path
         schema, legacy = sidecar_schemas()
-        try:  # `pq.read_table` would import pyarrow.dataset: 0.08 CPU-s, once per process
+        try:  # `pq.read_table` would import pyarrow.dataset, which nothing else needs
             with pq.ParquetFile(path) as f:
                 table = f.read()
         except FileNotFoundError:

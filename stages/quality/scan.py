@@ -5,11 +5,11 @@
 The page goes in as its code points (`str.encode("utf-32-le")`, no copy after that) and the
 pass runs in numba-compiled code (`kernels.py`), so its cost is per character, not per Python
 object. The compiled code is cached on disk (numba's `cache=True`, next to the module or in
-numba's user cache) and loaded when this module is imported, about 0.8 CPU-s with numba's own
-import: a local run imports it once, before it forks its workers (`Quality.preload`), and nothing
-else imports it before a page is scored. Every value equals the plain definition it replaces
-(`tests/stages/test_quality_scan.py` checks each against the regular expression, `str` method
-or `Counter` of tuples it stands for, on every script):
+numba's user cache) and loaded when this module is imported: a local run imports it once,
+before it forks its workers (`Quality.preload`), and nothing else imports it before a page is
+scored. Every value equals a plain definition (`tests/stages/quality/test_scan.py` checks each
+against the regular expression, `str` method or `Counter` of tuples it stands for, on every
+script):
 - units: `str.split()` (runs of non-whitespace), or, for scripts written without spaces,
   `languages.CHAR_UNITS` (one unit per letter with its marks; other runs of non-space whole);
 - non-alphabetic units (no letter: `(?:[^\\w\\s]|[\\d_])+`) and, of those, symbol units (no

@@ -135,7 +135,7 @@ class ReadSources(PipelineStep):
                 yield n, line, _parse_json(line)
 
     def _parquet_rows(self, f: InputFile):
-        import pyarrow.parquet as pq  # only for parquet inputs: 0.05 CPU-s to import
+        import pyarrow.parquet as pq  # only for parquet inputs
 
         n = 0
         for batch in pq.ParquetFile(f.path).iter_batches(batch_size=1024):

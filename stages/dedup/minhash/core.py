@@ -41,7 +41,7 @@ def fmix32(h: np.ndarray) -> np.ndarray:
 def permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """datasketch's own affine32 parameters (a odd, b), so our values equal its values: its
     `MinHash._init_permutations`, drawn here without importing datasketch (whose `lsh` module
-    imports scipy.integrate, about 0.5 CPU-s in every process that loads this one)."""
+    imports scipy.integrate in every process that loads this one)."""
     gen = np.random.RandomState(seed)
     a = gen.randint(0, 1 << 31, num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
     b = gen.randint(0, 1 << 32, num_perm, dtype=np.uint32)
@@ -105,8 +105,8 @@ def estimate(sig_a: np.ndarray, sig_b: np.ndarray) -> np.ndarray:
 
 
 def sorted_unique(a: np.ndarray) -> np.ndarray:
-    """np.unique by sorting: numpy 2's np.unique hashes instead, which measured 100x slower
-    here on uint32/uint64 arrays (3 s for a million values)."""
+    """np.unique by sorting: numpy 2's np.unique hashes instead, which is far slower on the
+    uint32/uint64 arrays sorted here."""
     a = np.sort(a)
     if len(a) < 2:
         return a
@@ -144,7 +144,7 @@ def lsh_params(threshold: float, num_perm: int, fp_weight: float, fn_weight: flo
     """(bands, rows) minimising datasketch's weighted false-positive/negative areas, as its
     `_optimal_param` chooses them (same search order, same strict minimum; equal on a grid of
     thresholds, sizes and weights, tested), without importing datasketch: its `lsh` module
-    imports scipy.integrate, about 0.5 CPU-s in the run process. The areas are integrals of
+    imports scipy.integrate in the run process. The areas are integrals of
     1 - (1 - s^r)^b, a polynomial of degree r * b <= num_perm, so Gauss-Legendre quadrature
     with num_perm // 2 + 1 nodes is exact (up to rounding) where scipy's `quad` adapts."""
     nodes, weights = np.polynomial.legendre.leggauss(num_perm // 2 + 1)

@@ -168,7 +168,7 @@ class MinHashMap(Stage):
 
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)
-        # the bands are chosen once, where the run is planned (about 0.03 CPU-s); the tasks
+        # the bands are chosen once, where the run is planned; the tasks
         # get the answer with the step
         self._lsh = self.params.lsh()
 
