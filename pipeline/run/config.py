@@ -8,7 +8,6 @@ config means the same thing from any working directory.
 from __future__ import annotations
 
 import difflib
-import glob
 import hashlib
 import os
 import re
@@ -21,9 +20,9 @@ from pydantic import Field, ValidationError, field_validator
 
 from gristmill.pipeline.mix.weights import MixConfig, ResolvedMix, resolve
 from gristmill.pipeline.run.config_errors import format_error
+from gristmill.pipeline.run.source_paths import SourceError, check_overlap, expand
 from gristmill.stages.base import FIRST, LAST, StrictModel
 from gristmill.stages.errors import GristmillError
-from gristmill.stages.read.sources import SUPPORTED_SUFFIXES
 from gristmill.stages.registry import STAGES, UnknownStage, get_stage, implicit_first
 
 SOURCE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # it names a folder under tokens/
@@ -112,7 +111,11 @@ class LoadedConfig:
         self.run, self.path, self.root = run, path, path.parent
         self.output = (self.root / run.output).resolve()
         self.stage_params = [_stage_params(i, s) for i, s in enumerate(run.stages)]
-        self.inputs = [_expand(self.root, i, s) for i, s in enumerate(run.sources)]
+        check_overlap(self.root, self.root / run.output, run.sources)
+        found = [expand(self.root, i, s.paths) for i, s in enumerate(run.sources)]
+        self.inputs = [files for files, _ in found]
+        # run output folders that a source's folder or pattern reached, passed over
+        self.passed_over = sorted({p for _, skipped in found for p in skipped})
         self.mixes = _mixes(run)
 
     def resolved(self) -> dict:
@@ -163,7 +166,7 @@ def load_config(path: str | os.PathLike) -> LoadedConfig:
     try:
         cfg = LoadedConfig(run, path)
         check_rules(run)
-    except ConfigError as e:
+    except (ConfigError, SourceError) as e:
         raise ConfigError(f"{path}: {e}") from None
     return cfg
 
@@ -257,28 +260,3 @@ def _one_mix(spec: dict) -> bool:
 
     looks_named = any(isinstance(v, dict) and any(map(like_a_key, v)) for v in spec.values())
     return not looks_named and any(map(like_a_key, spec))
-
-
-def _expand(root: Path, i: int, src: SourceConfig) -> list[tuple[str, str]]:
-    """(display path, absolute path) of every file of a source, sorted, each path checked."""
-    files: list[tuple[str, str]] = []
-    for j, pattern in enumerate(src.paths):
-        where = f"sources[{i}].paths[{j}]"
-        matched = sorted(glob.glob(str(root / pattern), recursive=True))
-        if not matched:
-            raise ConfigError(f"{where}: no file matches {pattern!r}")
-        for m in matched:
-            # a folder is read file by file; a folder named like a data file (`x.jsonl/`) is
-            # passed on as one, and the reader rejects it with its reason, as bad input
-            folder = Path(m).is_dir() and not m.endswith(SUPPORTED_SUFFIXES)
-            found = sorted(str(p) for p in Path(m).rglob("*") if p.is_file()) if folder else [m]
-            for f in found:
-                if not f.endswith(SUPPORTED_SUFFIXES):
-                    if folder:
-                        continue  # files of other kinds in a source folder are not input
-                    allowed = ", ".join(SUPPORTED_SUFFIXES)
-                    raise ConfigError(f"{where}: unsupported file type {f!r}; supported: {allowed}")
-                files.append((os.path.relpath(f, root), os.path.abspath(f)))
-    if not files:
-        raise ConfigError(f"sources[{i}].paths: no input file of a supported type")
-    return files

@@ -1,0 +1,177 @@
+"""A source's `paths` -> its input files, and the rule that a run never reads a run's output.
+
+Each entry of `paths` is a file, a folder (read file by file, recursively) or a glob pattern
+(`**` for any depth), relative to the config file. Two guards keep outputs out of the inputs:
+
+- the config's own output folder may not overlap a source: inside a source folder, equal to a
+  source path, containing one, or reachable by a source's pattern, all with symlinks resolved.
+  This is refused when the config loads, before any work, in one line naming both;
+- a folder holding a run's output (a gristmill `manifest.json`, `_work/` or the run lock) found
+  while walking a folder or matching a pattern is passed over, with everything under it. A source
+  that names such a folder or file itself (no wildcard) reads it: that is on purpose.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from pathlib import Path
+
+from gristmill.pipeline.output.layout import LOCK, WORK
+from gristmill.pipeline.output.manifest import MANIFEST
+from gristmill.stages.errors import GristmillError
+from gristmill.stages.read.sources import SUPPORTED_SUFFIXES
+
+WILDCARDS = re.compile(r"[*?\[]")
+# what a run's output folder holds, for asking whether a pattern reaches into one
+LAYOUT_SAMPLES = (
+    MANIFEST,
+    "report.html",
+    "tokens/s/00000.docs.parquet",
+    "tokens/s/00000.bin",
+    "rejected/input/00000.jsonl.zst",
+    "rejected/s/00000.summary.json",
+    "mixes/m/00000.docs.parquet",
+    f"{WORK}/k/p/x.json",
+)
+
+
+class SourceError(GristmillError):
+    pass
+
+
+def expand(root: Path, i: int, paths: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """(display path, absolute path) of every file of source `i`, sorted, each path checked;
+    and the run output folders passed over (display paths)."""
+    files: list[tuple[str, str]] = []
+    skipped: list[str] = []
+    for j, pattern in enumerate(paths):
+        where = f"sources[{i}].paths[{j}]"
+        named = not WILDCARDS.search(pattern)  # a path given as it is: read, whatever it holds
+        matched = sorted(glob.glob(str(root / pattern), recursive=True))
+        if not matched:
+            raise SourceError(f"{where}: no file matches {pattern!r}")
+        for m in matched:
+            if not named and (layout := _layout_above(Path(m), _base(root, pattern))):
+                skipped.append(os.path.relpath(layout, root))
+                continue
+            for f in _files(Path(m), named, skipped, root):
+                if not f.endswith(SUPPORTED_SUFFIXES):
+                    if Path(m).is_dir():
+                        continue  # files of other kinds in a source folder are not input
+                    allowed = ", ".join(SUPPORTED_SUFFIXES)
+                    raise SourceError(f"{where}: unsupported file type {f!r}; supported: {allowed}")
+                files.append((os.path.relpath(f, root), os.path.abspath(f)))
+    if not files:
+        raise SourceError(f"sources[{i}].paths: no input file of a supported type")
+    return files, sorted(set(skipped))
+
+
+def _files(m: Path, named: bool, skipped: list[str], root: Path) -> list[str]:
+    """A matched path's files: itself, or a folder's files below it (a folder named like a
+    data file, `x.jsonl/`, is passed on as one: the reader rejects it with its reason)."""
+    if not m.is_dir() or str(m).endswith(SUPPORTED_SUFFIXES):
+        return [str(m)]
+    out = []
+    for folder, dirs, names in os.walk(m):
+        here = Path(folder)
+        if (not named or here != m) and is_run_output(here):
+            skipped.append(os.path.relpath(here, root))
+            dirs[:] = []
+            continue
+        dirs.sort()
+        out += [str(here / n) for n in names if (here / n).is_file()]
+    return sorted(out)
+
+
+def is_run_output(folder: Path) -> bool:
+    """A folder a gristmill run writes: its `_work/`, its lock, or its manifest."""
+    if folder.name == WORK or (folder / WORK).is_dir() or (folder / LOCK).exists():
+        return True
+    try:
+        with open(folder / MANIFEST, "rb") as fh:
+            return b'"gristmill_version"' in fh.read(256)
+    except OSError:
+        return False
+
+
+def _layout_above(path: Path, base: Path) -> Path | None:
+    """The run output folder that holds `path`, below the pattern's fixed part, if any."""
+    for folder in [path, *path.parents]:
+        if folder == base or base not in folder.parents:
+            return None
+        if is_run_output(folder):
+            return folder
+    return None
+
+
+def _base(root: Path, pattern: str) -> Path:
+    """The part of a pattern before its first wildcard: a folder every match lies in."""
+    fixed = []
+    for part in Path(pattern).parts:
+        if WILDCARDS.search(part):
+            break
+        fixed.append(part)
+    return root.joinpath(*fixed)
+
+
+def check_overlap(root: Path, output: Path, sources) -> None:
+    """Refuse an output folder that a source reads, or that holds a source (symlinks resolved)."""
+    out = Path(os.path.realpath(output))
+    for i, src in enumerate(sources):
+        for j, pattern in enumerate(src.paths):
+            how = _overlap(root, pattern, out)
+            if how:
+                raise SourceError(
+                    f"output {output} {how} sources[{i}].paths[{j}] ({pattern}): a run would "
+                    "read its own output; put the output folder outside every source"
+                )
+
+
+def _overlap(root: Path, pattern: str, out: Path) -> str | None:
+    if not WILDCARDS.search(pattern):
+        path = Path(os.path.realpath(root / pattern))
+        if path == out:
+            return "is"
+        if path in out.parents:
+            return "is inside"
+        if out in path.parents:
+            return "holds"
+        return None
+    base = Path(os.path.realpath(_base(root, pattern)))
+    if base == out or out in base.parents:
+        return "holds"
+    tail = os.path.relpath(root / pattern, _base(root, pattern))
+    rx = _glob_regex(str(base / tail))
+    candidates = [out, *out.parents, *(out / s for s in LAYOUT_SAMPLES)]
+    if any(rx.fullmatch(str(c)) for c in candidates if base in c.parents):
+        return "is reached by"
+    return None
+
+
+def _glob_regex(pattern: str) -> re.Pattern:
+    """glob's pattern (recursive: `**` is any number of folders) as a regular expression."""
+    out = []
+    parts = pattern.split("/")
+    for k, part in enumerate(parts):
+        last = k == len(parts) - 1
+        if part == "**":
+            out.append(".*" if last else "(?:[^/]+/)*")
+            continue
+        rx, n = "", 0
+        while n < len(part):
+            c = part[n]
+            if c == "*":
+                rx += "[^/]*"
+            elif c == "?":
+                rx += "[^/]"
+            elif c == "[" and (close := part.find("]", n + 2)) != -1:
+                body = part[n + 1 : close]
+                rx += "[" + ("^" + body[1:] if body.startswith("!") else body) + "]"
+                n = close
+            else:
+                rx += re.escape(c)
+            n += 1
+        out.append(rx + ("" if last else "/"))
+    return re.compile("".join(out))

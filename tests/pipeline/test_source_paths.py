@@ -1,0 +1,121 @@
+"""A run never reads a run's output: an output folder that overlaps a source is refused when
+the config loads (inside, equal, holding, reached by a pattern, through a symlink), and a run's
+output folder met while walking a source folder or matching a pattern is passed over, unless a
+source names it itself."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from gristmill.pipeline.cli.main import cli
+from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.source_paths import is_run_output
+from tests.conftest import minimal_config, write_jsonl
+
+TAIL = "a run would read its own output; put the output folder outside every source"
+
+
+def config(write_config, output: str, *paths: str):
+    return write_config(
+        minimal_config() | {"output": output, "sources": [{"name": "web", "paths": list(paths)}]}
+    )
+
+
+def refusal(path) -> str:
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("output", "paths", "how", "named"),
+    [
+        ("data/out", ["data"], "is inside", "data"),  # the issue's `sources: [{paths: [data]}]`
+        ("data", ["data"], "is", "data"),
+        ("data/web.jsonl", ["data/web.jsonl"], "is", "data/web.jsonl"),
+        (".", ["data/web.jsonl"], "holds", "data/web.jsonl"),
+        ("data", ["data/*.jsonl"], "holds", "data/*.jsonl"),
+        ("out", ["*"], "is reached by", "*"),
+        ("runs/a/out", ["**/*.jsonl.zst"], "is reached by", "**/*.jsonl.zst"),
+    ],
+)
+def test_an_output_overlapping_a_source_is_refused_naming_both(
+    write_config, tmp_path, output, paths, how, named
+):
+    path = config(write_config, output, *paths)
+    at = tmp_path / output if output != "." else tmp_path
+    assert refusal(path) == (
+        f"{path}: output {tmp_path / output} {how} sources[0].paths[0] ({named}): {TAIL}"
+    )
+    assert not (at / "_work").exists()
+
+
+def test_the_overlap_is_seen_through_a_symlink(write_config, tmp_path):
+    (tmp_path / "link").symlink_to(tmp_path / "data", target_is_directory=True)
+    path = config(write_config, "data/out", "link")
+    assert refusal(path).endswith(f"data/out is inside sources[0].paths[0] (link): {TAIL}")
+    path = config(write_config, "link/out", "data")
+    assert refusal(path).endswith(f"link/out is inside sources[0].paths[0] (data): {TAIL}")
+
+
+def test_outputs_beside_the_sources_are_fine(write_config, tmp_path):
+    write_jsonl(tmp_path / "data" / "more.jsonl", [{"text": "More text."}])
+    cfg = load_config(config(write_config, "data_out", "data/*.jsonl"))  # a name, not a folder
+    assert [d for d, _ in cfg.inputs[0]] == ["data/more.jsonl", "data/web.jsonl"]
+    cfg = load_config(config(write_config, "data/out", "data/*.jsonl"))  # * stays in data/
+    assert len(cfg.inputs[0]) == 2 and cfg.passed_over == []
+
+
+def old_run(folder, marker: str = "manifest"):
+    """What a finished run leaves: outputs with input-like names, and its marker."""
+    write_jsonl(folder / "rejected" / "input" / "00000.jsonl", [{"text": "a reject"}])
+    (folder / "tokens" / "web").mkdir(parents=True)
+    (folder / "tokens" / "web" / "00000.docs.parquet").write_bytes(b"PAR1")
+    if marker == "manifest":
+        (folder / "manifest.json").write_text('{\n  "gristmill_version": "0.1.0"\n}\n')
+    elif marker == "work":
+        (folder / "_work" / "k").mkdir(parents=True)
+    else:
+        (folder / ".gristmill.lock").write_text("pid 1\n")
+    return folder
+
+
+@pytest.mark.parametrize("marker", ["manifest", "work", "lock"])
+def test_a_run_output_inside_a_source_folder_is_passed_over(write_config, tmp_path, marker):
+    old_run(tmp_path / "data" / "old", marker)
+    write_jsonl(tmp_path / "data" / "sub" / "b.jsonl", [{"text": "Kept as input."}])
+    cfg = load_config(config(write_config, "out", "data"))
+    assert [d for d, _ in cfg.inputs[0]] == ["data/sub/b.jsonl", "data/web.jsonl"]
+    assert cfg.passed_over == ["data/old"]
+    cfg = load_config(config(write_config, "out", "data/**/*.jsonl"))  # a pattern: the same
+    assert [d for d, _ in cfg.inputs[0]] == ["data/sub/b.jsonl", "data/web.jsonl"]
+    assert cfg.passed_over == ["data/old"]
+
+
+def test_a_run_output_named_on_purpose_is_read(write_config, tmp_path):
+    old_run(tmp_path / "old")
+    (tmp_path / "old" / "_work" / "k").mkdir(parents=True)
+    write_jsonl(tmp_path / "old" / "_work" / "k" / "state.json", [{"text": "never input"}])
+    cfg = load_config(config(write_config, "out", "old/rejected/input/00000.jsonl"))
+    assert [d for d, _ in cfg.inputs[0]] == ["old/rejected/input/00000.jsonl"]
+    cfg = load_config(config(write_config, "out", "old"))  # the folder itself: its files
+    shown = [d for d, _ in cfg.inputs[0]]
+    assert (
+        "old/rejected/input/00000.jsonl" in shown and "old/tokens/web/00000.docs.parquet" in shown
+    )
+    assert cfg.passed_over == ["old/_work"]  # the resume state is never input
+
+
+def test_a_plain_data_folder_is_not_a_run_output(tmp_path):
+    (tmp_path / "manifest.json").write_text('{"files": ["a.jsonl"]}')  # someone else's manifest
+    assert not is_run_output(tmp_path)
+    (tmp_path / "manifest.json").write_text('{\n  "gristmill_version": "0.1.0"\n}')
+    assert is_run_output(tmp_path)
+
+
+def test_run_refuses_before_any_work(write_config, tmp_path):
+    path = config(write_config, "data/out", "data")
+    result = CliRunner().invoke(cli, ["run", str(path)])
+    assert result.exit_code != 0 and isinstance(result.exception, ConfigError)
+    assert not (tmp_path / "data" / "out").exists()
