@@ -45,7 +45,7 @@ class StageConfig(StrictModel):
 
 
 class RayConfig(StrictModel):
-    """`executor: ray` (pipeline/run/cluster.py)."""
+    """`executor: ray` (pipeline/run/executors/ray.py)."""
 
     address: str | None = None  # an existing cluster (`auto`, `ray://head:10001`); none: local
     num_cpus: int | None = Field(None, ge=1)  # CPUs of a local Ray (default: `workers`)
@@ -54,7 +54,7 @@ class RayConfig(StrictModel):
 
 
 class SlurmConfig(StrictModel):
-    """`executor: slurm`: one sbatch job array per phase (pipeline/run/cluster.py)."""
+    """`executor: slurm`: one sbatch job array per phase (pipeline/run/executors/slurm.py)."""
 
     partition: str
     time: str = "24:00:00"  # per array task
