@@ -124,6 +124,22 @@ def check_pii(kept, dropped):
     assert all(kept[i]["text"] == TEXT[i] for i in ("en", "en-near", "html"))
 
 
+# a benchmark sharing a sentence with EN (13+ words, in another case) and a short item (12
+# characters: matched whole) with the Chinese record
+BENCH = [
+    {"question": "EVERY AUTUMN THE FARMERS BROUGHT THEIR HARVEST DOWN THE NARROW ROAD, AND THE"},
+    {"text": "明天下午三点在会议室开会"},
+]
+
+
+def check_decontaminate(kept, dropped):
+    contaminated = {"en", "en-near", "en-upper", "zh", "html"}
+    assert {i: r["reason"] for i, r in dropped.items()} == dict.fromkeys(
+        contaminated, "contaminated"
+    )
+    assert all(r["metadata"]["contaminated_by"] == ["bench"] for r in dropped.values())
+
+
 def check_tokenize(kept, dropped):
     assert not dropped
     assert all(r["metadata"]["n_tokens"] > 0 for r in kept.values())
@@ -140,6 +156,7 @@ STAGE_CHECKS = {
     "quality": check_quality,
     "safety": check_safety,
     "pii": check_pii,
+    "decontaminate": check_decontaminate,
     "tokenize": check_tokenize,
 }
 
@@ -154,6 +171,9 @@ def test_apply_on_plain_records(tmp_path, stage):
     inp = write_jsonl(tmp_path / "in.jsonl", RECORDS)
     out, rej = tmp_path / "out.jsonl", tmp_path / "rejected.jsonl"
     args = ["apply", stage, "-i", str(inp), "-o", str(out), "--rejected", str(rej)]
+    if stage == "decontaminate":  # the one stage with a required setting
+        bench = write_jsonl(tmp_path / "bench.jsonl", BENCH)
+        args += ["--set", f"benchmarks=[{bench}]"]
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     kept = {r["id"]: r for r in read_records(out)}
