@@ -69,7 +69,9 @@ def langid(texts: list[str]) -> list[str]:
     return [d.metadata["language"] for d in docs]
 
 
-def _cache_key(corpus: Path, limit: int | None) -> str:
+def signals_key(corpus: Path, limit: int | None = None) -> str:
+    """A key of what signals depend on: the corpus file, the signal and langid code, and every
+    language profile's fields that signals read."""
     from gristmill.stages.quality.languages import CHAR_UNITS, known_languages, profile
 
     h = hashlib.sha1(f"{limit} {CHAR_UNITS.pattern}".encode())
@@ -95,7 +97,7 @@ def pages(corpus: Path, limit: int | None = None) -> list[dict]:
     from gristmill.stages.quality.languages import profile
     from gristmill.stages.quality.signals import compute_signals
 
-    cached = CACHE / f"quality_pages-{_cache_key(corpus, limit)}.jsonl.zst"
+    cached = CACHE / f"quality_pages-{signals_key(corpus, limit)}.jsonl.zst"
     if cached.is_file():
         with open_binary(cached) as fh:
             return [orjson.loads(line) for line in fh]
