@@ -104,18 +104,27 @@ def verify(out: str) -> None:
 
 @cli.command()
 @click.argument("out", type=click.Path(file_okay=False))
-@click.option("--doc", "doc_id", help="Show this document's tokens, decoded.")
+@click.option("--doc", "doc_id", help="Where this document went: kept (tokens) or dropped (why).")
+@click.option("--rejected", "stage", metavar="STAGE", help="Show a few documents STAGE dropped.")
+@click.option("--reason", help="With --rejected: only those dropped for this reason.")
+@click.option("--limit", type=int, default=5, show_default=True, help="With --rejected.")
 @click.option("--token", "token", metavar="SHARD:OFFSET", help="Which document holds this token.")
-def inspect(out: str, doc_id: str | None, token: str | None) -> None:
-    """Counts per source and stage of the run in OUT; --doc ID looks one document up;
+def inspect(out, doc_id, stage, reason, limit, token) -> None:
+    """Counts per source and stage of the run in OUT; --doc ID finds one document, kept (its
+    shard and tokens, decoded) or dropped (stage, reason, duplicate_of, rejected file and line);
+    --rejected STAGE [--reason R] shows a few of STAGE's rejects (`input`: malformed lines);
     --token SHARD:OFFSET (e.g. tokens/web/00000:1234 or mixes/default/00000:0) names the
     document, source and origin of a token."""
-    from gristmill.pipeline.output.inspect import describe_doc, describe_run, describe_token
+    from gristmill.pipeline.output import inspect as ins
 
+    if reason and not stage:
+        raise click.UsageError("--reason goes with --rejected STAGE")
     if token:
-        lines = describe_token(out, token)
+        lines = ins.describe_token(out, token)
+    elif stage:
+        lines = ins.describe_rejected(out, stage, reason, limit)
     else:
-        lines = describe_doc(out, doc_id) if doc_id else describe_run(out)
+        lines = ins.describe_doc(out, doc_id) if doc_id else ins.describe_run(out)
     for line in lines:
         click.echo(line)
 

@@ -1,4 +1,7 @@
-"""`gristmill inspect OUT`: counts per source and stage; `--doc ID`: one document's tokens."""
+"""`gristmill inspect OUT`: counts per source and stage; `--doc ID`: where one document went
+(its shard and tokens if kept; the stage, reason, survivor and rejected file and line if
+dropped; the malformed line if it never parsed); `--rejected STAGE`: a few of a stage's rejects;
+`--token SHARD:OFFSET`: the document a token belongs to."""
 
 from __future__ import annotations
 
@@ -6,12 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import orjson
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import SEGMENTS
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.docio import open_binary
 from gristmill.stages.formats.shards import ShardReader
 from gristmill.stages.tokenize import reload_tokenizer
 
@@ -36,8 +41,105 @@ def describe_run(out: str | Path) -> Iterator[str]:
 
 
 def describe_doc(out: str | Path, doc_id: str) -> Iterator[str]:
+    """Where the document went: kept (its shard and tokens), dropped (by which stage, why, a
+    duplicate of which survivor, in which rejected file and line), or never read (a malformed
+    input line holding its id)."""
     out = Path(out)
     m = _load(out)
+    kept = _kept(out, m, doc_id)
+    if kept is not None:
+        yield from kept
+        return
+    for path, line, rec in _rejects(out, m, needle=orjson.dumps(doc_id)):
+        if rec.get("id") == doc_id:
+            yield from _dropped(out, path, line, rec)
+            return
+    needle = f'"{doc_id}"'
+    for path, line, rec in _rejects(out, m, stage="input", needle=doc_id.encode()):
+        if needle in str(rec.get("raw", "")):
+            yield f"{doc_id}: never read: a malformed input line holds it ({rec.get('reason')})"
+            yield f"input: {rec.get('file')} line {rec.get('line', rec.get('offset'))}"
+            yield f"rejected: {path.relative_to(out)} line {line}"
+            return
+    raise GristmillError(
+        f"{doc_id}: no such document in {out / 'tokens'} nor in {out / 'rejected'} "
+        "(kept ids are in the shards' .docs.parquet, dropped ones in rejected/<stage>/)"
+    )
+
+
+def describe_rejected(
+    out: str | Path, stage: str, reason: str | None = None, limit: int = 5
+) -> Iterator[str]:
+    """The first `limit` documents `stage` dropped (for `reason`, if given), one block each."""
+    out = Path(out)
+    m = _load(out)
+    stages = sorted({Path(r["path"]).parent.name for r in m["rejected"]})
+    if stage not in stages:
+        raise GristmillError(
+            f"--rejected {stage}: no rejects of that stage in {out / 'rejected'}; "
+            f"stages with rejects: {', '.join(stages) or 'none'}"
+        )
+    reasons = m["stages"].get(stage, {}).get("dropped", {})  # reason -> documents dropped
+    if reason is not None and reason not in reasons:
+        raise GristmillError(
+            f"--reason {reason}: {stage} dropped nothing for it; its reasons: "
+            + ", ".join(f"{k} ({v:,})" for k, v in sorted(reasons.items()))
+        )
+    shown, block = 0, _bad if stage == "input" else _dropped
+    for path, line, rec in _rejects(out, m, stage=stage):
+        if reason is not None and rec.get("reason") != reason:
+            continue
+        if shown:
+            yield ""
+        yield from block(out, path, line, rec)
+        shown += 1
+        if shown == limit:
+            break
+    total = reasons.get(reason, 0) if reason else sum(reasons.values())
+    yield f"({shown} of {total:,} shown{'; --limit N for more' if shown < total else ''})"
+
+
+def _rejects(
+    out: Path, m: dict, stage: str | None = None, needle: bytes = b""
+) -> Iterator[tuple[Path, int, dict]]:
+    """(file, line number from 1, record) of the rejected records, in the manifest's order:
+    of one stage, or of every stage but `input`; only lines holding `needle` are parsed."""
+    for entry in m["rejected"]:
+        path = out / entry["path"]
+        wanted = path.parent.name == stage if stage else path.parent.name != "input"
+        if not wanted:
+            continue
+        with open_binary(path) as fh:
+            for line, raw in enumerate(fh, start=1):
+                if needle in raw:
+                    yield path, line, orjson.loads(raw)
+
+
+def _dropped(out: Path, path: Path, line: int, rec: dict) -> Iterator[str]:
+    meta = rec.get("metadata") or {}
+    survivor = meta.get("duplicate_of")
+    why = f"{rec.get('reason')}" + (f", a duplicate of {survivor}" if survivor else "")
+    yield f"{rec.get('id')}: dropped by {path.parent.name} ({why})"
+    yield f"rejected: {path.relative_to(out)} line {line}"
+    yield f"source: {meta.get('source')}, {meta.get('origin')}" + (
+        f", {meta['url']}" if meta.get("url") else ""
+    )
+    yield "text: " + _excerpt(str(rec.get("text", "")))
+
+
+def _bad(out: Path, path: Path, line: int, rec: dict) -> Iterator[str]:
+    where = rec.get("line", rec.get("offset"))
+    yield f"{rec.get('file')} line {where}: {rec.get('reason')} ({rec.get('detail', '')})"
+    yield f"rejected: {path.relative_to(out)} line {line}"
+    yield "raw: " + _excerpt(str(rec.get("raw", "")))
+
+
+def _excerpt(text: str, n: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= n else flat[:n] + " ..."
+
+
+def _kept(out: Path, m: dict, doc_id: str) -> list[str] | None:
     for shard in m["shards"]:
         reader = ShardReader(out / shard["prefix"])
         side = reader.sidecar()
@@ -49,12 +151,13 @@ def describe_doc(out: str | Path, doc_id: str) -> Iterator[str]:
         tokens = reader.doc(i).tolist()
         tok = _tokenizer(out, m)
         start, n = row["token_start"], row["n_tokens"]
-        yield f"{doc_id}: {shard['prefix']} document {i}, {row['source']}, {row['origin']}"
-        yield f"tokens {start}..{start + n} ({n})"
-        yield f"ids: {tokens[:64]}{' ...' if len(tokens) > 64 else ''}"
-        yield "text: " + tok.decode(tokens, skip_special_tokens=False)
-        return
-    raise GristmillError(f"{doc_id}: no such document in {out / 'tokens'}")
+        return [
+            f"{doc_id}: {shard['prefix']} document {i}, {row['source']}, {row['origin']}",
+            f"tokens {start}..{start + n} ({n})",
+            f"ids: {tokens[:64]}{' ...' if len(tokens) > 64 else ''}",
+            "text: " + tok.decode(tokens, skip_special_tokens=False),
+        ]
+    return None
 
 
 def describe_token(out: str | Path, spec: str) -> Iterator[str]:
