@@ -10,7 +10,7 @@ import pytest
 from gristmill.stages.read.records import BadRecord, Skipped
 from gristmill.stages.read.warc import warc_records
 
-CRAWL = Path(__file__).resolve().parents[2] / "sample_data" / "crawl"
+CRAWL = Path(__file__).resolve().parents[3] / "sample_data" / "crawl"
 LABELS = list(csv.DictReader((CRAWL / "labels.tsv").open(encoding="utf-8"), delimiter="\t"))
 FILES = sorted({row["file"] for row in LABELS})
 
