@@ -125,12 +125,13 @@ def real_text(n: int, show: int) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--parts", default="all", help="comma-separated parts, or all")
+    ap.add_argument("--parts", default="all", help="comma-separated parts, all, or none ('')")
     ap.add_argument("--docs", type=int, default=2000, help="documents of real text (2000; 0: none)")
     ap.add_argument("--show", type=int, default=5, help="real-text finds to print per finder")
     args = ap.parse_args(argv)
-    parts = PARTS if args.parts == "all" else tuple(args.parts.split(","))
-    print("\n".join(parts_table(parts)))
+    parts = PARTS if args.parts == "all" else tuple(p for p in args.parts.split(",") if p)
+    if parts:
+        print("\n".join(parts_table(parts)))
     if args.docs:
         print("\n".join(real_text(args.docs, args.show)))
     return 0
