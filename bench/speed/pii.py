@@ -10,7 +10,7 @@ documents is a reader's job and is not timed (fresh copies for every pass, made 
 
 The machine is shared and noisy, so the two are measured in alternating order over several
 repetitions, the ratio is given for the best and for the median times, and the times are CPU
-seconds of this process (`time.process_time`): MB/s per core. Goal (issue 16): at least as
+seconds of this process (`time.process_time`): MB/s per core. Goal: at least as
 fast as `PIIFormatter` while doing all types (2x hoped for).
 
 What the phone library costs: one more stage pass with every library lookup timed on its own
