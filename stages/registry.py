@@ -4,14 +4,11 @@ name that may change behaviour gets a new versioned name (`quality_v2`), so old 
 meaning what they meant.
 
 A stage's module is imported when the stage is first asked for, not with this one: a run imports
-only the stages its config lists, and each import's CPU-seconds are kept (`import_cpu`): a
-stage's module builds its own tables and patterns as it is imported (PII's about 0.14 CPU-s),
-which is the stage's cost, and the run reports it with the stage's other warm-up."""
+only the stages its config lists."""
 
 from __future__ import annotations
 
 import importlib
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
@@ -35,9 +32,6 @@ _ORDER: tuple[tuple[str, str], ...] = (  # (name, module:class)
 )
 # the stages a run starts with even when its config does not list them (`position = FIRST`)
 IMPLICIT_FIRST_NAMES: tuple[str, ...] = ("provenance",)
-# CPU-seconds each stage's module took to import in this process (absent: not imported by
-# `get_stage`)
-import_cpu: dict[str, float] = {}
 
 
 class _Stages(Mapping):
@@ -49,10 +43,7 @@ class _Stages(Mapping):
     def __getitem__(self, name: str) -> StageClass:
         if name not in self._classes:
             module, attr = self._where[name].split(":")
-            start = time.process_time()
-            cls = getattr(importlib.import_module(module), attr)
-            import_cpu[name] = time.process_time() - start
-            self._classes[name] = cls
+            self._classes[name] = getattr(importlib.import_module(module), attr)
         return self._classes[name]
 
     def __iter__(self) -> Iterator[str]:

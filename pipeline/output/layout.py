@@ -14,6 +14,7 @@ from pathlib import Path
 from gristmill.stages.errors import GristmillError
 
 LOCK = ".gristmill.lock"
+WORK = "_work"  # the runs' phases: `_work/<run key>/<phase>/` (markers, stats, logs, meters)
 REPORT = "report.html"  # written after a run by pipeline/report (the runner only clears it)
 SEGMENTS = ".segments.parquet"  # beside a mix shard: which documents each sample came from
 
@@ -40,7 +41,7 @@ def output_lock(out: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-OWNED = ("tokens", "rejected", "mixes", "_work", "manifest.json", "report.html")
+OWNED = ("tokens", "rejected", "mixes", WORK, "manifest.json", REPORT)
 
 
 def check_inside(out: Path) -> None:

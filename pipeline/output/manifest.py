@@ -67,8 +67,7 @@ def stage_counts(phase_dirs: list[Path]) -> dict[str, dict]:
 
 def shard_entries(out: Path) -> list[dict]:
     # numpy and pyarrow, imported here only: a run's stages import them (pack's preload), and
-    # the run process's own code needs them for nothing else (`timing.cpu` counts their imports
-    # in the stages' `warm_cpu_s`)
+    # the run process's own code needs them for nothing else
     from gristmill.stages.formats.shards import ShardReader
 
     entries = []

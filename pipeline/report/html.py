@@ -362,12 +362,12 @@ def _cpu(data: dict) -> str:
         return _note("no CPU figures in the manifest (a run of an earlier version)")
     total = max(cpu["tasks_cpu_s"], 1e-9)
     stages = _table(
-        ["stage or step", "CPU s", "wall s", "share of tasks' CPU", "warm-up CPU s"],
+        ["stage or step", "CPU s", "wall s", "share of tasks' CPU"],
         [
-            [n, s["cpu_s"], s["wall_s"], f"{s['cpu_s'] / total:.1%}", s.get("warm_cpu_s", "")]
+            [n, s["cpu_s"], s["wall_s"], f"{s['cpu_s'] / total:.1%}"]
             for n, s in cpu["stages"].items()
         ],
-        {1, 2, 3, 4},
+        {1, 2, 3},
     )
     phases = _table(
         ["phase", "tasks", "CPU s", "task seconds", "peak RSS MB"],
@@ -379,9 +379,8 @@ def _cpu(data: dict) -> str:
     )
     note = _note(
         f"tasks {cpu['tasks_cpu_s']:,.1f} CPU-s, of which the stages' own code "
-        f"{cpu['stages_cpu_s']:,.1f}; the run process {cpu['run_process_cpu_s']:,.1f}, of which "
-        f"{cpu.get('warm_cpu_s', 0):,.1f} loading the stages' models and kernels before the "
-        "workers were forked (`warm_cpu_s` per stage in the manifest). Steps "
+        f"{cpu['stages_cpu_s']:,.1f}; the run process {cpu['run_process_cpu_s']:,.1f} (loading "
+        "the config and the stages, planning, and what the workers inherit). Steps "
         "named _* are plumbing (progress, work files); `input` is reading. A worker's start-up "
         "is in no task: bench/speed/peer.py measures a whole run from outside"
     )

@@ -1,5 +1,8 @@
 """Where a run's CPU goes: CPU-seconds, wall seconds and peak memory per task, phase and stage.
 
+The one place a run measures CPU (`CpuMeter`, an observer of the runner): the stages know
+nothing of it.
+
 Tasks run in other processes (the local pool's workers, Ray actors, Slurm jobs), and a worker
 may be a child of a forkserver, not of the run, whose `RUSAGE_CHILDREN` then never sees it, and
 a pool's workers are reaped only when the run ends. So every task counts itself: a `_meter`
@@ -25,6 +28,9 @@ from pathlib import Path
 import orjson
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
+
+from gristmill.pipeline.run.observe import RunObserver, RunState
+from gristmill.pipeline.run.phases import Phase, step_label
 
 METER = "meter"
 
@@ -69,7 +75,7 @@ class TaskClock:
         os.replace(tmp, path)
 
 
-class Meter(PipelineStep):
+class MeterStep(PipelineStep):
     """Pass-through step: CPU and wall seconds spent in its upstream (all steps before it)."""
 
     name, type = "_meter", "work"
@@ -100,18 +106,14 @@ class Meter(PipelineStep):
             clock.write(rank, cpu_now() - c_start, time.perf_counter() - w_start)
 
 
-def step_label(step: PipelineStep) -> str:
-    return str(getattr(step, "name", type(step).__name__))
-
-
-def meter(phases: list, work: Path) -> None:
-    """Put a meter after every step of every phase (after `instrument`, last of all)."""
+def meter(phases: list[Phase], work: Path) -> None:
+    """Put a meter after every step of every phase (after every other observer's steps)."""
     for phase in phases:
         names = [step_label(s) for s in phase.steps]
         clock = TaskClock(work / phase.name / METER, names)
         steps = []
         for i, step in enumerate(phase.steps):
-            steps += [step, Meter(clock, i, last=i == len(phase.steps) - 1)]
+            steps += [step, MeterStep(clock, i, last=i == len(phase.steps) - 1)]
         phase.steps = steps
 
 
@@ -151,12 +153,10 @@ def stage_key(step_name: str) -> str:
     )
 
 
-def run_figures(phase_dirs: list[Path], parent_cpu_s: float, warm_cpu: dict | None = None) -> dict:
+def run_figures(phase_dirs: list[Path], parent_cpu_s: float) -> dict:
     """The manifest's `timing.cpu`: per phase, per stage (summed over phases: a stage's map and
-    filter steps count under its name), the tasks' total and the run process's own CPU, and of
-    that, per stage, what its own code cost there (`warm_cpu`): its modules' import (their
-    tables and patterns), its preloads and warm-up before the workers were forked (a model, a
-    tokenizer, numba's compiled kernels), and its construction while the phases were planned."""
+    filter steps count under its name), the tasks' total, the stages' share of it, and the run
+    process's own CPU."""
     phases, stages = {}, {}
     total = 0.0
     for d in phase_dirs:
@@ -172,15 +172,40 @@ def run_figures(phase_dirs: list[Path], parent_cpu_s: float, warm_cpu: dict | No
             acc["cpu_s"] += s["cpu_s"]
             acc["wall_s"] += s["wall_s"]
     in_stages = sum(s["cpu_s"] for k, s in stages.items() if not k.startswith("_") and k != "input")
-    for name, cpu in (warm_cpu or {}).items():
-        stages.setdefault(name, {"cpu_s": 0.0, "wall_s": 0.0})["warm_cpu_s"] = cpu
     return _rounded(
         {
             "tasks_cpu_s": total,
             "run_process_cpu_s": parent_cpu_s,
             "stages_cpu_s": in_stages,
-            "warm_cpu_s": sum((warm_cpu or {}).values()),
             "phases": phases,
             "stages": dict(sorted(stages.items(), key=lambda kv: -kv[1]["cpu_s"])),
         }
     )
+
+
+class CpuMeter(RunObserver):
+    """The run's `timing`: each phase's seconds, the run's, and `timing.cpu` (`run_figures`).
+    Made when the run starts, before its config is loaded: the run process's CPU counts from
+    there."""
+
+    def __init__(self):
+        self.cpu_start = cpu_now()
+        self.phase_start = self.run_start = 0.0
+        self.seconds: dict[str, float] = {}
+
+    def on_run_start(self, run: RunState) -> None:
+        meter(run.phases, run.work)
+        self.run_start = time.perf_counter()
+
+    def on_phase_start(self, run: RunState, index: int, phase: Phase) -> None:
+        self.phase_start = time.perf_counter()
+
+    def on_phase_end(self, run: RunState, phase: Phase, failed: bool) -> None:
+        self.seconds[phase.name] = round(time.perf_counter() - self.phase_start, 3)
+
+    def on_run_end(self, run: RunState) -> None:
+        run.timing = {
+            "phases_seconds": self.seconds,
+            "total_seconds": round(time.perf_counter() - self.run_start, 3),
+            "cpu": run_figures([run.folder(p) for p in run.phases], cpu_now() - self.cpu_start),
+        }

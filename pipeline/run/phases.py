@@ -22,7 +22,6 @@ from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.run.config import LoadedConfig
-from gristmill.pipeline.run.meter import cpu_now, stage_key, step_label
 from gristmill.stages.base import Stage, StageContext, StageHooks, StageParams
 from gristmill.stages.formats.docio import (
     SCRATCH_ZSTD_LEVEL,
@@ -140,15 +139,12 @@ def compile_phases(
         return f"{len(phases) + 1:02d}-{what}"
 
     for cls, params in stages:
-        start = cpu_now()
         stage = cls(params, ctx)
         ctx = replace(ctx, **stage.provides())
         if not is_global(cls):
             steps.append(stage)
-            stage.setup_cpu_s = cpu_now() - start  # tokenize's: its tokenizer's identity
             continue
         map_step, reduces, filter_step = stage.map_step(), stage.reduce_steps(), stage.filter_step()
-        map_step.setup_cpu_s = cpu_now() - start  # MinHash's: choosing its bands and rows
         if len(steps) == 2 and isinstance(steps[0], ReadWork) and steps[1].replays_cheaply:
             # this phase only reads the documents back and filters them: the next phase reads
             # the same files and replays the filter, rather than this phase writing them again
@@ -169,13 +165,6 @@ def compile_phases(
     return phases, ctx
 
 
-def setup_cpu(phases: list[Phase]) -> dict[str, float]:
-    """Per stage, the CPU-s its construction took while the phases were compiled (its steps and
-    `provides()`), where it did work: the stage's own code. tokenize looks its tokenizer's
-    identity up (or builds it); MinHash chooses its bands and rows."""
-    out: dict[str, float] = {}
-    for step in (step for phase in phases for step in phase.steps):
-        if (cpu := getattr(step, "setup_cpu_s", 0.0)) >= 0.001:
-            key = stage_key(step_label(step))
-            out[key] = out.get(key, 0.0) + cpu
-    return out
+def step_label(step: PipelineStep) -> str:
+    """A step's name in stats, meters and logs."""
+    return str(getattr(step, "name", type(step).__name__))

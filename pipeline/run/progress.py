@@ -21,13 +21,16 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import orjson
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
+from gristmill.pipeline.output.manifest import MANIFEST
+from gristmill.pipeline.run.observe import RunObserver, RunState
+from gristmill.pipeline.run.phases import Phase
 from gristmill.stages.formats.atomic import write_bytes
 
 PROGRESS = "progress"
@@ -234,19 +237,72 @@ def summary_lines(manifest: dict, phases: dict[str, dict], cpu: dict | None = No
         peak = max((p["peak_rss_mb"] for p in phase_cpu.values()), default=0.0)
         yield (
             f"CPU: {cpu['tasks_cpu_s']:,.1f} s in tasks ({cpu['stages_cpu_s']:,.1f} s in stages), "
-            f"{cpu['run_process_cpu_s']:,.1f} s in the run process ({cpu.get('warm_cpu_s', 0):,.1f}"
-            f" s loading the stages' modules, models and kernels); "
+            f"{cpu['run_process_cpu_s']:,.1f} s in the run process; "
             f"peak RSS of a worker {peak:,.0f} MB"
         )
 
 
-def instrument(phases: list, work: Path) -> None:
-    """Add the `_progress` counter right after each phase's reader (a reduce phase carries no
-    documents: its bar counts tasks) and the report's `_tally` right before `pack`."""
-    from gristmill.pipeline.run.tally import TallyKept
+def output_lines(out: Path, manifest: dict) -> Iterator[str]:
+    """The bottom of the end-of-run screen (also of an up-to-date rerun's): what was kept and
+    where the outputs are."""
+    t = manifest["totals"]
+    docs, toks = t["docs"], t["tokens"]
+    yield (
+        f"kept {docs['real'] + docs['synthetic']:,} documents, "
+        f"{toks['real'] + toks['synthetic']:,} tokens "
+        f"(real {toks['real']:,}, synthetic {toks['synthetic']:,})"
+    )
+    yield f"token shards: {out / 'tokens'} ({len(manifest['shards'])} shards)"
+    yield f"manifest:     {out / MANIFEST}"
+    for report in manifest.get("reports", {}).values():
+        yield from report.get("summary", []) + report.get("warnings", [])
+    if manifest["rejected"]:
+        n = sum(s["seen"] - s["kept"] for s in manifest["stages"].values() if "seen" in s)
+        yield f"rejected:     {out / 'rejected'} ({n:,} documents with reasons)"
 
-    for phase in phases:
-        if len(phase.steps) > 1:
-            phase.steps.insert(1, CountProgress(work / phase.name / PROGRESS))
-    last = phases[-1].steps
-    last.insert(len(last) - 1, TallyKept(work))
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+class Progress(RunObserver):
+    """The `_progress` counters after each phase's reader (a reduce phase carries no documents:
+    its bar counts tasks), a monitor per phase, and the summary once the manifest is written."""
+
+    def __init__(self, echo: Callable[[str], None]):
+        self.echo = echo
+        self.expected: int | None = None  # documents the next phase reads, once known
+        self.seen: dict[str, dict] = {}
+        self.monitor: PhaseMonitor | None = None
+
+    def on_run_start(self, run: RunState) -> None:
+        for phase in run.phases:
+            if len(phase.steps) > 1:
+                phase.steps.insert(1, CountProgress(run.folder(phase) / PROGRESS))
+
+    def on_phase_start(self, run: RunState, index: int, phase: Phase) -> None:
+        label = (
+            f"[{index}/{len(run.phases)}] {phase.name}: {_count(phase.tasks, 'task')}, "
+            f"{_count(run.cfg.run.workers, 'worker')}"
+        )
+        moves_docs = any(isinstance(s, CountProgress) for s in phase.steps)
+        self.monitor = PhaseMonitor(
+            label, run.folder(phase), phase.tasks, self.expected, self.echo, counts_docs=moves_docs
+        )
+        self.monitor.__enter__()
+
+    def on_phase_end(self, run: RunState, phase: Phase, failed: bool) -> None:
+        mon, self.monitor = self.monitor, None
+        mon.__exit__(Exception if failed else None, None, None)
+        self.seen[phase.name] = {"seconds": mon.seconds, "docs": mon.docs, "chars": mon.chars}
+        if (n := docs_leaving(run.folder(phase))) is not None:
+            self.expected = n
+
+    def on_run_end(self, run: RunState) -> None:
+        lines = [
+            *summary_lines(run.manifest, self.seen, run.timing["cpu"]),
+            *output_lines(run.out, run.manifest),
+            *run.closing,
+        ]
+        for line in lines:
+            self.echo(line)

@@ -1,4 +1,6 @@
-"""`gristmill run`: plan the phases, run them, write the manifest.
+"""`gristmill run`: plan the phases and run them one after the other. What else a run does (the
+progress display, the report's tally, the CPU meter, the manifest) hangs off the phases as
+observers (pipeline/run/observe.py).
 
 Resuming: a phase's finished tasks are marked in `_work/<run key>/<phase>/completions/`; a rerun
 of the same config on the same inputs (the run key hashes both) skips them and, as every output
@@ -14,32 +16,24 @@ import functools
 import hashlib
 import shlex
 import shutil
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
 from gristmill.pipeline.output import manifest as mf
-from gristmill.pipeline.output.layout import REPORT, check_inside, output_lock
+from gristmill.pipeline.output.layout import REPORT, WORK, check_inside, output_lock
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_executor, load_config
-from gristmill.pipeline.run.executors import make_runner
-from gristmill.pipeline.run.meter import cpu_now, meter, run_figures
-from gristmill.pipeline.run.phases import plan_run, setup_cpu
-from gristmill.pipeline.run.progress import (
-    CountProgress,
-    PhaseMonitor,
-    completed_tasks,
-    docs_leaving,
-    instrument,
-    summary_lines,
-)
+from gristmill.pipeline.run.executors import PhaseRunner, make_runner
+from gristmill.pipeline.run.meter import CpuMeter
+from gristmill.pipeline.run.observe import RunObserver, RunState
+from gristmill.pipeline.run.phases import plan_run
+from gristmill.pipeline.run.progress import Progress, completed_tasks, output_lines
+from gristmill.pipeline.run.record import Record
+from gristmill.pipeline.run.tally import Tally
 from gristmill.pipeline.run.tasklog import quiet_parent_logs
-from gristmill.stages import registry
 from gristmill.stages.errors import GristmillError
 
-WORK = "_work"
 OUTPUT_DIRS = ("tokens", "rejected", "mixes")  # mixes are made from tokens/
 
 
@@ -128,10 +122,7 @@ def run(
 ) -> dict:
     """Runs CONFIG; `after(out)` runs once the outputs are complete (or up to date), and the lines
     it returns close the summary (the CLI writes the report there)."""
-    # the run process's CPU counts from here: loading the config imports its stages' modules,
-    # and planning builds them (tokenize's `provides()` may load a model); both are the
-    # stages' own
-    started = Started(cpu_now(), dict(registry.import_cpu))
+    cpu = CpuMeter()  # the run process's CPU counts from here, the config's loading included
     cfg = load_config(config_path)
     if executor:  # `run --executor`: the same run (its key leaves executors out)
         cfg.run = cfg.run.model_copy(update={"executor": executor})
@@ -141,34 +132,40 @@ def run(
             raise ConfigError(f"{config_path}: {e}") from None
     if dry_run and cfg.run.executor != "slurm":
         raise GristmillError("--dry-run: only with `executor: slurm` (it writes sbatch scripts)")
+    after = after or (lambda out: [])
     check_inside(cfg.output)
     with output_lock(cfg.output):
-        return _run(cfg, strict, echo, dry_run, after or (lambda out: []), started)
+        inputs = input_entries(cfg)
+        key = run_key(cfg.hash, inputs)
+        if _finished(cfg.output, key):
+            return _up_to_date(cfg.output, echo, after)
+        _open_work(cfg.output, key, echo)
+        phases, ctx = plan_run(cfg, cfg.output / WORK / key, strict)
+        state = RunState(cfg, key, inputs, phases, ctx)
+        # started in this order, ended in the reverse one (pipeline/run/observe.py)
+        observers = [Progress(echo), Record(after), Tally(), cpu]
+        for observer in observers:
+            observer.on_run_start(state)
+        if cfg.run.executor == "slurm" and not _all_done(phases, state.work):
+            return _submit(cfg, phases, state.work, strict, dry_run, echo)
+        run_phases(state, make_runner(cfg.run, phases), observers)
+        for observer in reversed(observers):
+            observer.on_run_end(state)
+        return state.manifest
 
 
-@dataclass(frozen=True)
-class Started:
-    cpu: float  # the run process's CPU-s when the run started
-    imported: dict[str, float]  # the stages whose modules were imported before it
+def _up_to_date(out: Path, echo, after) -> dict:
+    echo(f"up to date: {out / mf.MANIFEST} (same config and inputs; nothing to do)")
+    manifest = mf.load(out)
+    closing = [f"report:       {out / REPORT}"] if (out / REPORT).exists() else after(out)
+    for line in [*output_lines(out, manifest), *closing]:
+        echo(line)
+    return manifest
 
-    def stage_imports(self) -> dict[str, float]:
-        """CPU-s of the stages' module imports since the run started, per stage."""
-        return {k: v for k, v in registry.import_cpu.items() if k not in self.imported}
 
-
-def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after, started: Started) -> dict:
-    out = cfg.output
-    inputs = input_entries(cfg)
-    key = run_key(cfg.hash, inputs)
+def _open_work(out: Path, key: str, echo) -> None:
+    """`_work/<key>/`, resumed where it exists; else the outputs of another key cleared first."""
     work = out / WORK / key
-    if _finished(out, key):
-        echo(f"up to date: {out / mf.MANIFEST} (same config and inputs; nothing to do)")
-        manifest = mf.load(out)
-        _summary(out, out / mf.MANIFEST, manifest, echo)
-        closing = [f"report:       {out / REPORT}"] if (out / REPORT).exists() else after(out)
-        for line in closing:
-            echo(line)
-        return manifest
     if not work.exists():
         _clear(out, keep_key=None)  # a new key: start clean, never mix two runs' outputs
     else:
@@ -177,93 +174,25 @@ def _run(cfg: LoadedConfig, strict: bool, echo, dry_run: bool, after, started: S
     work.mkdir(parents=True, exist_ok=True)
     quiet_parent_logs(work / "run.log")
 
-    phases, ctx = plan_run(cfg, work, strict)
-    instrument(phases, work)  # progress counters and the report's tally
-    meter(phases, work)  # CPU, wall and memory per task and step
-    if cfg.run.executor == "slurm" and not _all_done(phases, work):
-        return _submit(cfg, phases, work, strict, dry_run, echo)
-    timing, seen, t_started, expected = {}, {}, time.time(), None
-    runner = make_runner(cfg.run, phases)  # every task of a phase ends before the next phase
+
+def run_phases(state: RunState, runner: PhaseRunner, observers: list[RunObserver]) -> None:
+    """The phases one after the other on `runner`: every task of a phase ends before the next
+    phase starts (its map writes the files its reduce reads)."""
     try:
-        for i, phase in enumerate(phases, start=1):
-            label = (
-                f"[{i}/{len(phases)}] {phase.name}: {_count(phase.tasks, 'task')}, "
-                f"{_count(cfg.run.workers, 'worker')}"
-            )
-            # a reduce phase (no progress counter: no documents) shows finished tasks
-            moves_docs = any(isinstance(s, CountProgress) for s in phase.steps)
-            watch = PhaseMonitor(
-                label, work / phase.name, phase.tasks, expected, echo, counts_docs=moves_docs
-            )
-            runner.prepare(phase, work / phase.name)  # before the monitor's thread starts
-            with watch as mon:
-                runner.run_phase(phase, work / phase.name)
-            timing[phase.name] = round(mon.seconds, 3)
-            seen[phase.name] = {"seconds": mon.seconds, "docs": mon.docs, "chars": mon.chars}
-            if (n := docs_leaving(work / phase.name)) is not None:
-                expected = n  # what the next phase with documents reads
+        for i, phase in enumerate(state.phases, start=1):
+            folder = state.folder(phase)
+            runner.prepare(phase, folder)  # before an observer starts a thread
+            for observer in observers:
+                observer.on_phase_start(state, i, phase)
+            failed = True
+            try:
+                runner.run_phase(phase, folder)
+                failed = False
+            finally:
+                for observer in reversed(observers):
+                    observer.on_phase_end(state, phase, failed)
     finally:
         runner.close()
-
-    # the stages' own CPU in this process: their modules' imports, their construction while
-    # planning, their preloads and warm-ups before the workers forked
-    warm = started.stage_imports()
-    runner_warm = getattr(runner, "warm_cpu", None) or {}
-    for stage, cpu in [*setup_cpu(phases).items(), *runner_warm.items()]:
-        warm[stage] = warm.get(stage, 0.0) + cpu
-    timing = {
-        "phases_seconds": timing,
-        "total_seconds": round(time.time() - t_started, 3),
-        "cpu": run_figures(
-            [work / p.name for p in phases],
-            cpu_now() - started.cpu,
-            warm,
-        ),
-    }
-    manifest = mf.build(
-        out,
-        cfg.resolved(),
-        cfg.hash,
-        inputs,
-        ctx.tokenizer.as_dict(),
-        [work / p.name for p in phases],
-        timing,
-    )
-    manifest["run_key"] = key
-    if reports := mf.stage_reports(work):
-        manifest["reports"] = reports
-    path = mf.write(out, manifest)
-    for scratch in [*work.glob("docs_*"), *work.glob("*/sigs"), *work.glob("*/drops")]:
-        shutil.rmtree(scratch, ignore_errors=True)  # intermediates; the markers and stats stay
-    closing = after(out)
-    for line in summary_lines(manifest, seen, timing["cpu"]):
-        echo(line)
-    _summary(out, path, manifest, echo)
-    for line in closing:
-        echo(line)
-    return manifest
-
-
-def _summary(out: Path, path: Path, manifest: dict, echo) -> None:
-    t = manifest["totals"]
-    docs, toks = t["docs"], t["tokens"]
-    echo(
-        f"kept {docs['real'] + docs['synthetic']:,} documents, "
-        f"{toks['real'] + toks['synthetic']:,} tokens "
-        f"(real {toks['real']:,}, synthetic {toks['synthetic']:,})"
-    )
-    echo(f"token shards: {out / 'tokens'} ({len(manifest['shards'])} shards)")
-    echo(f"manifest:     {path}")
-    for report in manifest.get("reports", {}).values():
-        for line in report.get("summary", []) + report.get("warnings", []):
-            echo(line)
-    if manifest["rejected"]:
-        n = sum(s["seen"] - s["kept"] for s in manifest["stages"].values() if "seen" in s)
-        echo(f"rejected:     {out / 'rejected'} ({n:,} documents with reasons)")
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _all_done(phases, work: Path) -> bool:

@@ -15,6 +15,7 @@ import orjson
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
+from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.stages.formats.atomic import write_bytes
 
 TALLY = "tally"
@@ -110,3 +111,11 @@ class TallyKept(PipelineStep):
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{rank:05d}.json"
         write_bytes(path, orjson.dumps(t))
+
+
+class Tally(RunObserver):
+    """Puts the `_tally` step right before `pack`, in the last phase."""
+
+    def on_run_start(self, run: RunState) -> None:
+        last = run.phases[-1].steps
+        last.insert(len(last) - 1, TallyKept(run.work))

@@ -16,7 +16,7 @@ from datatrove.pipeline.base import PipelineStep
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run.config import ConfigError, load_config
 from gristmill.pipeline.run.executors.local import LocalRunner
-from gristmill.pipeline.run.phases import Phase, plan_run, setup_cpu
+from gristmill.pipeline.run.phases import Phase, plan_run
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
@@ -264,7 +264,6 @@ def test_what_a_stage_warms_is_built_once_in_the_run_process_and_inherited(tmp_p
     assert [os.getpid()] == WARMED
     seen = {f.read_text() for f in tmp_path.glob("*.warm")}
     assert seen == {repr([os.getpid()])}  # every task's worker found it built
-    assert list(runner.warm_cpu) == [step.name] and runner.warm_cpu[step.name] >= 0
 
 
 def test_a_run_warms_its_langid_model_and_tokenizer(tmp_path):
@@ -278,48 +277,6 @@ def test_a_run_warms_its_langid_model_and_tokenizer(tmp_path):
         ("tokenize", True),
         ("pack", False),  # only its preload, the sidecar's parquet writer
     ]
-
-
-def test_loading_the_tokenizer_while_planning_counts_as_tokenizes_warm_up(
-    tmp_path, sample_local_run, monkeypatch
-):
-    from gristmill.pipeline.run.meter import cpu_now
-    from gristmill.stages.tokenize import Tokenize
-
-    provides = Tokenize.provides
-
-    def slow(self):
-        start = cpu_now()
-        while cpu_now() - start < 0.2:
-            pass
-        return provides(self)
-
-    monkeypatch.setattr(Tokenize, "provides", slow)
-    cfg = load_config(sample_config_at(tmp_path, stages=["langid", "quality", "tokenize", "pack"]))
-    setup = setup_cpu(plan_run(cfg, tmp_path / "work", strict=False)[0])
-    assert list(setup) == ["tokenize"] and setup["tokenize"] >= 0.2  # the only `provides()`
-    cpu = sample_local_run[1]["timing"]["cpu"]
-    # planning is inside the run process's figure, so its warm-ups fit in it
-    assert cpu["run_process_cpu_s"] >= cpu["warm_cpu_s"] >= cpu["stages"]["tokenize"]["warm_cpu_s"]
-
-
-def test_a_global_stage_built_while_planning_counts_its_cpu_under_its_name(tmp_path, monkeypatch):
-    from gristmill.pipeline.run.meter import cpu_now
-    from gristmill.stages.dedup.minhash.stage import MinHashDedup
-
-    reduce_steps = MinHashDedup.reduce_steps
-
-    def slow(self):  # as choosing the bands and rows while the map step is built
-        start = cpu_now()
-        while cpu_now() - start < 0.2:
-            pass
-        return reduce_steps(self)
-
-    monkeypatch.setattr(MinHashDedup, "reduce_steps", slow)
-    stages = ["quality", "minhash_dedup", "tokenize", "pack"]
-    cfg = load_config(sample_config_at(tmp_path, stages=stages))
-    setup = setup_cpu(plan_run(cfg, tmp_path / "work", strict=False)[0])
-    assert setup["minhash_dedup"] >= 0.2 and "quality" not in setup
 
 
 def test_task_logs_go_to_each_tasks_file_and_warnings_outside_tasks_to_stderr(tmp_path, capfd):

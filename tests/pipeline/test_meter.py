@@ -89,10 +89,7 @@ def test_each_step_gets_its_own_cpu_and_the_task_file_is_written(tmp_path):
     assert cpu["stages_cpu_s"] == round(
         cpu["stages"]["burn"]["cpu_s"] + cpu["stages"]["sink"]["cpu_s"], 3
     )  # the reader is not a stage
-    warm = run_figures([tmp_path / "01-x"], parent_cpu_s=0.5, warm_cpu={"burn": 0.25, "lid": 0.4})
-    assert warm["stages_cpu_s"] == cpu["stages_cpu_s"]  # the tasks' figures are the tasks'
-    assert warm["warm_cpu_s"] == 0.65 and warm["stages"]["burn"]["warm_cpu_s"] == 0.25
-    assert warm["stages"]["lid"] == {"cpu_s": 0.0, "wall_s": 0.0, "warm_cpu_s": 0.4}
+    assert cpu["run_process_cpu_s"] == 0.5
 
 
 def test_summary_shows_cpu_per_stage_and_phase():
@@ -102,7 +99,6 @@ def test_summary_shows_cpu_per_stage_and_phase():
         "tasks_cpu_s": 3.0,
         "stages_cpu_s": 2.5,
         "run_process_cpu_s": 0.25,
-        "warm_cpu_s": 0.125,
         "phases": {"01-x": {"cpu_s": 3.0, "peak_rss_mb": 120.0}},
         "stages": {"burn": {"cpu_s": 2.5}},
     }
@@ -111,7 +107,6 @@ def test_summary_shows_cpu_per_stage_and_phase():
     assert lines[1].split() == ["burn", "9", "9", "0", "2.5"]
     assert lines[3].split()[:3] == ["01-x", "2.0", "3.0"]
     assert lines[-1].startswith("CPU: 3.0 s in tasks (2.5 s in stages), 0.2 s in the run")
-    assert "(0.1 s loading the stages' modules, models and kernels)" in lines[-1]
 
 
 def test_report_section_lists_stages_and_phases():

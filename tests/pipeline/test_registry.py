@@ -28,20 +28,14 @@ modules = {n: where.split(":")[0] for n, where in registry._ORDER}
 before = sorted(n for n, m in modules.items() if m in sys.modules)
 manifest = run(sys.argv[1], echo=lambda s: None)
 after = sorted(n for n, m in modules.items() if m in sys.modules)
-print(orjson.dumps([before, after, registry.import_cpu, manifest["timing"]["cpu"]]).decode())
+print(orjson.dumps([before, after]).decode())
 """
 
 
-def test_a_run_imports_only_its_stages_and_counts_their_imports_as_theirs(tmp_path):
+def test_a_run_imports_only_its_stages(tmp_path):
     cfg = sample_config_at(tmp_path, stages=["quality", "tokenize", "pack"])
     out = subprocess.run([sys.executable, "-c", RUN, str(cfg)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    before, after, imported, cpu = orjson.loads(out.stdout.splitlines()[-1])
+    before, after = orjson.loads(out.stdout.splitlines()[-1])
     assert before == []  # the CLI and the runner import no stage
     assert after == ["pack", "provenance", "quality", "tokenize"]  # provenance: always first
-    assert sorted(imported) == after
-    # each import is in its stage's warm-up, and the warm-ups in the run process's figure
-    assert imported["quality"] > 0
-    for name, seconds in imported.items():
-        assert cpu["stages"][name]["warm_cpu_s"] >= round(seconds, 3) - 0.001
-    assert cpu["run_process_cpu_s"] >= cpu["warm_cpu_s"]

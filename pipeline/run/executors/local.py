@@ -6,7 +6,7 @@ the task's rank (`run_task`), `stats/<rank>.json` (datatrove's PipelineStats of 
 the marker `completions/<rank>`; the task's log lines go to `logs/task_<rank>.log`, and
 `stats.json` holds the merged stats of the tasks a call ran. Only the loop that hands the tasks
 to the workers is ours: it needs neither datatrove's executor modules nor fsspec, dill or
-asyncio, which a `gristmill run` process no longer imports (about 0.15 CPU-s a run).
+asyncio, so a local run imports none of them.
 """
 
 from __future__ import annotations
@@ -24,17 +24,17 @@ from datatrove.utils.stats import PipelineStats
 from loguru import logger
 
 from gristmill.pipeline.run.executors.base import PhaseRunner
-from gristmill.pipeline.run.meter import cpu_now, stage_key, step_label
-from gristmill.pipeline.run.phases import Phase
+from gristmill.pipeline.run.meter import stage_key
+from gristmill.pipeline.run.phases import Phase, step_label
 from gristmill.pipeline.run.tasklog import Folder, close_task_log, open_task_log
 from gristmill.stages.base import Stage
 from gristmill.stages.formats.atomic import write_text
 
 # What a task's worker imports to unpickle its steps: the runner's steps, the stages and their
-# libraries, about 2 CPU-s per worker. The workers of a local run are forked from a process
+# libraries. The workers of a local run are forked from a process
 # that imported them once (the run process itself, or a forkserver; see LocalRunner), so every
 # worker of every phase starts with them loaded. Each stage of the run adds its own `preload`
-# (its model library, numba's compiled code, the phone plans).
+# (its model library, numba's compiled code).
 WORKER_PRELOAD = [
     "gristmill.pipeline.run.executors.local",
     "gristmill.pipeline.run.phases",
@@ -134,15 +134,12 @@ class LocalRunner(PhaseRunner):
 
     The workers are forked from this process, which has imported the stages and their preloads
     once, and built what the stages `warm` (a model, an encoder): a forkserver would import them
-    all a second time (about 2 CPU-s a run), and each worker build them again. `warm_cpu`
-    records what each stage's preloads and warm-up cost here (the first stage to need numba
-    pays its import). Only where another Python thread runs here (`fork_is_safe`) do the
-    workers come from a forkserver, as in datatrove's own local executor; each task then loads
-    what its stages need, inside the stages' own figures."""
+    all a second time, and each worker build them again. Only where another Python thread runs
+    here (`fork_is_safe`) do the workers come from a forkserver, as in datatrove's own local
+    executor; each task then loads what its stages need."""
 
     def __init__(self, workers: int, warm_ups: list = ()):
         self.workers, self.warm_ups, self.pool = workers, list(warm_ups), None
-        self.warm_cpu: dict[str, float] = {}
 
     @property
     def preload(self) -> list[str]:
@@ -150,12 +147,10 @@ class LocalRunner(PhaseRunner):
 
     def _warm_here(self) -> None:
         preload_here(WORKER_PRELOAD)
-        for stage, names, warm in self.warm_ups:
-            start = cpu_now()
+        for _, names, warm in self.warm_ups:
             preload_here(names)
             if warm is not None:
                 warm()
-            self.warm_cpu[stage] = self.warm_cpu.get(stage, 0.0) + cpu_now() - start
 
     def _pool(self):
         if self.pool is None:
