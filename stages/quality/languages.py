@@ -1,4 +1,4 @@
-"""Per-language settings of the `quality` and `safety` stages, read from `stages/data/`.
+"""Per-language settings of the `quality` stage, read from `stages/data/`.
 
 `quality_languages.yaml` says, for each fastText language code, how text is cut into units
 ("word": whitespace-separated tokens; "char": one unit per ideograph, kana or Thai-family letter,
