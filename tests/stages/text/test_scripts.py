@@ -133,3 +133,22 @@ def test_merged():
 def test_unknown_script_names_the_known_ones():
     with pytest.raises(KeyError, match="Tibetan"):
         script("Klingon")
+
+
+@pytest.mark.parametrize(("lang", "text", "name", "spaceless"), SAMPLES)
+def test_quality_minhash_and_safety_agree_on_what_is_written_without_spaces(
+    lang, text, name, spaceless
+):
+    from gristmill.stages.dedup.minhash.shingles import shingle_hashes
+    from gristmill.stages.quality.languages import CHAR_UNITS
+    from gristmill.stages.safety import matches_anywhere
+
+    page = (text + " ") * 3
+    # quality, character units: one unit per letter of such a script (a mark joins its letter)
+    units = CHAR_UNITS.findall(page)
+    letters = [c for c in text if not in_ranges(c, SPACELESS_MARKS)]  # the tsheg is one too
+    assert len(units) == (3 * len(letters) if spaceless else 3)
+    # MinHash: letter shingles (after NFKC, which makes half-width kana full-width)
+    assert shingle_hashes(page, mode="auto")[1] is spaceless
+    # safety: a term in such a script matches anywhere, others as whole words
+    assert matches_anywhere(text) is spaceless
