@@ -252,7 +252,7 @@ def output_lines(out: Path, manifest: dict) -> Iterator[str]:
         f"{toks['real'] + toks['synthetic']:,} tokens "
         f"(real {toks['real']:,}, synthetic {toks['synthetic']:,})"
     )
-    yield f"token shards: {out / 'tokens'} ({len(manifest['shards'])} shards)"
+    yield f"token shards: {out / 'tokens'} ({_count(len(manifest['shards']), 'shard')})"
     yield f"manifest:     {out / MANIFEST}"
     for report in manifest.get("reports", {}).values():
         yield from report.get("summary", []) + report.get("warnings", [])

@@ -134,6 +134,8 @@ def run(
         raise GristmillError("--dry-run: only with `executor: slurm` (it writes sbatch scripts)")
     after = after or (lambda out: [])
     check_inside(cfg.output)
+    for folder in cfg.passed_over:  # a run's output met in a source folder is never input
+        echo(f"sources: passed over {folder}, a gristmill run's output (name it to read it)")
     with output_lock(cfg.output):
         inputs = input_entries(cfg)
         key = run_key(cfg.hash, inputs)

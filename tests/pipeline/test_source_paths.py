@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from gristmill.pipeline.cli.main import cli
 from gristmill.pipeline.run.config import ConfigError, load_config
 from gristmill.pipeline.run.source_paths import is_run_output
-from tests.conftest import minimal_config, write_jsonl
+from tests.conftest import minimal_config, restored_logging, write_jsonl
 
 TAIL = "a run would read its own output; put the output folder outside every source"
 
@@ -119,3 +119,15 @@ def test_run_refuses_before_any_work(write_config, tmp_path):
     result = CliRunner().invoke(cli, ["run", str(path)])
     assert result.exit_code != 0 and isinstance(result.exception, ConfigError)
     assert not (tmp_path / "data" / "out").exists()
+
+
+def test_run_says_what_it_passed_over_and_reads_the_rest(write_config, tmp_path):
+    old_run(tmp_path / "data" / "old")
+    path = config(write_config, "out", "data")
+    with restored_logging():
+        result = CliRunner().invoke(cli, ["run", str(path)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    said = "sources: passed over data/old, a gristmill run's output (name it to read it)"
+    assert lines[0] == said
+    assert "kept 1 documents, " in result.output and "(1 shard)" in result.output
