@@ -34,7 +34,6 @@ import numpy as np
 
 from gristmill.pipeline.emit.stores import IGNORE, MAX_SEQ_LEN, EpochPlan, MixStore, StreamStore
 from gristmill.pipeline.mix.materialize import n_samples, source_shards
-from gristmill.pipeline.mix.schedule import blend
 from gristmill.pipeline.mix.streams import SourceStream
 from gristmill.pipeline.mix.weights import GuardConfig, MixConfig, ResolvedMix, resolve
 from gristmill.pipeline.output import manifest as mf
@@ -222,7 +221,7 @@ def _stream_store(
         streams.append(SourceStream(prefixes, mix.config.seed, i))
     n = n_samples(mix, streams)
     floor = mix.config.guard.min_real_fraction
-    schedule = blend(mix.weights, mix.is_real, n, mix.window_samples, floor)
+    schedule = mix.plan(n)
     seed = mix.config.seed
     plan = EpochPlan(mix.sources, mix.is_real, schedule, mix.window_samples, floor, seed, shuffle)
     return StreamStore(streams, plan, mix.config.seq_len, mix.config.seed)

@@ -23,7 +23,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from gristmill.pipeline.mix.schedule import blend, real_needed, window_shares
+from gristmill.pipeline.mix.schedule import real_needed, window_shares
 from gristmill.pipeline.mix.streams import SourceStream
 from gristmill.pipeline.mix.weights import ResolvedMix
 from gristmill.pipeline.output import manifest as mf
@@ -71,6 +71,9 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
         ) from None
     if mix.capped:
         echo(f"mix {name}: guard capped synthetic shares {mix.capped} (configured -> used)")
+    for k, p in enumerate(mix.phases):
+        if p.capped:
+            echo(f"mix {name}: guard capped phase {k}'s synthetic shares {p.capped}")
     seq, seed = mix.config.seq_len, mix.config.seed
     streams = [
         SourceStream(source_shards(out, run_manifest, s), seed, i)
@@ -79,8 +82,7 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
     n = n_samples(mix, streams)
     if n == 0:
         raise GristmillError(f"mix {name}: not one sample of {seq} tokens fits the sources")
-    floor = mix.config.guard.min_real_fraction
-    schedule = blend(mix.weights, mix.is_real, n, mix.window_samples, floor)
+    schedule = mix.plan(n)
 
     folder = out / "mixes" / name
     folder.mkdir(parents=True, exist_ok=True)
@@ -117,20 +119,22 @@ def _mix_manifest(mix, schedule, streams, run_manifest, out: Path, prefix: Path)
     win = window_shares(schedule, k, mix.window_samples)
     floor = mix.config.guard.min_real_fraction
     real_cols = [d for d in range(k) if mix.is_real[d]]
+    planned = mix.planned(len(schedule))
     per_window = []
-    for row in win.tolist():
+    for row, plan in zip(win.tolist(), planned.tolist(), strict=True):
         length = sum(row)
         real = sum(row[d] for d in real_cols)
-        per_window.append(
-            {
-                "samples": length,
-                "counts": row,
-                "real_fraction": round(real / length, 6),
-                "guard_ok": real >= real_needed(length, floor),
-            }
-        )
+        entry = {
+            "samples": length,
+            "counts": row,
+            "real_fraction": round(real / length, 6),
+            "guard_ok": real >= real_needed(length, floor),
+        }
+        if mix.phases:
+            entry["planned_shares"] = [round(x, 6) for x in plan]
+        per_window.append(entry)
     counts = np.bincount(schedule, minlength=k).tolist()
-    max_dev = float(np.abs(win - np.outer(win.sum(1), mix.weights)).max()) if len(win) else 0.0
+    max_dev = float(np.abs(win - planned * win.sum(1)[:, None]).max()) if len(win) else 0.0
     sources = {}
     for d, (src, stream) in enumerate(zip(mix.sources, streams, strict=True)):
         limit = mix.config.max_epochs.get(src)
@@ -156,6 +160,7 @@ def _mix_manifest(mix, schedule, streams, run_manifest, out: Path, prefix: Path)
             s: round(c / len(schedule), 6) for s, c in zip(mix.sources, counts, strict=True)
         },
         "capped": mix.capped,
+        **({"schedule": _phases(mix)} if mix.phases else {}),
         "guard": {
             "min_real_fraction": floor,
             "window_samples": mix.window_samples,
@@ -168,6 +173,20 @@ def _mix_manifest(mix, schedule, streams, run_manifest, out: Path, prefix: Path)
         "sources": sources,
         "shard": {"prefix": prefix.relative_to(out).as_posix(), "files": files},
     }
+
+
+def _phases(mix: ResolvedMix) -> list[dict]:
+    """The schedule as used: each phase's span of the mix's tokens, ramp and shares."""
+    return [
+        {
+            "start": round(p.start, 6),
+            "until": round(p.until, 6),
+            "ramp": round(p.ramp, 6),
+            "shares": dict(zip(mix.sources, [round(w, 6) for w in p.weights], strict=True)),
+            "capped": p.capped,
+        }
+        for p in mix.phases
+    ]
 
 
 def _summary(name: str, m: dict, path: Path, echo) -> None:

@@ -1,7 +1,9 @@
 """The blend schedule: which source each next sample comes from.
 
 A pure function of (weights, origins, number of samples, guard window, floor), shared by
-`gristmill mix` and the batch emitter, so both give the same shares.
+`gristmill mix` and the batch emitter, so both give the same shares. The weights are fixed, or
+given per window (a mix's `schedule`: `window_weights` averages its phases and ramps over each
+window's samples); every window is then held to its own weights and the floor.
 
 Two levels, so that the shares hold in every window, not only on average:
 1. Quotas per window. Samples are cut into consecutive windows of `window` samples (the guard's
@@ -41,42 +43,84 @@ def real_needed(window_len: int, min_real: float) -> int:
 
 
 def blend(
-    weights: Sequence[float],
+    weights,
     is_real: Sequence[bool],
     n_samples: int,
     window: int = 0,
     min_real: float = 0.0,
 ) -> np.ndarray:
-    """Source index of each of `n_samples` samples (int32)."""
-    w = normalize(weights)
+    """Source index of each of `n_samples` samples (int32). `weights`: one share per source,
+    or one row of shares per window of `window` samples (a schedule)."""
+    rows = np.asarray(weights, dtype=float)
+    fixed = rows.ndim == 1
+    window = window or max(n_samples, 1)
+    n_windows = len(range(0, n_samples, window))
+    if not fixed and len(rows) != n_windows:
+        raise ValueError(f"{len(rows)} rows of weights for {n_windows} windows")
     real = [bool(r) for r in is_real]
     if min_real > 0 and not any(real):
         raise ValueError("a real-data floor needs at least one real source")
-    if min_real > sum(wd for wd, r in zip(w, real, strict=True) if r) + EPS:
-        raise ValueError(f"the real share of the weights is below the floor {min_real}")
-    window = window or max(n_samples, 1)
-    counts = [0] * len(w)
+    table = [normalize(rows.tolist())] if fixed else [normalize(r) for r in rows.tolist()]
+    for w in table:
+        if min_real > sum(wd for wd, r in zip(w, real, strict=True) if r) + EPS:
+            raise ValueError(f"the real share of the weights is below the floor {min_real}")
+    k = len(table[0])
+    counts, base = [0] * k, [0.0] * k  # base: each source's target before the window
     out = np.empty(n_samples, dtype=np.int32)
-    for start in range(0, n_samples, window):
+    for wi, start in enumerate(range(0, n_samples, window)):
+        w = table[0 if fixed else wi]
         length = min(window, n_samples - start)
-        quota = _quotas(w, real, counts, start, length, min_real)
+        if fixed:  # the target after sample i is w * (i + 1): no sum of rounded window targets
+            base, shift = [0.0] * k, 0
+        else:
+            shift = start
+        ends = [b + wd * (start + length - shift) for b, wd in zip(base, w, strict=True)]
+        quota = _quotas(w, real, counts, ends, length, min_real)
         for i in range(start, start + length):
             best, best_deficit = -1, -math.inf
             for d, q in enumerate(quota):
-                if q and w[d] * (i + 1) - counts[d] > best_deficit + EPS:
-                    best, best_deficit = d, w[d] * (i + 1) - counts[d]
+                deficit = base[d] + w[d] * (i + 1 - shift) - counts[d]
+                if q and deficit > best_deficit + EPS:
+                    best, best_deficit = d, deficit
             quota[best] -= 1
             counts[best] += 1
             out[i] = best
+        base = ends
+    return out
+
+
+def window_weights(segments: Sequence[tuple], n_samples: int, window: int) -> np.ndarray:
+    """Shares per window of `window` samples (rows) of a schedule: `segments` are (start,
+    until, ramp, before, after) in fractions of the n samples; inside [start, start + ramp)
+    the shares go linearly from `before` to `after`, then stay at `after` until `until`.
+    A window's row is the mean over its samples (taken at their midpoints), so a phase
+    boundary inside a window is honoured in proportion and the targets add up to the
+    schedule's."""
+    window = window or max(n_samples, 1)
+    k = len(segments[0][3])
+    rows = []
+    for start in range(0, n_samples, window):
+        t = (np.arange(start, min(start + window, n_samples)) + 0.5) / n_samples
+        rows.append(_curve(segments, t, k).mean(axis=0))
+    return np.array(rows).reshape(-1, k)
+
+
+def _curve(segments, t: np.ndarray, k: int) -> np.ndarray:
+    out = np.zeros((len(t), k))
+    for j, (start, until, ramp, before, after) in enumerate(segments):
+        last = j == len(segments) - 1
+        pick = (t >= start) & ((t < until) | last)
+        a = np.clip((t[pick] - start) / ramp, 0, 1)[:, None] if ramp > EPS else 1.0
+        out[pick] = (1 - a) * np.asarray(before) + a * np.asarray(after)
     return out
 
 
 def _quotas(
-    w: list[float], real: list[bool], counts: list[int], start: int, length: int, min_real: float
+    w: list[float], real: list[bool], counts: list[int], ends, length: int, min_real: float
 ) -> list[int]:
     quota = [math.floor(wd * length + EPS) for wd in w]
-    # how far each source would be behind its overall target after this window
-    behind = [w[d] * (start + length) - counts[d] - quota[d] for d in range(len(w))]
+    # how far each source would be behind its overall target (`ends`) after this window
+    behind = [ends[d] - counts[d] - quota[d] for d in range(len(w))]
     order = sorted(range(len(w)), key=lambda d: (-behind[d], d))
     extra = set(order[: length - sum(quota)])
     short = real_needed(length, min_real) - sum(

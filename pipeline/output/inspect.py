@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import SEGMENTS
+from gristmill.pipeline.output.mix_table import weights_over_tokens
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.docio import open_binary
 from gristmill.stages.formats.shards import ShardReader
@@ -38,6 +39,11 @@ def describe_run(out: str | Path) -> Iterator[str]:
         yield f"  {name:<20} {s['origin']!s:<10} {counts}"
     t = m["totals"]["tokens"]
     yield f"tokens: real {t['real']:,}, synthetic {t['synthetic']:,}"
+    for path in sorted(Path(out).glob("mixes/*/mix_manifest.json")):
+        mix = orjson.loads(path.read_bytes())
+        head, rows = weights_over_tokens(Path(out), mix)
+        yield f"mix {mix['mix']}: shares over its tokens, {' | '.join(head[1:])}"
+        yield from (f"  {r[0]:>22}  " + "  ".join(r[1:]) for r in rows)
 
 
 def describe_doc(out: str | Path, doc_id: str) -> Iterator[str]:

@@ -22,6 +22,7 @@ import orjson
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import REPORT
+from gristmill.pipeline.output.mix_table import weights_over_tokens
 from gristmill.pipeline.report import plots
 from gristmill.pipeline.run import tally
 from gristmill.pipeline.run.progress import read_progress
@@ -300,11 +301,12 @@ def _sources(data: dict) -> str:
 def _mixes(data: dict) -> str:
     if not data["mixes"]:
         return _note("no mix materialised yet (`gristmill mix CONFIG`, then `gristmill report`)")
-    return "".join(_mix(mix) for mix in data["mixes"])
+    return "".join(_mix(mix, Path(data["out"])) for mix in data["mixes"])
 
 
-def _mix(mix: dict) -> str:
-    """One mix: its name, plot, shares (the configured ones too when the guard capped them)."""
+def _mix(mix: dict, out: Path) -> str:
+    """One mix: its name, plot, shares (the configured ones too when the guard capped them),
+    and its shares over its tokens, planned and served."""
     name, srcs, capped = mix["mix"], list(mix["target_shares"]), mix.get("capped") or {}
     shares = {s: [] for s in srcs}
     for w in mix["windows"]:
@@ -319,6 +321,7 @@ def _mix(mix: dict) -> str:
         for row in rows:
             row.insert(1, capped[row[0]][0] if row[0] in capped else row[1])
     parts.append(_table(head, rows))
+    parts.append(_table(*weights_over_tokens(out, mix)))
     g = mix["guard"]
     if capped:
         lowered = ", ".join(f"{s} {a:g} -> {b:g}" for s, (a, b) in capped.items())
