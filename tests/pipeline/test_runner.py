@@ -85,15 +85,16 @@ GOLDEN_STAGES = {
         "confirmed_pairs": 69,
         "state_bytes": 174008,
     },
+    "minhash_dedup.links": {"links": 0, "state_bytes": 6624},
+    "minhash_dedup.roots": {"relabelled_roots": 0, "state_bytes": 0},
     "minhash_dedup.clusters": {
         "clustered_docs": 36,
         "clusters": 18,
         "guard_kept": 0,
-        "largest_cluster": 2,
         "removed": 18,
-        "sources_over_loss_limit": 0,
         "state_bytes": 6192,
     },
+    "minhash_dedup.report": {"largest_cluster": 2, "sources_over_loss_limit": 0},
     "minhash_dedup": {"seen": 343, "kept": 325, "dropped": {"near_duplicate": 18}},
     "url_dedup.map": {
         "seen": 325,

@@ -1,19 +1,23 @@
-"""The clusters phase of `minhash_dedup` (one task): confirmed pairs -> clusters -> decisions.
+"""The clusters phase of `minhash_dedup` (`cluster_tasks` tasks, by component):
+confirmed pairs -> clusters -> decisions.
 
-1. Load the confirmed pairs of every bucket (a pair found in several bands or buckets once).
-2. Number the documents that appear in a pair by survivor key (`stages/dedup/survivor.py`), read
-   from the map's per-task metadata; the rest of the corpus is only counted per source.
+1. Load the confirmed pairs of the part's components (`components.py`: a pair's component is
+   the label of its bucket's root); a pair found in several bands or buckets once.
+2. Number the part's documents by survivor key (`stages/dedup/survivor.py`), read from the
+   map's per-task metadata (only their lines are parsed).
 3. Union-find over the pairs, strongest first (ties by survivor numbers, so the order and the
-   result do not depend on the number of tasks). Guard: a merge that would make a cluster of
-   `guard_min_cluster` or more documents goes ahead only if the two clusters' survivors have
-   an exact Jaccard of at least `threshold`; and a member is removed only if its own exact
-   Jaccard with the survivor reaches `min_survivor_similarity` (2 * threshold - 1: two
-   confirmed steps), otherwise it stays in the cluster, kept (`guard_kept`).
-4. Per map task, the decision for each clustered document; a report with the largest
-   clusters and the share of each source removed. A source losing more than
-   `max_source_loss` of its documents is a warning, or an error with `strict`.
+   result do not depend on the number of tasks or parts: every merge and guard check is
+   within one component, and the numbers order a component's documents as a numbering of all
+   of them would). Guard: a merge that would make a cluster of `guard_min_cluster` or more
+   documents goes ahead only if the two clusters' survivors have an exact Jaccard of at least
+   `threshold`; and a member is removed only if its own exact Jaccard with the survivor
+   reaches `min_survivor_similarity` (2 * threshold - 1: two confirmed steps), otherwise it
+   stays in the cluster, kept (`guard_kept`).
+4. Per map task, the decision for each of the part's clustered documents; the part's share of
+   the report (its clusters' counts, its largest clusters), which `report.py` merges.
 
-Memory: the pairs (24 bytes each) and, per clustered document, its key and a few list cells;
+Memory per task: the part's pairs (32 bytes each while they are read) and, per clustered
+document, its key and a few list cells; the labels of relabelled roots (16 bytes each);
 signatures and shingle sets stay on disk (memory-mapped; only the guard reads shingles).
 """
 
@@ -25,13 +29,22 @@ import numpy as np
 import orjson
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
-from loguru import logger
 
 from gristmill.stages.dedup.minhash import core as mh
-from gristmill.stages.dedup.minhash.store import EDGE, DocStore, Files, split_gid
+from gristmill.stages.dedup.minhash.components import labels_of
+from gristmill.stages.dedup.minhash.store import (
+    EDGE,
+    NODE,
+    REDGE,
+    DocStore,
+    Files,
+    part_of,
+    read_array,
+    split_gid,
+)
 from gristmill.stages.dedup.unionfind import UnionFind
 from gristmill.stages.errors import GristmillError
-from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
+from gristmill.stages.formats.docio import AtomicWriter, dumps
 
 
 class SourceLossError(GristmillError):
@@ -42,20 +55,20 @@ class MinHashCluster(PipelineStep):
     name = "minhash_dedup.clusters"
     type = "dedup"
 
-    def __init__(self, params, ctx):
+    def __init__(self, params, ctx, parts: int = 1):
         super().__init__()
-        self.params, self.ctx = params, ctx
+        self.params, self.ctx, self.parts = params, ctx, parts
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         p, files = self.params, Files(self.ctx)
-        edges = self._edges(files)
+        edges = self._edges(files, rank)
         nodes = mh.sorted_unique(np.concatenate([edges["a"], edges["b"]]))
-        keys, sources, per_source = self._read_meta(files, nodes)
+        keys, sources = self._read_meta(files, nodes)
         # number the documents in survivor order: a smaller number is a better survivor
         order = sorted(range(len(nodes)), key=lambda i: (keys[i], int(nodes[i])))
         number = np.empty(len(nodes), dtype=np.int64)
         number[order] = np.arange(len(nodes))
-        self.docs = [(int(nodes[i]), keys[i][3], sources[i]) for i in order]  # gid, id, source
+        self.docs = [(int(nodes[i]), keys[i], sources[i]) for i in order]  # gid, key, source
         a = number[np.searchsorted(nodes, edges["a"])]
         b = number[np.searchsorted(nodes, edges["b"])]
         lo, hi, sim = np.minimum(a, b), np.maximum(a, b), edges["sim"]
@@ -63,42 +76,37 @@ class MinHashCluster(PipelineStep):
         self.store = DocStore(files, self.ctx.tasks, p.num_perm)
         uf = self._cluster(lo, hi, sim)
         decisions = self._decide(uf)
-        self._write(files, decisions)
-        report = self._report(decisions, per_source)
-        w = AtomicWriter(files.report())
-        w.write(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
+        self._write(files, rank, decisions)
+        w = AtomicWriter(files.part_report(rank))
+        w.write(orjson.dumps(self._share(decisions)) + b"\n")
         w.close()
-        for line in report["warnings"]:
-            logger.warning(line)
-        if p.strict and report["warnings"]:
-            raise SourceLossError("; ".join(report["warnings"]) + " [minhash_dedup strict]")
         yield from ()
 
-    def _edges(self, files: Files) -> np.ndarray:
-        parts = []
+    def _edges(self, files: Files, part: int) -> np.ndarray:
+        """The confirmed pairs of the part's components, each once (EDGE records)."""
+        roots = read_array(files.roots(), NODE, "roots")
+        mine = []
         for bucket in range(self.ctx.tasks):
-            path = files.edges(bucket)
-            if not path.exists():
-                raise RuntimeError(f"minhash_dedup: bands output missing: {path}")
-            parts.append(np.fromfile(path, dtype=EDGE))
-        edges = np.concatenate(parts)
+            got = read_array(files.edges(bucket), REDGE, "bands")
+            mine.append(got[part_of(labels_of(roots, got["root"]), self.parts) == part])
+        got = np.concatenate(mine)
+        edges = np.empty(len(got), dtype=EDGE)
+        for f in ("a", "b", "sim"):
+            edges[f] = got[f]
         _, first = mh.unique_rows(np.stack([edges["a"], edges["b"]], axis=1))
         return edges[np.sort(first)]
 
     def _read_meta(self, files: Files, nodes: np.ndarray):
-        """Survivor keys and sources of the clustered documents; documents per source."""
+        """Survivor keys and sources of the part's documents: only their lines are parsed."""
         tasks, idx = split_gid(nodes)
-        where = {(int(t), int(i)): n for n, (t, i) in enumerate(zip(tasks, idx, strict=True))}
         keys: list = [None] * len(nodes)
         sources: list = [None] * len(nodes)
-        per_source: Counter = Counter()
-        for t in range(self.ctx.tasks):
-            for i, rec in enumerate(read_records(files.docs(t, "meta.jsonl"))):
-                per_source[rec[4]] += 1
-                n = where.get((t, i))
-                if n is not None:
-                    keys[n], sources[n] = rec[:4], rec[4]
-        return keys, sources, per_source
+        for t in mh.sorted_unique(tasks).tolist():
+            lines = files.docs(t, "meta.jsonl").read_bytes().split(b"\n")
+            for n in np.flatnonzero(tasks == t).tolist():
+                rec = orjson.loads(lines[idx[n]])
+                keys[n], sources[n] = rec[:4], rec[4]
+        return keys, sources
 
     def _exact(self, x: int, y: int) -> float:
         return mh.jaccard(
@@ -142,14 +150,14 @@ class MinHashCluster(PipelineStep):
                 out.append((node, survivor, len(group), round(s, 6), removed))
         return out
 
-    def _write(self, files: Files, decisions: list[tuple]) -> None:
+    def _write(self, files: Files, part: int, decisions: list[tuple]) -> None:
         per_task: dict[int, list] = defaultdict(list)
         for node, survivor, size, s, removed in decisions:
-            g, cluster_id = self.docs[node][0], self.docs[survivor][1]
+            g, cluster_id = self.docs[node][0], self.docs[survivor][1][3]
             row = [g & 0xFFFFFFFF, cluster_id, size, cluster_id if removed else None, s]
             per_task[g >> 32].append(row)
         for t in range(self.ctx.tasks):
-            w = AtomicWriter(files.clusters(t))
+            w = AtomicWriter(files.clusters(t, part))
             for row in sorted(per_task.get(t, ())):
                 w.write(dumps(row))
             w.close()
@@ -157,8 +165,9 @@ class MinHashCluster(PipelineStep):
         self.stat_update("clustered_docs", value=len(decisions))
         self.stat_update("removed", value=removed)
 
-    def _report(self, decisions: list[tuple], per_source: Counter) -> dict:
-        p = self.params
+    def _share(self, decisions: list[tuple]) -> dict:
+        """The part's counts and its `top_clusters` largest clusters, with what orders them
+        among every part's: size, then the survivor's key and gid (the order of its number)."""
         sizes: Counter = Counter()
         removed_by_source: Counter = Counter()
         cluster_sources: dict[int, Counter] = defaultdict(Counter)
@@ -169,45 +178,20 @@ class MinHashCluster(PipelineStep):
             if removed:
                 removed_by_source[self.docs[node][2]] += 1
                 cluster_removed[survivor] += 1
-        largest = sorted(sizes, key=lambda s: (-sizes[s], s))[: p.top_clusters]
-        self.stat_update("largest_cluster", value=sizes[largest[0]] if largest else 0)
-        sources = {}
-        warnings = []
-        for src in sorted(per_source, key=str):
-            share = removed_by_source[src] / per_source[src]
-            sources[str(src)] = {
-                "docs": per_source[src],
-                "removed": removed_by_source[src],
-                "share_removed": round(share, 6),
-            }
-            if share > p.max_source_loss:
-                warnings.append(
-                    f"minhash_dedup: source {src!r} loses {removed_by_source[src]} of "
-                    f"{per_source[src]} documents ({share:.1%}), over max_source_loss "
-                    f"{p.max_source_loss:.0%}"
-                )
-        self.stat_update("sources_over_loss_limit", value=len(warnings))
-        n_removed = sum(removed_by_source.values())
-        summary = f"minhash_dedup: {len(sizes):,} clusters, {n_removed:,} documents removed"
-        if largest:
-            top = largest[0]
-            summary += f"; largest cluster {sizes[top]:,} documents ({self.docs[top][1]})"
+        largest = sorted(sizes, key=lambda s: (-sizes[s], s))[: self.params.top_clusters]
         return {
-            "summary": [summary],
-            "stage": "minhash_dedup",
-            "bands_rows": list(p.lsh()),
             "clusters": len(sizes),
             "clustered_docs": len(decisions),
-            "removed": n_removed,
-            "largest_clusters": [
+            "removed_by_source": dict(removed_by_source),
+            "largest": [
                 {
-                    "cluster_id": self.docs[s][1],
+                    "key": self.docs[s][1],
+                    "gid": self.docs[s][0],
+                    "cluster_id": self.docs[s][1][3],
                     "size": sizes[s],
                     "removed": cluster_removed[s],
-                    "sources": dict(sorted(cluster_sources[s].items(), key=lambda kv: str(kv[0]))),
+                    "sources": dict(cluster_sources[s]),
                 }
                 for s in largest
             ],
-            "sources": sources,
-            "warnings": warnings,
         }

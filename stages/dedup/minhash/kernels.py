@@ -26,6 +26,30 @@ def intersection_size(a, b):  # pragma: no cover (compiled)
     return n
 
 
+@numba.njit(cache=True, nogil=True)
+def components(a, b, n):  # pragma: no cover (compiled)
+    """The smallest node of each node's component, for nodes 0..n-1 joined by the edges
+    (a[k], b[k]). A root only ever gets a smaller parent, so one ascending pass at the end
+    finishes every path."""
+    parent = np.arange(n)
+    for k in range(len(a)):
+        x, y = a[k], b[k]
+        while parent[x] != x:  # path halving
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        while parent[y] != y:
+            parent[y] = parent[parent[y]]
+            y = parent[y]
+        if x < y:
+            parent[y] = x
+        elif y < x:
+            parent[x] = y
+    for i in range(n):
+        parent[i] = parent[parent[i]]
+    return parent
+
+
 # the shingle sets' type, loaded (or compiled and cached, once per install) at import: a local
 # run imports this module before it forks its workers (`MinHashBands.preload`)
 intersection_size(np.zeros(1, np.uint32), np.zeros(1, np.uint32))
+components(np.zeros(1, np.int64), np.zeros(1, np.int64), 1)

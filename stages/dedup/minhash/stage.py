@@ -14,9 +14,13 @@ bands    per bucket: the bucket's band records of every task, sorted; documents 
          then confirmed: its estimated Jaccard (signatures, memory-mapped) must reach
          `threshold - estimate_margin`, and its exact Jaccard (shingle sets) `threshold`
          (`confirm: exact`, the default; `confirm: estimate` trusts the estimate instead).
-clusters one task: union-find over the confirmed pairs, strongest first, with the merge guard
-         (`stages/dedup/minhash/cluster.py`); writes each clustered document's decision, the report
-         (largest clusters, documents removed per source) and the safety-rail warnings.
+         Each bucket also finds the components of its own pairs (`components.py`).
+links    per part (`cluster_tasks` parts): the buckets' components that share a node.
+roots    one task: the label (smallest document) of every component that spans buckets.
+clusters per part: union-find over the part's components' pairs, strongest first, with the
+         merge guard (`stages/dedup/minhash/cluster.py`); each clustered document's decision.
+report   one task: the report (largest clusters, documents removed per source) and the
+         safety-rail warnings (`stages/dedup/minhash/report.py`).
 filter   per task: writes `cluster_id`, `cluster_size` on every clustered document and
          `duplicate_of`, `duplicate_similarity` on the removed ones; reason `near_duplicate`.
 
@@ -37,6 +41,13 @@ from pydantic import Field, model_validator
 from gristmill.stages.base import GlobalStage, Stage, StageParams, source_of
 from gristmill.stages.dedup.minhash import core as mh
 from gristmill.stages.dedup.minhash.cluster import MinHashCluster
+from gristmill.stages.dedup.minhash.components import (
+    MinHashLinks,
+    MinHashRoots,
+    local_components,
+    write_nodes,
+)
+from gristmill.stages.dedup.minhash.report import MinHashReport
 from gristmill.stages.dedup.minhash.shingles import shingle_batch
 from gristmill.stages.dedup.minhash.store import BAND, EDGE, DocStore, Files, gid, write_array
 from gristmill.stages.dedup.survivor import Prefer, survivor_key
@@ -133,6 +144,14 @@ class MinHashParams(StageParams):
     )
     strict: bool = Field(False, description="make that warning an error")
     top_clusters: int = Field(10, ge=0, description="largest clusters listed in the report")
+    cluster_tasks: int | None = Field(
+        None,
+        ge=1,
+        description=(
+            "tasks of the clustering phases, each holding its share of the confirmed pairs "
+            "(null: the run's `tasks`); the result is the same for every value"
+        ),
+    )
 
     @model_validator(mode="after")
     def _check(self):
@@ -143,6 +162,10 @@ class MinHashParams(StageParams):
         if self.candidate_threshold is not None and self.candidate_threshold > self.threshold:
             raise ValueError("candidate_threshold must not exceed threshold")
         return self
+
+    def parts(self, tasks: int) -> int:
+        """The clustering's number of tasks in a run of `tasks` tasks."""
+        return self.cluster_tasks or tasks
 
     def survivor_floor(self) -> float:
         if self.min_survivor_similarity is not None:
@@ -180,6 +203,7 @@ class MinHashMap(Stage):
         self._meta = AtomicWriter(files.docs(rank, "meta.jsonl"))
         self._perms = mh.permutations(self.params.num_perm, self.params.seed)
         self._bands, self._index, self._end = [], 0, 0
+        self._sources: dict[str, int] = {}
         try:
             yield from super().run(data, rank, world_size)
         except BaseException:
@@ -193,8 +217,9 @@ class MinHashMap(Stage):
         hashes, offsets, by_letters = shingle_batch(texts, p.ngram_words, p.ngram_chars, p.shingles)
         lengths = np.diff(offsets)
         for doc, n in zip(docs, lengths.tolist(), strict=True):
-            key = survivor_key(doc, self.ctx, p.prefer)
-            self._meta.write(dumps([*key, source_of(doc), n]))
+            key, src = survivor_key(doc, self.ctx, p.prefer), source_of(doc)
+            self._meta.write(dumps([*key, src, n]))
+            self._sources[src] = self._sources.get(src, 0) + 1
         self.stat_update("letter_shingled", value=int(by_letters.sum()))
         self.stat_update("no_shingles", value=int((lengths == 0).sum()))
         sigs = mh.signatures(hashes, offsets, self._perms)
@@ -218,6 +243,9 @@ class MinHashMap(Stage):
         for w in (*self._out.values(), self._meta):
             w.close()
         files, buckets = Files(self.ctx), self.ctx.tasks
+        w = AtomicWriter(files.docs(rank, "sources.json"))
+        w.write(dumps(self._sources))
+        w.close()
         recs = np.concatenate(self._bands) if self._bands else np.zeros(0, dtype=BAND)
         self.stat_update("state_bytes", value=recs.nbytes)  # held until the end of the task
         recs = recs[np.lexsort((recs["idh"], recs["key"]))]
@@ -255,7 +283,9 @@ class MinHashBands(PipelineStep):
             for i in range(0, len(pairs), self.CHUNK)
         ]
         edges = np.concatenate(edges) if edges else np.zeros(0, dtype=EDGE)
+        edges, nodes = local_components(edges)  # the bucket's share of the components
         write_array(files.edges(rank), edges)
+        write_nodes(files, rank, nodes, p.parts(tasks))
         self.stat_update("candidate_pairs", value=len(pairs))
         self.stat_update("confirmed_pairs", value=len(edges))
         yield from ()
@@ -288,7 +318,10 @@ class MinHashFilter(Stage):
     replays_cheaply = True  # a dict lookup a document
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
-        self._decisions = {rec[0]: rec for rec in read_records(Files(self.ctx).clusters(rank))}
+        files, parts = Files(self.ctx), self.params.parts(self.ctx.tasks)
+        self._decisions = {
+            rec[0]: rec for j in range(parts) for rec in read_records(files.clusters(rank, j))
+        }
         self._idx = -1
         yield from super().run(data, rank, world_size)
 
@@ -318,9 +351,17 @@ class MinHashDedup(GlobalStage):
         return MinHashBands(self.params, self.ctx)
 
     def reduce_steps(self) -> list[tuple[PipelineStep, int]]:
-        # union-find needs every confirmed pair in one place: one task (its memory is the
-        # pairs and the clustered documents, never the signatures)
-        return [(self.reduce_step(), self.ctx.tasks), (MinHashCluster(self.params, self.ctx), 1)]
+        # no task holds every confirmed pair: components by bucket, linked by part, relabelled
+        # in one task (its memory is the roots that span buckets), clustered by part
+        p, ctx = self.params, self.ctx
+        parts = p.parts(ctx.tasks)
+        return [
+            (self.reduce_step(), ctx.tasks),
+            (MinHashLinks(p, ctx), parts),
+            (MinHashRoots(p, ctx, parts), 1),
+            (MinHashCluster(p, ctx, parts), parts),
+            (MinHashReport(p, ctx, parts), 1),
+        ]
 
     def filter_step(self) -> Stage:
         return MinHashFilter(self.params, self.ctx)

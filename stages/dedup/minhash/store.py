@@ -4,13 +4,24 @@
     sigs/docs/<task>.shingles    uint32: every document's shingle hashes, one run after another
     sigs/docs/<task>.ends        uint64 (docs,): where each document's run ends
     sigs/docs/<task>.meta.jsonl  per document: [*survivor key, source, shingle count]
+    sigs/docs/<task>.sources.json  documents per source of the task
     sigs/bands/<bucket>/<task>.bin  BAND records of the task whose key falls in the bucket,
                                  sorted by (key, id hash)
-    drops/edges/<bucket>.bin     EDGE records: confirmed pairs of documents with their similarity
-    drops/clusters/<task>.jsonl  per clustered document of the task: [index, cluster id,
-                                 cluster size, duplicate_of or null, similarity or null]
+    drops/edges/<bucket>.bin     REDGE records: the bucket's confirmed pairs, their similarity
+                                 and the smallest node of their component within the bucket
+    drops/nodes/<bucket>.bin     NODE records (node, that smallest node) of the bucket, sorted by
+                                 the node's part; <bucket>.idx: uint64 (parts + 1,) offsets
+    drops/links/<part>.bin       NODE records (root, root): two of a bucket's roots that share
+                                 a node of the part
+    drops/roots.bin              NODE records (root, label) sorted by root, for every root whose
+                                 component's smallest node (its label) is another
+    drops/clusters/<task>/<part>.jsonl  per clustered document of the task whose component is
+                                 in the part: [index, cluster id, cluster size, duplicate_of or
+                                 null, similarity or null]
+    drops/reports/<part>.json    the part's share of the report
 
-A document is named across tasks by its gid, `task << 32 | index`. Binary files are raw numpy
+A document is named across tasks by its gid, `task << 32 | index`. A component is in part
+`part_of(label, parts)`, a node's shuffle in `part_of(node, parts)`. Binary files are raw numpy
 arrays (no header: the dtype and width are fixed here), written atomically.
 """
 
@@ -26,6 +37,9 @@ from gristmill.stages.formats.docio import AtomicWriter
 
 BAND = np.dtype([("key", "<u8"), ("idh", "<u8"), ("gid", "<u8")])
 EDGE = np.dtype([("a", "<u8"), ("b", "<u8"), ("sim", "<f8")])
+REDGE = np.dtype([("a", "<u8"), ("b", "<u8"), ("sim", "<f8"), ("root", "<u8")])
+NODE = np.dtype([("node", "<u8"), ("root", "<u8")])
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: gids of one task spread evenly
 FOLDER = "minhash_dedup"
 
 
@@ -36,6 +50,12 @@ def gid(task: int, index) -> np.ndarray:
 def split_gid(g) -> tuple[np.ndarray, np.ndarray]:
     g = np.asarray(g, dtype=np.uint64)
     return (g >> np.uint64(32)).astype(np.int64), (g & np.uint64(0xFFFFFFFF)).astype(np.int64)
+
+
+def part_of(g, parts: int) -> np.ndarray:
+    """The part (0..parts-1) of each gid: a multiplicative hash, fixed for every run."""
+    g = np.asarray(g, dtype=np.uint64)
+    return ((g * _MIX) >> np.uint64(32)) % np.uint64(parts)
 
 
 def write_array(path: Path, arr: np.ndarray) -> None:
@@ -57,8 +77,20 @@ class Files:
     def edges(self, bucket: int) -> Path:
         return self.root / "drops" / "edges" / f"{bucket:05d}.bin"
 
-    def clusters(self, task: int) -> Path:
-        return self.root / "drops" / "clusters" / f"{task:05d}.jsonl"
+    def nodes(self, bucket: int, ext: str = "bin") -> Path:
+        return self.root / "drops" / "nodes" / f"{bucket:05d}.{ext}"
+
+    def links(self, part: int) -> Path:
+        return self.root / "drops" / "links" / f"{part:05d}.bin"
+
+    def roots(self) -> Path:
+        return self.root / "drops" / "roots.bin"
+
+    def clusters(self, task: int, part: int) -> Path:
+        return self.root / "drops" / "clusters" / f"{task:05d}" / f"{part:05d}.jsonl"
+
+    def part_report(self, part: int) -> Path:
+        return self.root / "drops" / "reports" / f"{part:05d}.json"
 
     def report(self) -> Path:
         """Kept after the run (the runner removes `sigs/` and `drops/`), for the manifest."""
@@ -103,6 +135,13 @@ class DocStore:
                 self._cache.clear()  # simple and bounded; pairs arrive roughly grouped
             self._cache[g] = got
         return got
+
+
+def read_array(path: Path, dtype, what: str) -> np.ndarray:
+    """A file an earlier phase wrote, whole; a missing one names that phase's output."""
+    if not path.exists():
+        raise RuntimeError(f"minhash_dedup: {what} output missing: {path}")
+    return np.fromfile(path, dtype=dtype)
 
 
 def _memmap(path: Path, dtype) -> np.ndarray:

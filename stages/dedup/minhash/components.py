@@ -1,0 +1,148 @@
+"""Connected components of the confirmed pairs without one task holding them all.
+
+The pairs stay where the bands phase found them, in its buckets. Three steps:
+
+1. Per bucket (in the bands phase): union-find over the bucket's pairs; every node gets the
+   smallest node of its component within the bucket, its local root. The bucket writes its
+   pairs with their root, and its (node, root) records ordered by the node's part.
+2. Per part (`minhash_dedup.links`, `cluster_tasks` tasks): the (node, root) records of the
+   part's nodes from every bucket. A node with several roots joins their components: each of
+   its other roots is linked to its smallest one.
+3. One task (`minhash_dedup.roots`): union-find over the links; each linked root gets its
+   label, the smallest root of its linked set. That is the component's smallest node, the
+   same whatever the number of buckets or parts: a component's label names it.
+
+A pair's component is then `label(root)` (a root without a link is its own label), and the
+clusters phase gives each part the components whose label falls in it.
+
+Memory: step 1 holds its bucket's pairs (32 bytes each) and nodes (16 bytes); step 2 its
+part's share of the (node, root) records; step 3 16 bytes per link and per linked root,
+which is the number of local components that meet a component of another bucket. Local roots
+are smallest nodes, so a pair or a cluster that every bucket sees whole has one root in all of
+them and needs no link: links come from components that a bucket sees only in part.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from datatrove.data import DocumentsPipeline
+from datatrove.pipeline.base import PipelineStep
+
+from gristmill.stages.dedup.minhash import core as mh
+from gristmill.stages.dedup.minhash.store import (
+    NODE,
+    REDGE,
+    Files,
+    part_of,
+    read_array,
+    write_array,
+)
+
+
+def local_components(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(REDGE: the EDGE records with their component's smallest node; NODE: (node, root) for
+    every node of the edges, ascending)."""
+    nodes = mh.sorted_unique(np.concatenate([edges["a"], edges["b"]]))
+    ia, ib = np.searchsorted(nodes, edges["a"]), np.searchsorted(nodes, edges["b"])
+    root = nodes[mh._kernels().components(ia, ib, len(nodes))]
+    out = np.empty(len(edges), dtype=REDGE)
+    for f in ("a", "b", "sim"):
+        out[f] = edges[f]
+    out["root"] = root[ia]
+    recs = np.empty(len(nodes), dtype=NODE)
+    recs["node"], recs["root"] = nodes, root
+    return out, recs
+
+
+def write_nodes(files: Files, bucket: int, recs: np.ndarray, parts: int) -> None:
+    """The bucket's (node, root) records ordered by part, and where each part's run starts."""
+    part = part_of(recs["node"], parts).astype(np.int64)
+    write_array(files.nodes(bucket), recs[np.argsort(part, kind="stable")])
+    ends = np.cumsum(np.bincount(part, minlength=parts))
+    write_array(files.nodes(bucket, "idx"), np.r_[0, ends].astype(np.uint64))
+
+
+def read_part(files: Files, bucket: int, part: int) -> np.ndarray:
+    """The (node, root) records of `part`'s nodes that `bucket` wrote."""
+    idx = read_array(files.nodes(bucket, "idx"), np.uint64, "bands")
+    start, count = int(idx[part]), int(idx[part + 1] - idx[part])
+    return np.fromfile(files.nodes(bucket), dtype=NODE, offset=start * NODE.itemsize, count=count)
+
+
+def crossing_links(recs: np.ndarray) -> np.ndarray:
+    """NODE records (smallest root, other root) for every node with several roots."""
+    recs = recs[np.lexsort((recs["root"], recs["node"]))]
+    node, root = recs["node"], recs["root"]
+    if len(recs) < 2:
+        return np.zeros(0, dtype=NODE)
+    new = np.r_[True, (node[1:] != node[:-1]) | (root[1:] != root[:-1])]
+    node, root = node[new], root[new]
+    start = np.r_[True, node[1:] != node[:-1]]
+    first = np.maximum.accumulate(np.where(start, np.arange(len(node)), 0))
+    out = np.empty(int((~start).sum()), dtype=NODE)
+    out["node"], out["root"] = root[first][~start], root[~start]
+    return out
+
+
+def label_map(links: np.ndarray) -> np.ndarray:
+    """NODE records (root, label) sorted by root, for the linked roots whose label is another."""
+    if not len(links):
+        return np.zeros(0, dtype=NODE)
+    roots = mh.sorted_unique(np.concatenate([links["node"], links["root"]]))
+    ia, ib = np.searchsorted(roots, links["node"]), np.searchsorted(roots, links["root"])
+    label = roots[mh._kernels().components(ia, ib, len(roots))]
+    moved = label != roots
+    out = np.empty(int(moved.sum()), dtype=NODE)
+    out["node"], out["root"] = roots[moved], label[moved]
+    return out
+
+
+def labels_of(roots: np.ndarray, root: np.ndarray) -> np.ndarray:
+    """The label of each local root (`roots`: `label_map`'s records)."""
+    if not len(roots):
+        return root
+    i = np.minimum(np.searchsorted(roots["node"], root), len(roots) - 1)
+    return np.where(roots["node"][i] == root, roots["root"][i], root)
+
+
+class MinHashLinks(PipelineStep):
+    """Per part: the links between the buckets' roots that share a node of the part."""
+
+    name = "minhash_dedup.links"
+    type = "dedup"
+
+    def __init__(self, params, ctx):
+        super().__init__()
+        self.params, self.ctx = params, ctx
+
+    def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
+        files = Files(self.ctx)
+        recs = [read_part(files, b, rank) for b in range(self.ctx.tasks)]
+        recs = np.concatenate(recs) if recs else np.zeros(0, dtype=NODE)
+        links = crossing_links(recs)
+        write_array(files.links(rank), links)
+        self.stat_update("state_bytes", value=3 * recs.nbytes)  # the records, sorted, unique
+        self.stat_update("links", value=len(links))
+        yield from ()
+
+
+class MinHashRoots(PipelineStep):
+    """One task: every linked root's label, from the links of every part."""
+
+    name = "minhash_dedup.roots"
+    type = "dedup"
+    preload = ("gristmill.stages.dedup.minhash.kernels",)
+
+    def __init__(self, params, ctx, parts: int):
+        super().__init__()
+        self.params, self.ctx, self.parts = params, ctx, parts
+
+    def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
+        files = Files(self.ctx)
+        links = [read_array(files.links(j), NODE, "links") for j in range(self.parts)]
+        links = np.concatenate(links) if links else np.zeros(0, dtype=NODE)
+        roots = label_map(links)
+        write_array(files.roots(), roots)
+        self.stat_update("state_bytes", value=4 * links.nbytes)
+        self.stat_update("relabelled_roots", value=len(roots))
+        yield from ()

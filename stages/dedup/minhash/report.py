@@ -1,0 +1,100 @@
+"""The report of `minhash_dedup` (one task, after the clusters phase): every part's share
+merged into the largest clusters and the documents removed per source. A source losing more
+than `max_source_loss` of its documents is a warning, or an error with `strict`.
+
+Memory: `top_clusters` clusters per part and a count per source.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import orjson
+from datatrove.data import DocumentsPipeline
+from datatrove.pipeline.base import PipelineStep
+from loguru import logger
+
+from gristmill.stages.dedup.minhash.cluster import SourceLossError
+from gristmill.stages.dedup.minhash.store import Files
+from gristmill.stages.formats.docio import AtomicWriter
+
+
+class MinHashReport(PipelineStep):
+    name = "minhash_dedup.report"
+    type = "dedup"
+
+    def __init__(self, params, ctx, parts: int):
+        super().__init__()
+        self.params, self.ctx, self.parts = params, ctx, parts
+
+    def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
+        files = Files(self.ctx)
+        shares = [_load(files.part_report(j), "clusters") for j in range(self.parts)]
+        per_source: Counter = Counter()
+        for t in range(self.ctx.tasks):
+            per_source.update(_load(files.docs(t, "sources.json"), "map"))
+        report = self.report(shares, per_source)
+        w = AtomicWriter(files.report())
+        w.write(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
+        w.close()
+        for line in report["warnings"]:
+            logger.warning(line)
+        if self.params.strict and report["warnings"]:
+            raise SourceLossError("; ".join(report["warnings"]) + " [minhash_dedup strict]")
+        yield from ()
+
+    def report(self, shares: list[dict], per_source: Counter) -> dict:
+        p = self.params
+        removed_by_source: Counter = Counter()
+        for share in shares:
+            removed_by_source.update(share["removed_by_source"])
+        candidates = [c for share in shares for c in share["largest"]]
+        largest = sorted(candidates, key=lambda c: (-c["size"], c["key"], c["gid"]))
+        largest = largest[: p.top_clusters]
+        self.stat_update("largest_cluster", value=largest[0]["size"] if largest else 0)
+        sources, warnings = {}, []
+        for src in sorted(per_source, key=str):
+            share = removed_by_source[src] / per_source[src]
+            sources[str(src)] = {
+                "docs": per_source[src],
+                "removed": removed_by_source[src],
+                "share_removed": round(share, 6),
+            }
+            if share > p.max_source_loss:
+                warnings.append(
+                    f"minhash_dedup: source {src!r} loses {removed_by_source[src]} of "
+                    f"{per_source[src]} documents ({share:.1%}), over max_source_loss "
+                    f"{p.max_source_loss:.0%}"
+                )
+        self.stat_update("sources_over_loss_limit", value=len(warnings))
+        n_clusters = sum(share["clusters"] for share in shares)
+        n_removed = sum(removed_by_source.values())
+        summary = f"minhash_dedup: {n_clusters:,} clusters, {n_removed:,} documents removed"
+        if largest:
+            top = largest[0]
+            summary += f"; largest cluster {top['size']:,} documents ({top['cluster_id']})"
+        return {
+            "summary": [summary],
+            "stage": "minhash_dedup",
+            "bands_rows": list(p.lsh()),
+            "clusters": n_clusters,
+            "clustered_docs": sum(share["clustered_docs"] for share in shares),
+            "removed": n_removed,
+            "largest_clusters": [
+                {
+                    "cluster_id": c["cluster_id"],
+                    "size": c["size"],
+                    "removed": c["removed"],
+                    "sources": dict(sorted(c["sources"].items(), key=lambda kv: str(kv[0]))),
+                }
+                for c in largest
+            ],
+            "sources": sources,
+            "warnings": warnings,
+        }
+
+
+def _load(path, what: str):
+    if not path.exists():
+        raise RuntimeError(f"minhash_dedup: {what} output missing: {path}")
+    return orjson.loads(path.read_bytes())
