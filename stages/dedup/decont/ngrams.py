@@ -7,11 +7,11 @@ them (`stages/text/scripts.SPACELESS`: Han, kana, Thai, ...), so a Chinese or Th
 item is compared by character windows and an English one by word windows, in the same text.
 
 Every unit keeps the span of the original text it came from, so a match can be cut out without
-touching any other character. Most texts go the vectorised way: each code point is folded on
-its own through one table (NFKC then casefold of that character). A text holding a code point
-whose folding is not one code point (`ß`, `ﬁ`, `①`), or that is not NFC (decomposed accents,
-which NFKC would compose), goes through Python's NFKC and casefold one unit at a time instead;
-both ways give the same hashes for the same normalised text.
+touching any other character. Text is folded code point by code point through one table (NFKC
+then casefold of that character), vectorised; only a run of letters holding a code point whose
+folding is several code points (`ß`, `ﬁ`, `①`), or a combining mark in a text that is not NFC
+(decomposed accents, which NFKC composes), is normalised by Python's NFKC and casefold; both ways
+give the same hashes for the same normalised text.
 
 An n-gram hash is a 64-bit hash of n consecutive unit hashes (and of n), within one text.
 """
@@ -31,23 +31,31 @@ NO_SPACE = lookup_table(SPACELESS)
 MAX_N = len(WEIGHTS)  # n-grams up to 64 units
 
 
-def _fold_table() -> tuple[np.ndarray, np.ndarray]:
-    """(the folded code point of each BMP code point, whether its folding is not one code
-    point); above the BMP a code point folds to itself."""
+def _fold_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per code point: its folding when that is one code point (NFKC then casefold; a space
+    for one whose folding holds no letter or digit, such as `…`); whether its folding is
+    several code points with a letter or digit among them (`ß`, `ﬁ`, `①`); whether it is a
+    combining mark (which NFKC may compose with what precedes it). Above the BMP a code point
+    folds to itself."""
     fold = np.arange(0x110000, dtype=np.uint32)
     multi = np.zeros(0x110000, dtype=bool)
+    mark = np.zeros(0x110000, dtype=bool)
     for c in range(0x10000):
-        f = unicodedata.normalize("NFKC", chr(c)).casefold()
+        ch = chr(c)
+        f = unicodedata.normalize("NFKC", ch).casefold()
+        mark[c] = unicodedata.combining(ch) != 0
         if len(f) == 1:
             fold[c] = ord(f)
-        elif f != chr(c):
+        elif not any(WORD[ord(x)] for x in f):
+            fold[c] = 0x20
+        else:
             multi[c] = True
     for lo, hi in [(0x1100, 0x11FF), (0xA960, 0xA97F), (0xD7B0, 0xD7FF)]:  # conjoining jamo
         multi[lo : hi + 1] = True
-    return fold, multi
+    return fold, multi, mark
 
 
-FOLD, MULTI = _fold_table()
+FOLD, MULTI, MARK = _fold_table()
 
 
 def normalize(text: str) -> str:
@@ -69,65 +77,69 @@ def _codepoints(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
 
 
-def _slow_units(text: str) -> tuple[list[str], list[tuple[int, int]]]:
-    """(normalised units, their original spans) by Python's NFKC and casefold per run."""
-    cp = _codepoints(text)
-    if not len(cp):
-        return [], []
-    starts, ends = _bounds(WORD[cp] | MULTI[cp], np.zeros(len(cp), dtype=bool))
-    units, spans = [], []
-    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
-        norm = normalize(text[s:e])
-        ncp = _codepoints(norm)
-        ns, ne = _bounds(WORD[ncp], NO_SPACE[ncp])
-        for a, b in zip(ns.tolist(), ne.tolist(), strict=True):
-            units.append(norm[a:b])
-            spans.append((s, e))
-    return units, spans
-
-
-def is_simple(text: str) -> bool:
-    """Whether the table folding gives the text's normalised units."""
-    return unicodedata.is_normalized("NFC", text) and not MULTI[_codepoints(text)].any()
+def split_normalized(norm: str) -> list[str]:
+    """The units of an already normalised string."""
+    units, run = [], []
+    for ch in norm:
+        c = ord(ch)
+        if WORD[c] and not NO_SPACE[c]:
+            run.append(ch)
+            continue
+        if run:
+            units.append("".join(run))
+            run = []
+        if WORD[c]:
+            units.append(ch)
+    if run:
+        units.append("".join(run))
+    return units
 
 
 def units_batch(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(unit hashes uint64, owner text of each, original starts, original ends), the units of
-    every text in order, spans relative to their text."""
-    simple = [is_simple(t) for t in texts]
-    parts = []
-    joined = [t if ok else "" for t, ok in zip(texts, simple, strict=True)]
-    lengths = np.fromiter(map(len, joined), dtype=np.int64, count=len(texts))
+    every text in order, spans relative to their text. A run holding a code point whose
+    folding is several code points, or a combining mark in a text that is not NFC, is
+    normalised by Python (it may give several units, each with the run's span)."""
+    joined = SEP.join(texts)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     text_starts = np.zeros(len(texts), dtype=np.int64)
     np.cumsum(lengths[:-1] + 1, out=text_starts[1:])
-    cp = FOLD[_codepoints(SEP.join(joined))]
-    starts, ends = _bounds(WORD[cp], NO_SPACE[cp])
-    owner = np.searchsorted(text_starts, starts, side="right") - 1
-    if len(starts):
-        parts.append(
-            (
-                word_hashes(cp, starts, ends),
-                owner,
-                starts - text_starts[owner],
-                ends - text_starts[owner],
-            )
-        )
-    for i in (i for i, ok in enumerate(simple) if not ok):
-        units, spans = _slow_units(texts[i])
-        if not units:
-            continue
-        ucp = _codepoints(SEP.join(units))
-        ulen = np.array([len(u) for u in units], dtype=np.int64)
-        us = np.zeros(len(units), dtype=np.int64)
-        np.cumsum(ulen[:-1] + 1, out=us[1:])
-        sp = np.array(spans, dtype=np.int64)
-        parts.append((word_hashes(ucp, us, us + ulen), np.full(len(units), i), sp[:, 0], sp[:, 1]))
-    if not parts:
+    cp = _codepoints(joined)
+    f = FOLD[cp]
+    slow = MULTI[cp]
+    for i in (i for i, t in enumerate(texts) if not unicodedata.is_normalized("NFC", t)):
+        lo = text_starts[i]
+        slow[lo : lo + lengths[i]] |= MARK[cp[lo : lo + lengths[i]]]
+    starts, ends = _bounds(WORD[f] | slow, NO_SPACE[f] & ~slow)
+    if not len(starts):
         z = np.zeros(0, dtype=np.int64)
         return np.zeros(0, dtype=U64), z, z, z
-    cat = [np.concatenate([p[k] for p in parts]) for k in range(4)]
-    order = np.argsort(cat[1], kind="stable")
-    return tuple(c[order] for c in cat)
+    csum = np.zeros(len(cp) + 1, dtype=np.int64)
+    np.cumsum(slow, out=csum[1:])
+    is_slow = csum[ends] > csum[starts]
+    fast = ~is_slow
+    hashes = [word_hashes(f, starts[fast], ends[fast])]
+    gs, ge = [starts[fast]], [ends[fast]]
+    if is_slow.any():
+        subs, sub_s, sub_e = [], [], []
+        for s, e in zip(starts[is_slow].tolist(), ends[is_slow].tolist(), strict=True):
+            for u in split_normalized(normalize(joined[s:e])):
+                subs.append(u)
+                sub_s.append(s)
+                sub_e.append(e)
+        if subs:
+            ucp = _codepoints(SEP.join(subs))
+            ulen = np.fromiter(map(len, subs), dtype=np.int64, count=len(subs))
+            us = np.zeros(len(subs), dtype=np.int64)
+            np.cumsum(ulen[:-1] + 1, out=us[1:])
+            hashes.append(word_hashes(ucp, us, us + ulen))
+            gs.append(np.array(sub_s, dtype=np.int64))
+            ge.append(np.array(sub_e, dtype=np.int64))
+    h, gs, ge = np.concatenate(hashes), np.concatenate(gs), np.concatenate(ge)
+    order = np.argsort(gs, kind="stable")  # a run's units share its start: kept in order
+    h, gs, ge = h[order], gs[order], ge[order]
+    owner = np.searchsorted(text_starts, gs, side="right") - 1
+    return h, owner, gs - text_starts[owner], ge - text_starts[owner]
 
 
 def ngram_hashes(units: np.ndarray, owner: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

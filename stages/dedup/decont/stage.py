@@ -26,6 +26,7 @@ from gristmill.stages.base import Stage, StageParams
 from gristmill.stages.dedup.decont import benchmarks as bm
 from gristmill.stages.dedup.decont.ngrams import MAX_N, ngram_hashes, units_batch
 
+CHUNK_CHARS = 1 << 16
 FIELDS = ("question", "context", "passage", "prompt", "choices", "options", "answer", "answers")
 
 
@@ -90,18 +91,27 @@ class Decontaminate(Stage):
 
     def _matches(self, docs: list[Document]) -> dict[int, list[tuple[int, int, list[int]]]]:
         """Per matched document: (start, end, benchmarks) of each shared window, spans in the
-        document's text, in order of start."""
-        units, owner, starts, ends = units_batch([d.text for d in docs])
+        document's text, in order of start. Worked in runs of about CHUNK_CHARS characters,
+        whose arrays stay in cache."""
         found: dict[int, list] = {}
+        first = size = 0
+        for i, doc in enumerate(docs):
+            size += len(doc.text)
+            if size >= CHUNK_CHARS or i == len(docs) - 1:
+                self._match_run([d.text for d in docs[first : i + 1]], first, found)
+                first, size = i + 1, 0
+        for spans in found.values():
+            spans.sort(key=lambda s: (s[0], s[1]))
+        return found
+
+    def _match_run(self, texts: list[str], offset: int, found: dict) -> None:
+        units, owner, starts, ends = units_batch(texts)
         for n in self._set.lengths:
             h, first = ngram_hashes(units, owner, n)
             at, rows = self._set.lookup(h)
             for i, row in zip(first[at].tolist(), rows.tolist(), strict=True):
                 span = (int(starts[i]), int(ends[i + n - 1]), self._set.benchmarks_at(row))
-                found.setdefault(int(owner[i]), []).append(span)
-        for spans in found.values():
-            spans.sort(key=lambda s: (s[0], s[1]))
-        return found
+                found.setdefault(offset + int(owner[i]), []).append(span)
 
     def process_batch(self, docs: list[Document]) -> list[str | None]:
         found = self._matches(docs)
