@@ -11,7 +11,7 @@ import gristmill.stages.quality.stage as quality_module
 from gristmill.pipeline.cli.main import cli
 from gristmill.pipeline.run.apply import apply_stage
 from gristmill.stages.errors import GristmillError
-from tests.stages.test_quality_model import PROSE, SPAM  # the two word pools
+from tests.stages.quality.test_model import PROSE, SPAM  # the two word pools
 
 
 def write(path, records):

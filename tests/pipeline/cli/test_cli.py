@@ -113,7 +113,7 @@ def test_phase_lines_count_in_the_singular_and_an_up_to_date_rerun_sums_up(tiny_
     assert lines[-1] == f"report:       {out / 'report.html'}"
 
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "cli.md"
 
 
 def test_version_is_documented_and_answers():

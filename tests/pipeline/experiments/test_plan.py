@@ -12,7 +12,7 @@ from gristmill.pipeline.cli.main import cli
 from gristmill.pipeline.experiments.planning import KeepRate, plan, refit_tokens
 from gristmill.stages.errors import GristmillError
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "planning.md"
+PAGE = Path(__file__).resolve().parents[3] / "docs" / "planning.md"
 
 
 def test_plan_for_70b_reproduces_the_docs():
