@@ -5,12 +5,16 @@ decision (`redact`), every find given as offsets in the input text."""
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from gristmill.stages.pii.script import ALNUM
 
-if TYPE_CHECKING:
-    from gristmill.stages.pii.stage import Detector
+
+class Detector(Protocol):
+    """What `redact` needs of the stage's detector: every find in a text, sorted by start."""
+
+    def find(self, text: str) -> list[tuple[int, int, str]]: ...
+
 
 # When two finds overlap, the earlier type in this order wins: the more specific check.
 PRIORITY = {t: i for i, t in enumerate(
