@@ -15,7 +15,7 @@ import pytest
 
 from gristmill.pipeline.output import manifest as mf
 from tests.pipeline.conftest import REPO, sample_config_at
-from tests.pipeline.test_runner import tree_bytes, without_timing
+from tests.pipeline.run.test_runner import tree_bytes, without_timing
 
 TIMING_FREE = {"timing", "config", "config_hash", "run_key", mf.SELF_HASH}
 

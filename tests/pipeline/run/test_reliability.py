@@ -20,7 +20,7 @@ from gristmill.pipeline.run.config import ConfigError, load_config
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.errors import GristmillError
 from tests.pipeline.conftest import REPO, sample_config_at
-from tests.pipeline.test_runner import tree_bytes
+from tests.pipeline.run.test_runner import tree_bytes
 
 QUIET = {"echo": lambda s: None}
 

@@ -17,7 +17,7 @@ from gristmill.pipeline.run.config import load_config
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.formats.shards import ShardReader
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 MIX = REPO / "configs" / "mix.yaml"
 QUIET = {"echo": lambda s: None}
 

@@ -1,5 +1,5 @@
 """End to end: the sample config on sample_data/ (golden counts and tokens) and killed-run resume
-with byte-identical results. (The run without network: tests/pipeline/test_reliability.py.)"""
+with byte-identical results. (The run without network: tests/pipeline/run/test_reliability.py.)"""
 
 from __future__ import annotations
 
