@@ -47,8 +47,9 @@ from bench.evals.quality_eval import text_vs_full
 FITTED = REPO / "stages" / "data" / "quality_fitted.yaml"
 HEADER = (
     "# Written by tools/quality_fit.py from the development corpus: do not edit, rerun it.\n"
-    "# score: weights of each signal's deficit and the penalty at percentiles 0..100 of the fit\n"
-    "# part (pages split by a hash of the page key); languages: fitted on --fit-source only.\n"
+    "# score: weights of each signal's deficit and the penalty at percentiles 0..100, fitted on\n"
+    "# every domain of bench/data/quality_domains.py; languages: word ratios fitted on\n"
+    "# --fit-source only, score offsets on the clean pages of every locale.\n"
 )
 EN_MEAN_WORD_MIN, EN_DUP_LINE_CHARS = 3, 0.01  # the English bounds the derived ones scale
 MEAN_LENGTH_FROM_CHARS = ("ko",)  # Hangul blocks: fewer, shorter words than English
@@ -135,24 +136,43 @@ def deficits(sig: dict, lang: str) -> np.ndarray:
     return np.array(row)
 
 
+def domain_matrix(rows: list[dict]) -> np.ndarray:
+    """The deficits of every record of `bench/data/quality_domains.py` (in its language)."""
+    return np.array([deficits(r["signals"], r["lang"]) for r in rows])
+
+
 def fit_score(rows: list[dict]) -> dict:
-    from gristmill.stages.quality.fit import FIT, fit_weights, knots
+    """Weights on every development domain together (each (domain, label) weighing the same),
+    the calibration knots over those texts, and each language's offset from the clean pages."""
+    from gristmill.stages.quality.fit import balanced, fit_weights, knots, language_offsets
     from gristmill.stages.quality.languages import score_spec
 
-    fit = [r for r in rows if r["part"] == FIT and r["full_signals"] is not None]
-    x = np.array(
-        [deficits(r["text_signals"], r["lang"]) for r in fit]
-        + [deficits(r["full_signals"], r["lang"]) for r in fit]
-    )
-    y = np.array([1.0] * len(fit) + [0.0] * len(fit))
-    w, b = fit_weights(x, y)
+    dev = [r for r in rows if r["domain"] != "clean"]
+    x, y = domain_matrix(dev), np.array([float(r["label"]) for r in dev])
+    weight = balanced([(r["domain"], r["label"]) for r in dev])
+    w, b = fit_weights(x, y, weight=weight)
     names = list(score_spec())
     weights = {n: round(float(v), 3) for n, v in zip(names, w, strict=True)}
-    print(f"score fit: {len(fit)} pages of the fit part, main text vs full page; intercept {b:.2f}")
+    domains = sorted({r["domain"] for r in dev})
+    print(f"score fit: {len(dev)} texts of {', '.join(domains)}; intercept {b:.2f}")
     print("  weights: " + ", ".join(f"{n} {v}" for n, v in weights.items() if v))
     rounded = np.array([weights[n] for n in names])
-    ks = knots(x @ rounded)
-    return {"weights": weights, "knots": [round(k, 6) for k in ks]}
+    ks = [round(k, 6) for k in knots(x @ rounded, weight=weight)]
+    clean = [r for r in rows if r["domain"] == "clean"]
+    offsets = language_offsets(domain_matrix(clean) @ rounded, [r["lang"] for r in clean], ks)
+    return {"weights": weights, "knots": ks}, offsets
+
+
+def with_offsets(languages: dict, offsets: dict[str, float]) -> dict:
+    """The fitted languages' entries with `score_offset` set from `offsets` (others dropped)."""
+    out = {}
+    for code in sorted(set(languages) | set(offsets)):
+        entry = {k: v for k, v in (languages.get(code) or {}).items() if k != "score_offset"}
+        if offsets.get(code):
+            entry["score_offset"] = offsets[code]
+        if entry:
+            out[code] = entry
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -183,12 +203,18 @@ def main(argv: list[str] | None = None) -> int:
     doc = yaml.safe_load(FITTED.read_text(encoding="utf-8"))
     if args.what in ("ratio", "all"):
         doc["fit_source"] = args.fit_source
-        doc["languages"] = fit_ratio(rows, args.fit_source)
+        old = {k: (v or {}).get("score_offset") for k, v in (doc.get("languages") or {}).items()}
+        doc["languages"] = with_offsets(fit_ratio(rows, args.fit_source), old)
         use(doc, args.write)
     if args.what in ("score", "all"):
-        doc["score"] = fit_score(rows)
+        from bench.data.quality_domains import rows_with_signals
+
+        dev = rows_with_signals(args.data if args.data is not None else default_data_dir())
+        doc["score"], offsets = fit_score(dev)
+        doc["languages"] = with_offsets(doc.get("languages") or {}, offsets)
+        print("  language offsets: " + ", ".join(f"{k} {v}" for k, v in offsets.items()))
         use(doc, args.write)
-        text_vs_full(rows)  # the figures, on the held part
+        text_vs_full(rows)  # docs_web's pairs, now in the fit: `bench.evals.quality_lodo`
     return 0
 
 

@@ -4,14 +4,15 @@
 reads data. Two fits, each on its own part of the corpus, so that every figure reported about
 them is on the other part:
 
-- the score (`fit_score`): a page is "fit" or "held" by a hash of its page key (the URL without
-  the locale), so all translations of a page fall on the same side. On the fit part's main text
-  (label 1) vs full page (label 0) pairs, a logistic regression with non-negative weights over
-  each signal's deficit (1 - its component, see `rules.component`): a signal may only lower the
-  score, and by its own rule's direction. The score is then calibrated to rank: the penalty
-  (weighted sum of deficits) is mapped through the fit part's empirical distribution, so a
-  score s means that a share s of the fit part's pages (main texts and full pages, one of each
-  per page) carry a larger penalty.
+- the score (`fit_weights`): on good (label 1) and bad (label 0) texts of several domains
+  (`bench/data/quality_domains.py`), a logistic regression with non-negative weights over each
+  signal's deficit (1 - its component, see `rules.component`): a signal may only lower the
+  score, and by its own rule's direction. Every (domain, label) weighs the same (`balanced`).
+  The score is then calibrated to rank: the penalty (weighted sum of deficits) is mapped
+  through the reference texts' empirical distribution (`knots`, weighted the same way), so a
+  score s means that a share s of the reference carries a larger penalty. Each language's
+  penalty is shifted (`language_offsets`) so that about the same share of its clean text
+  passes a threshold of 0.5.
 - the word ratios (`median_ratio`): words (or characters) of a language per English word (or
   character) on the same page, the median over the parallel pages of one documentation package;
   parity is then tested on the others.
@@ -53,12 +54,19 @@ def page_language(rec: dict) -> str:
 
 
 def fit_weights(
-    x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 4000, lr: float = 0.05
+    x: np.ndarray,
+    y: np.ndarray,
+    l2: float = 1e-3,
+    steps: int = 4000,
+    lr: float = 0.05,
+    weight: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """Logistic regression P(y=1) = sigmoid(b - x @ w) with w >= 0: each column of `x` is a
     deficit that may only count against y = 1. Projected gradient descent with Adam, from w = 0
-    (deterministic); `l2` is the ridge on w per example."""
+    (deterministic); `l2` is the ridge on w per example; `weight` weighs the examples (equal
+    by default)."""
     n, k = x.shape
+    share = np.full(n, 1.0 / n) if weight is None else np.asarray(weight, float) / np.sum(weight)
     theta = np.zeros(k + 1)  # w..., b
     m = np.zeros(k + 1)
     v = np.zeros(k + 1)
@@ -66,7 +74,7 @@ def fit_weights(
     for t in range(1, steps + 1):
         z = xa @ theta
         p = 1.0 / (1.0 + np.exp(-z))
-        grad = xa.T @ (p - y) / n
+        grad = xa.T @ ((p - y) * share)
         grad[:k] += l2 * theta[:k]
         m = 0.9 * m + 0.1 * grad
         v = 0.999 * v + 0.001 * grad**2
@@ -75,9 +83,45 @@ def fit_weights(
     return theta[:k], float(theta[k])
 
 
-def knots(penalties: list[float] | np.ndarray, n: int = N_KNOTS) -> list[float]:
-    """The penalty at n evenly spaced quantiles (0 .. 1) of the reference pages."""
-    return [float(q) for q in np.quantile(np.asarray(penalties, dtype=float), np.linspace(0, 1, n))]
+def knots(
+    penalties: list[float] | np.ndarray, n: int = N_KNOTS, weight: np.ndarray | None = None
+) -> list[float]:
+    """The penalty at n evenly spaced quantiles (0 .. 1) of the reference pages (weighted by
+    `weight`: each page's share of the reference)."""
+    p = np.asarray(penalties, dtype=float)
+    qs = np.linspace(0, 1, n)
+    if weight is None:
+        return [float(q) for q in np.quantile(p, qs)]
+    order = np.argsort(p, kind="stable")
+    w = np.asarray(weight, float)[order]
+    at = (np.cumsum(w) - 0.5 * w) / w.sum()  # each page at the middle of its weight
+    return [float(q) for q in np.interp(qs, at, p[order])]
+
+
+def balanced(groups: list) -> np.ndarray:
+    """Weights that give every distinct group (e.g. (domain, label)) the same total."""
+    counts: dict = {}
+    for g in groups:
+        counts[g] = counts.get(g, 0) + 1
+    return np.array([1.0 / counts[g] for g in groups])
+
+
+def language_offsets(
+    penalties: np.ndarray, langs: list[str], ks: list[float], least: int = 20, prior: float = 20
+) -> dict[str, float]:
+    """Per language, the penalty shift that makes the share of its clean pages passing score
+    0.5 that of all clean pages together: its pages' penalty at that share minus the penalty at
+    0.5, shrunk by n / (n + prior) toward 0; languages with fewer than `least` pages get none."""
+    p0 = ks[len(ks) // 2]
+    rate = float(np.mean(penalties <= p0))
+    out = {}
+    for lang in sorted(set(langs)):
+        mine = penalties[np.array([x == lang for x in langs])]
+        if len(mine) < least:
+            continue
+        shift = float(np.quantile(mine, rate)) - p0
+        out[lang] = round(shift * len(mine) / (len(mine) + prior), 4)
+    return out
 
 
 def calibrated(penalty: float, ks: list[float]) -> float:

@@ -8,8 +8,8 @@ import numpy as np
 
 from gristmill.stages.quality.names import TOP_NGRAMS
 
-SPACE, WORD, DIGIT, ALPHA, NO_SPACE, MARK, CAPITAL, SMALL, TERMINAL, BULLET, STRIP = (
-    1 << i for i in range(11)
+SPACE, WORD, DIGIT, ALPHA, NO_SPACE, MARK, CAPITAL, SMALL, TERMINAL, BULLET, STRIP, SEPARATOR = (
+    1 << i for i in range(12)
 )
 BLOCK = 12  # a table block holds 2**12 code points
 # the counts `page` fills, by index
@@ -17,9 +17,9 @@ BLOCK = 12  # a table block holds 2**12 code points
     N_UNITS, UNIT_CHARS, NON_ALPHA, SYMBOLS, SYMBOL_CHARS, CAPITAL_WORDS, CASE_JOINS,
     LINES, LINE_CHARS, DUP_LINES, DUP_LINE_CHARS, ELLIPSIS_LINES, PUNCT_LINES, BULLET_LINES,
     C4_LINES, C4_CHARS, SHORT_LINES, PARAGRAPHS, PARA_CHARS, DUP_PARAS, DUP_PARA_CHARS,
-    STOP_WORDS, ENGLISH_STOP_WORDS, STOP_UNSURE,
-) = range(24)  # fmt: skip
-N_COUNTS = 24
+    STOP_WORDS, ENGLISH_STOP_WORDS, STOP_UNSURE, LINK_LINES,
+) = range(25)  # fmt: skip
+N_COUNTS = 25
 _M = np.uint64(0x9E3779B97F4A7C15)  # odd: the base of the n-gram polynomial
 _FNV = np.uint64(0x100000001B3)
 _U33 = np.uint64(33)
@@ -108,7 +108,30 @@ def _char_units(cp, table, a, b, most):  # pragma: no cover (compiled)
 
 
 @numba.njit(cache=True, nogil=True)
-def _lines(cp, table, char_units, short, counts):  # pragma: no cover (compiled)
+def _is_link(cp, table, a, b, char_units, link):  # pragma: no cover (compiled)
+    """Whether the line cp[a:b] (no terminal punctuation at its end) reads as a link or menu
+    item: two or more separators, or at most `link` units."""
+    seps = 0
+    for t in range(a, b):
+        if table[cp[t]] & SEPARATOR:
+            seps += 1
+            if seps >= 2:
+                return True
+    if char_units:
+        return _char_units(cp, table, a, b, link + 1) <= link
+    words, i = 0, a
+    while i < b and words <= link:
+        while i < b and table[cp[i]] & SPACE:
+            i += 1
+        if i < b:
+            words += 1
+        while i < b and not table[cp[i]] & SPACE:
+            i += 1
+    return words <= link
+
+
+@numba.njit(cache=True, nogil=True)
+def _lines(cp, table, char_units, short, link, counts):  # pragma: no cover (compiled)
     """The line counts: lines are the text split at "\\n", stripped, the empty ones left out."""
     n = cp.shape[0]
     hashes = np.empty(n + 1, np.uint64)
@@ -135,6 +158,7 @@ def _lines(cp, table, char_units, short, counts):  # pragma: no cover (compiled)
         counts[BULLET_LINES] += (table[cp[a]] & BULLET) != 0
         counts[SHORT_LINES] += b - a <= short
         if ellipsis or not table[last] & TERMINAL:
+            counts[LINK_LINES] += _is_link(cp, table, a, b, char_units, link)
             continue
         counts[PUNCT_LINES] += 1
         c4 = char_units
@@ -333,7 +357,7 @@ def _capitals(cp, table, counts):  # pragma: no cover (compiled)
 
 @numba.njit(cache=True, nogil=True)
 def page(
-    cp, table, lower, filled, char_units, levels, short, stop, english, counts, out
+    cp, table, lower, filled, char_units, levels, short, link, stop, english, counts, out
 ):  # pragma: no cover (compiled)
     """Fills `counts` and the n-gram fractions `out`; returns -1, or a table block the page
     needs first (the caller fills it and calls again)."""
@@ -385,7 +409,7 @@ def page(
     counts[STOP_WORDS] = stop_seen.sum()
     counts[ENGLISH_STOP_WORDS] = english_seen.sum()
     _capitals(cp, table, counts)
-    _lines(cp, table, char_units, short, counts)
+    _lines(cp, table, char_units, short, link, counts)
     _paragraphs(cp, table, counts)
     if m >= 2:
         ngrams(hashes[:m], ends[:m] - starts[:m], levels, out)

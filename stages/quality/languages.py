@@ -4,10 +4,10 @@
 ("word": whitespace-separated tokens; "char": one unit per ideograph, kana or Thai-family letter,
 for scripts written without spaces), what counts as a short line, and how the default rule
 bounds change for that language. `quality_fitted.yaml` holds what `tools/quality_fit.py` fitted
-on the development corpus: the score's weights and calibration, each language's word ratio and
-the rule overrides derived from its measured ratios. `stopwords/<code>.txt` lists frequent
-function words (one per line, `#` starts a comment). A language without a list simply has no
-stop-word signal, so the stop-word rule never drops it for lack of English words.
+on the development data: the score's weights and calibration, each language's word ratio, score
+offset and the rule overrides derived from its measured ratios. `stopwords/<code>.txt` lists
+frequent function words (one per line, `#` starts a comment). A language without a list simply
+has no stop-word signal, so the stop-word rule never drops it for lack of English words.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ class LangProfile:
     short_line_chars: int
     ngram_scale: int  # units per word for the n-gram signals (2 for CJK characters)
     word_ratio: float  # units of the language per English word on the same content
+    score_offset: float  # subtracted from the score's penalty: the per-language calibration
     stop_words: frozenset[str]
     # rule name -> (min, max) or None (rule off), after the language's overrides
     bounds: dict
@@ -121,6 +122,12 @@ def word_ratio(code: str) -> float:
     return float(_fitted_entry(code).get("word_ratio", 1))
 
 
+def score_offset(code: str) -> float:
+    """The language's shift of the score's penalty (0 when none was fitted): see
+    `fit.language_offsets`."""
+    return float(_fitted_entry(code).get("score_offset", 0.0))
+
+
 def language_overrides(code: str) -> dict:
     """rule -> (min, max) or None: what the data files change for this language, the fitted
     overrides first, then the written ones."""
@@ -145,6 +152,7 @@ def profile(code: str | None) -> LangProfile:
         short_line_chars=int(entry.get("short_line_chars", base["short_line_chars"])),
         ngram_scale=int(entry.get("ngram_scale", base.get("ngram_scale", 1))),
         word_ratio=ratio,
+        score_offset=score_offset(code or ""),
         stop_words=stop,
         bounds=bounds,
         boilerplate_phrases=tuple(base["boilerplate_phrases"]),

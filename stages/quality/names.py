@@ -13,6 +13,10 @@ LOWER = "a-zß-öø-ÿα-ωа-яё"  # the lower-case letters before a case join
 # what ends a line that C4 counts as a sentence: every script's sentence end, or a closing quote
 TERMINAL_PUNCT = (*TERMINAL_PUNCTUATION, '"', "'", "”", "»")
 ELLIPSES = ("...", "…")
+# a line with two of these and no terminal punctuation is a menu row ("Home | News | About")
+SEPARATORS = "|»›·•"
+LINK_WORDS = 4  # a line of at most this many words and no terminal punctuation: a link item
+PROSE_WORDS = 15  # words per line at which a page's lines count fully as prose
 BULLETS = ("•", "-", "*", "‣", "◦", "·", "–", "—", "▪", "►")
 # stripped from both ends of a word before it is looked up in a stop-word list
 WORD_PUNCT = ".,;:!?\"'()[]{}«»“”„‘’¿¡-–—…"

@@ -4,7 +4,7 @@ A rule is a signal name with bounds `(min, max)` (either may be None) or None (o
 document is kept when `min <= value <= max`. The first failing rule, in SIGNALS order and then
 `quality_score`, is the drop reason. A signal that does not apply (None) passes.
 
-The heuristic score ranks a document against the development corpus: each signal has a
+The heuristic score ranks a document against the development data: each signal has a
 component in [0, 1] (higher for better text; reference points in the `score` section of
 `stages/data/quality_languages.yaml`), the penalty is the weighted sum of the components'
 shortfalls, and the score is the share of the fit part's pages whose penalty is larger
@@ -48,12 +48,20 @@ def component(x: float, spec: dict, bound: Bound) -> float | None:
         if bound is None:
             return None  # the rule is off for this language: it says nothing about the text
         return _part(x, _GATE, *bound)
-    if "max" in spec:
-        return _part(x, _MAX, spec["max"], None)
-    return _part(x, _MIN, spec["min"], None)
+    kind, ref = _kind(spec)
+    return _part(x, kind, ref, None)
 
 
-_GATE, _MAX, _MIN = range(3)
+_GATE, _MAX, _MIN, _RAMP, _DROP = range(5)
+_KINDS = {"max": _MAX, "min": _MIN, "ramp": _RAMP, "drop": _DROP}
+
+
+def _kind(spec: dict) -> tuple[int, float]:
+    """A non-gate component's kind and reference point (the data file names one key)."""
+    for key, kind in _KINDS.items():
+        if key in spec:
+            return kind, spec[key]
+    raise KeyError(f"score component without {', '.join(_KINDS)}: {spec}")
 
 
 def _part(x: float, kind: int, a: float | None, b: float | None) -> float:
@@ -65,6 +73,10 @@ def _part(x: float, kind: int, a: float | None, b: float | None) -> float:
         return 1.0
     if kind == _MAX:
         return math.exp(-x / a) if a > 0 else (1.0 if x <= 0 else 0.0)
+    if kind == _RAMP:
+        return min(1.0, max(x, 0.0) / a)
+    if kind == _DROP:
+        return max(0.0, 1.0 - x / a)
     return 1.0 - math.exp(-max(x, 0.0) / a)
 
 
@@ -83,8 +95,7 @@ def _terms(profile: LangProfile) -> list[tuple]:
                 if (bound := profile.bounds.get(name)) is not None:
                     terms.append((name, s["weight"], _GATE, *bound))
             else:
-                kind = _MAX if "max" in s else _MIN
-                terms.append((name, s["weight"], kind, s["max" if kind == _MAX else "min"], None))
+                terms.append((name, s["weight"], *_kind(s), None))
         hit = _TERMS[(id(spec), id(profile))] = (spec, profile, terms)
     return hit[2]
 
@@ -102,10 +113,10 @@ def penalty(signals: dict, profile: LangProfile) -> float | None:
 
 
 def heuristic_score(signals: dict, profile: LangProfile) -> float:
-    """The calibrated score in [0, 1]: the share of the reference pages with a larger penalty
-    (0 when no signal applies)."""
+    """The calibrated score in [0, 1]: the share of the reference pages with a larger penalty,
+    after the language's offset (0 when no signal applies)."""
     p = penalty(signals, profile)
-    return 0.0 if p is None else calibrated(p, score_knots())
+    return 0.0 if p is None else calibrated(p - profile.score_offset, score_knots())
 
 
 def blend(heuristic: float, model_prob: float | None, weight: float) -> float:

@@ -21,7 +21,9 @@ script):
   characters, the later copies of a line and their characters, lines ending in an ellipsis, in
   terminal punctuation (not an ellipsis), starting with a bullet, no longer than `short`, and
   C4's lines (terminal punctuation and 3+ words, or 3+ character units in a line that is not
-  ASCII; with character units every such line) and their characters;
+  ASCII; with character units every such line) and their characters; link lines: lines
+  without terminal punctuation (or ending in an ellipsis) that hold two or more of
+  `names.SEPARATORS` or at most `link` units (`str.split()` words, or character units);
 - paragraphs (`names.PARAGRAPH_BREAK` splits the stripped text): how many, their characters,
   the later copies and their characters;
 - stop words (word units): how many distinct words of the `stop` and `english` lists occur,
@@ -59,6 +61,7 @@ from gristmill.stages.quality.names import (
     DUP_NGRAMS,
     LOWER,
     NGRAM_SIGNALS,
+    SEPARATORS,
     TERMINAL_PUNCT,
     TOP_NGRAMS,
     UPPER,
@@ -76,6 +79,7 @@ _CLASSES = (
     (k.TERMINAL, re.compile("|".join(map(re.escape, TERMINAL_PUNCT)))),
     (k.BULLET, re.compile("|".join(map(re.escape, BULLETS)))),
     (k.STRIP, re.compile(f"[{re.escape(WORD_PUNCT)}]")),
+    (k.SEPARATOR, re.compile(f"[{re.escape(SEPARATORS)}]")),
 )
 _TABLE = np.zeros(0x110000, np.uint16)
 _LOWER = np.full(0x110000, -1, np.int32)
@@ -104,18 +108,19 @@ def scan(
     char_units: bool,
     scale: int,
     short: int = 0,
+    link: int = 0,
     stop: np.ndarray = _NONE,
     english: np.ndarray = _NONE,
 ) -> tuple[list[int], list[float]]:
-    """The counts (indexed by `kernels.N_UNITS` ... `STOP_UNSURE`) and the n-gram fractions (in
+    """The counts (indexed by `kernels.N_UNITS` ... `LINK_LINES`) and the n-gram fractions (in
     the order of NGRAM_SIGNALS) of `text`, cut into character units if `char_units`, else into
-    words; `short` is the longest short line, `stop` and `english` the stop words' hashes
-    (`stop_hashes`)."""
+    words; `short` is the longest short line, `link` the most units of a link line, `stop` and
+    `english` the stop words' hashes (`stop_hashes`)."""
     cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
     counts = np.zeros(k.N_COUNTS, np.int64)
     ngrams = np.zeros(len(NGRAM_SIGNALS), np.float64)
     levels = _levels(scale)
-    args = (char_units, levels, short, stop, english, counts, ngrams)
+    args = (char_units, levels, short, link, stop, english, counts, ngrams)
     while (missing := k.page(cp, _TABLE, _LOWER, _FILLED, *args)) >= 0:
         _fill(missing)
     return counts.tolist(), ngrams.tolist()

@@ -7,6 +7,9 @@ choice is written next to the code):
   curly braces, policy and cookie lines. We score them; we do not rewrite the text.
 - FineWeb (Penedo et al. 2024): line punctuation, short lines, duplicated-line characters,
   list-like documents (newlines per word).
+- Line structure (ours, for the score): the share of lines that read as link or menu items,
+  words per line, and the prose share (lines ending in their script's sentence end, weighted
+  by words per line up to 15).
 - Boilerplate (ours, for the score): words in capitals (menu and sidebar labels) and
   lower-to-upper case joins inside words (page blocks run together by an extractor).
 
@@ -25,7 +28,7 @@ from __future__ import annotations
 from itertools import repeat
 
 from gristmill.stages.quality.languages import LangProfile, profile
-from gristmill.stages.quality.names import NGRAM_SIGNALS, WORD_PUNCT
+from gristmill.stages.quality.names import LINK_WORDS, NGRAM_SIGNALS, PROSE_WORDS, WORD_PUNCT
 
 __all__ = ["SIGNALS", "compute_signals", "stop_words_present"]
 
@@ -61,6 +64,9 @@ SIGNALS = (
     "fineweb_list_ratio",
     "boilerplate_upper_words",
     "boilerplate_case_joins",
+    "lines_link",
+    "lines_words",
+    "lines_prose",
 )
 
 
@@ -111,8 +117,23 @@ def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | 
         "fineweb_list_ratio": _share(c[k.LINES] - 1, n_words) if c[k.LINES] else 0.0,
         "boilerplate_upper_words": c[k.CAPITAL_WORDS] / per_word,
         "boilerplate_case_joins": c[k.CASE_JOINS] / per_word,
+        **_line_structure(c, n_words / profile.ngram_scale),
     }
     return {name: sig[name] for name in SIGNALS}
+
+
+def _line_structure(c: list[int], words: float) -> dict[str, float]:
+    """The page as lines: the share that read as link or menu items (`scan.py`), words per line
+    (a word of a script without spaces is `ngram_scale` characters), and the prose share: lines
+    ending in their script's terminal punctuation times min(1, words per line / PROSE_WORDS)."""
+    from gristmill.stages.quality import kernels as k
+
+    n = c[k.LINES]
+    if not n:
+        return {"lines_link": 0.0, "lines_words": 0.0, "lines_prose": 0.0}
+    per_line = words / n
+    prose = c[k.PUNCT_LINES] / n * min(1.0, per_line / PROSE_WORDS)
+    return {"lines_link": c[k.LINK_LINES] / n, "lines_words": per_line, "lines_prose": prose}
 
 
 def _scan(text: str, lower: str, profile: LangProfile) -> tuple[list, list, int | None]:
@@ -130,6 +151,7 @@ def _scan(text: str, lower: str, profile: LangProfile) -> tuple[list, list, int 
         not word,
         profile.ngram_scale,
         profile.short_line_chars,
+        LINK_WORDS * profile.ngram_scale,
         stop_hashes(stop if look_up else frozenset()),
         stop_hashes(english),
     )

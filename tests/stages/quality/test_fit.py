@@ -82,4 +82,35 @@ def test_shipped_fitted_file_matches_the_score_spec():
     assert f["fit_source"] in {"gnome-user-docs", "debian-handbook", "debian-reference"}
     for code, entry in f["languages"].items():
         assert isinstance(code, str)  # YAML 1.1 reads a bare `no` (Norwegian) as False
-        assert set(entry) <= {"word_ratio", "thresholds"}
+        assert set(entry) <= {"word_ratio", "thresholds", "score_offset"}
+
+
+def test_weighted_fit_and_knots_balance_groups():
+    from gristmill.stages.quality.fit import balanced, knots
+
+    w = balanced(["a", "a", "a", "b"])
+    assert list(w) == [1 / 3, 1 / 3, 1 / 3, 1.0]
+    # one page of "b" weighs as much as three of "a": the median sits between the groups
+    ks = knots([0.0, 0.0, 0.0, 10.0], n=3, weight=w)
+    assert ks[0] == 0.0 and ks[-1] == 10.0 and 0.0 < ks[1] < 10.0
+    assert knots([1.0, 2.0, 3.0], n=3) == [1.0, 2.0, 3.0]
+
+
+def test_language_offsets_equalise_the_pass_rate_at_one_half():
+    import numpy as np
+
+    from gristmill.stages.quality.fit import calibrated, language_offsets
+
+    rng = np.random.default_rng(0)
+    easy, hard = rng.uniform(0, 1, 400), rng.uniform(1, 2, 400)  # hard: penalties 1 higher
+    ks = [float(q) for q in np.quantile(np.concatenate([easy, hard]), np.linspace(0, 1, 101))]
+    offsets = language_offsets(
+        np.concatenate([easy, hard]), ["xx"] * 400 + ["yy"] * 400, ks, prior=0
+    )
+    assert offsets["xx"] < 0 < offsets["yy"]
+    rate = [
+        np.mean([calibrated(p - offsets[c], ks) >= 0.5 for p in ps])
+        for c, ps in (("xx", easy), ("yy", hard))
+    ]
+    assert abs(rate[0] - rate[1]) < 0.02
+    assert language_offsets(np.zeros(5), ["zz"] * 5, ks) == {}  # too few pages: none

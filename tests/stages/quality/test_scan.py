@@ -28,6 +28,7 @@ from gristmill.stages.quality.names import (
     UPPER,
     WORD_PUNCT,
 )
+from gristmill.stages.quality.names import SEPARATORS as MENU_SEPARATORS
 from gristmill.stages.quality.scan import scan, stop_hashes
 
 NON_ALPHA_UNIT = re.compile(r"(?<!\S)(?:[^\w\s]|[\d_])+(?!\S)")  # no letter
@@ -65,7 +66,19 @@ def duplicates(items: list[str]) -> tuple[int, int]:
     return len(items) - len(distinct), sum(map(len, items)) - sum(map(len, distinct))
 
 
-def plain(text, char_units, scale, short=0, stop=frozenset(), english=frozenset()):
+def link_lines(lines: list[str], char_units: bool, link: int) -> int:
+    """Lines without terminal punctuation (or ending in an ellipsis) holding two separators or
+    at most `link` units."""
+    out = 0
+    for line in lines:
+        if line.endswith(TERMINAL_PUNCT) and not line.endswith(ELLIPSES):
+            continue
+        units = CHAR_UNITS.findall(line) if char_units else line.split()
+        out += sum(map(line.count, MENU_SEPARATORS)) >= 2 or len(units) <= link
+    return out
+
+
+def plain(text, char_units, scale, short=0, stop=frozenset(), english=frozenset(), link=4):
     """What `scan` returns, by the plain definitions (the stop-word counts are None where a
     word holds a character without a lower case of its own: `scan` leaves those to Python)."""
     if char_units:
@@ -102,6 +115,7 @@ def plain(text, char_units, scale, short=0, stop=frozenset(), english=frozenset(
         or (not line.isascii() and len(CHAR_UNITS.findall(line)) >= 3)
     ]
     c[sc.C4_LINES], c[sc.C4_CHARS] = len(c4), sum(map(len, c4))
+    c[sc.LINK_LINES] = link_lines(lines, char_units, link)
     paragraphs = [p for p in re.split(PARAGRAPH_BREAK, text.strip()) if p]
     c[sc.PARAGRAPHS], c[sc.PARA_CHARS] = len(paragraphs), sum(map(len, paragraphs))
     c[sc.DUP_PARAS], c[sc.DUP_PARA_CHARS] = duplicates(paragraphs)
@@ -117,9 +131,9 @@ def plain(text, char_units, scale, short=0, stop=frozenset(), english=frozenset(
     return c, ngrams
 
 
-def same(text, char_units=False, scale=1, short=0, stop=frozenset(), english=frozenset()):
-    got = scan(text, char_units, scale, short, stop_hashes(stop), stop_hashes(english))
-    want = plain(text, char_units, scale, short, stop, english)
+def same(text, char_units=False, scale=1, short=0, stop=frozenset(), english=frozenset(), link=4):
+    got = scan(text, char_units, scale, short, link, stop_hashes(stop), stop_hashes(english))
+    want = plain(text, char_units, scale, short, stop, english, link)
     if want[0][sc.STOP_UNSURE]:  # scan stopped counting there: Python counts them
         want[0][sc.STOP_WORDS] = got[0][sc.STOP_WORDS]
         want[0][sc.ENGLISH_STOP_WORDS] = got[0][sc.ENGLISH_STOP_WORDS]
@@ -130,6 +144,36 @@ def same(text, char_units=False, scale=1, short=0, stop=frozenset(), english=fro
 
 def ngrams(units, scale=1):
     return dict(zip(NGRAM_SIGNALS, same(" ".join(units), False, scale)[1], strict=True))
+
+
+@pytest.mark.parametrize(
+    ("text", "char_units", "link", "want"),
+    [
+        ("Home | News | About\nContact us\nA sentence that ends here.", False, 4, 2),
+        ("Home|News|About\nOne two three four five six", False, 4, 1),  # no spaces around `|`
+        ("• Home\n• A longer item than four words here\nWait…", False, 4, 2),
+        (
+            "首页\n新闻 · 关于 · 联系\n这是一个完整的句子。\n这是一个没有句号的很长的句子",
+            True,
+            8,
+            2,
+        ),
+        (
+            "ホーム｜ニュース\n会社概要\n日本語の文です！",
+            True,
+            8,
+            2,
+        ),  # full-width bar: no separator
+        ("홈 | 뉴스 | 소개\n한국어 문장입니다.\n메뉴", False, 4, 2),
+        ("หน้าแรก\nนี่คือประโยคภาษาไทยที่ยาวมากพอสมควรจริงๆ", True, 12, 1),
+        ("الرئيسية | الأخبار | اتصل\nهذه جملة عربية كاملة؟\nمن نحن", False, 4, 2),
+        ("मुखपृष्ठ » समाचार » संपर्क\nयह एक पूरा वाक्य है।\nहमारे बारे में", False, 4, 2),
+        ("Главная › Новости › Контакты\nЭто полное предложение.\nО нас", False, 4, 2),
+    ],
+)
+def test_link_lines(text, char_units, link, want):
+    got = same(text, char_units, 2 if char_units else 1, link=link)
+    assert got[0][sc.LINK_LINES] == want
 
 
 def test_hand_counted_ngrams():
@@ -182,7 +226,23 @@ PIECES = (
     *("(the)", "THE.", "«и»", "абвГДЕ", "Москва", "и", "İstanbul", "北京", "东京塔", "東京タワー"),
     *("ﾃｽﾄ", "서울", "안녕하세요", "สวัสดีครับ", "\u0e31", "مرحبا", "١٢٣", "नमस्ते", "क्ष", "１２３"),
     *("，", "。", "！", "？", "「", "」", "½", "²", "_x", "x_", "_", "3.5", "—", "…", "...", "#"),
-    *("😀", "𠀀𠀁", "a1", "٣", "ǅ", "• item", "- item", "end.", "done!", "“quoted”", "।"),
+    *(
+        "😀",
+        "𠀀𠀁",
+        "a1",
+        "٣",
+        "ǅ",
+        "• item",
+        "- item",
+        "end.",
+        "done!",
+        "“quoted”",
+        "।",
+        "|",
+        "»",
+        "›",
+        "·",
+    ),
 )
 SEPARATORS = (" ", " ", "", "", "\n", "\t", "\u3000", "\u00a0", "\u2028", "\x1c", "\u200b")
 SEPARATORS += ("\r\n", "\n\n", "\n \t\n", "\n\u3000\n", " \n")

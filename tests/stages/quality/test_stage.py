@@ -1,6 +1,7 @@
 """The `quality` stage: scoring, deciding with reasons, thresholds from config, language-aware
 bounds, and re-deciding already-scored documents without recomputing their signals."""
 
+import dataclasses
 import math
 import pickle
 
@@ -131,8 +132,9 @@ def test_score_does_not_depend_on_configured_thresholds():
 
 
 def test_quality_score_rule():
-    step = Quality(QualityParams(thresholds={"quality_score": {"min": 0.999}}))
-    run(step, docs(PROSE, language="en"))
+    only = {rule: None for rule in RULES} | {"quality_score": {"min": 0.5}}
+    step = Quality(QualityParams(thresholds=only))
+    run(step, docs(NAV, language="en"))
     assert stats(step) == {
         "seen": 1,
         "dropped": 1,
@@ -244,12 +246,20 @@ def test_heuristic_score_by_hand(monkeypatch):
     }
     monkeypatch.setattr(rules, "score_spec", lambda: spec)
     monkeypatch.setattr(rules, "score_knots", lambda: [0.0, 1.0, 2.0])
-    en = profile("en")  # no bound for "c": its gate says nothing, whatever its value
+    en = profile("xx")  # no bound for "c": its gate says nothing, whatever its value; no offset
     sig = {"a": 0.5, "b": 1.0, "c": 123.0}
     # a: 1 - exp(-0.5 / 0.5) = 1 - 1/e short, times 2; b: 1 - (1 - exp(-1)) = 1/e short
     assert rules.penalty(sig, en) == pytest.approx(2 - math.exp(-1))
     # 2 - 1/e = 1.632 lies 0.632 of the way from the 50th to the 100th percentile knot
+    assert en.score_offset == 0.0
     assert heuristic_score(sig, en) == pytest.approx(1 - (2 - math.exp(-1)) / 2)
+    shifted = dataclasses.replace(en, score_offset=0.5)  # a language's calibration offset
+    assert heuristic_score(sig, shifted) == pytest.approx(1 - (2 - math.exp(-1) - 0.5) / 2)
+    # linear components: ramp (higher is better up to r) and drop (lower is better down to r)
+    assert rules.component(0.3, {"ramp": 0.6}, None) == pytest.approx(0.5)
+    assert rules.component(0.9, {"ramp": 0.6}, None) == 1.0
+    assert rules.component(0.25, {"drop": 1.0}, None) == pytest.approx(0.75)
+    assert rules.component(2.0, {"drop": 1.0}, None) == 0.0
     assert heuristic_score({"a": 0.0}, en) == 1.0  # no penalty: above every reference page
     assert heuristic_score({"b": 0.0}, en) == pytest.approx(0.5)  # penalty 1: the median
     assert heuristic_score({"c": 1.0}, en) == 0.0  # no signal applies
