@@ -33,8 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from gristmill.pipeline.emit.stores import IGNORE, MAX_SEQ_LEN, EpochPlan, MixStore, StreamStore
-from gristmill.pipeline.mix.materialize import n_samples, source_shards
-from gristmill.pipeline.mix.streams import SourceStream
+from gristmill.pipeline.mix.materialize import n_samples, open_streams
 from gristmill.pipeline.mix.weights import GuardConfig, MixConfig, ResolvedMix, resolve
 from gristmill.pipeline.output import manifest as mf
 from gristmill.stages.errors import GristmillError
@@ -213,19 +212,10 @@ def _select(manifest: dict, shards, exclude) -> set[str]:
 def _stream_store(
     out: Path, manifest: dict, mix: ResolvedMix, keep: set[str], shuffle: bool
 ) -> StreamStore:
-    streams = []
-    for i, source in enumerate(mix.sources):
-        prefixes = [p for p in source_shards(out, manifest, source) if _rel(out, p) in keep]
-        if not prefixes:
-            raise GristmillError(f"source {source!r} has no shard left to emit from")
-        streams.append(SourceStream(prefixes, mix.config.seed, i))
+    streams = open_streams(out, manifest, mix, keep)
     n = n_samples(mix, streams)
     floor = mix.config.guard.min_real_fraction
     schedule = mix.plan(n)
     seed = mix.config.seed
     plan = EpochPlan(mix.sources, mix.is_real, schedule, mix.window_samples, floor, seed, shuffle)
     return StreamStore(streams, plan, mix.config.seq_len, mix.config.seed)
-
-
-def _rel(out: Path, prefix: Path) -> str:
-    return prefix.relative_to(out).as_posix()

@@ -23,6 +23,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from gristmill.pipeline.mix import rehydrate as rh
 from gristmill.pipeline.mix.schedule import real_needed, window_shares
 from gristmill.pipeline.mix.streams import SourceStream
 from gristmill.pipeline.mix.weights import ResolvedMix
@@ -44,16 +45,41 @@ def source_shards(out: Path, manifest: dict, source: str) -> list[Path]:
     return prefixes
 
 
+def open_streams(out: Path, manifest: dict, mix: ResolvedMix, keep=None) -> list[SourceStream]:
+    """Every source's stream (only shards in `keep`, if given), rehydrated if the mix says so
+    (pipeline/mix/rehydrate.py)."""
+    hyd = mix.config.rehydrate
+    sizes = rh.cluster_sizes(out) if hyd else {}
+    streams = []
+    for i, source in enumerate(mix.sources):
+        prefixes = source_shards(out, manifest, source)
+        if keep is not None:
+            prefixes = [p for p in prefixes if p.relative_to(out).as_posix() in keep]
+            if not prefixes:
+                raise GristmillError(f"source {source!r} has no shard left to emit from")
+        stream = SourceStream(prefixes, mix.config.seed, i)
+        if hyd and (hyd.sources is None or source in hyd.sources):
+            ids = [d for shard in stream.doc_ids for d in shard]
+            stream.rehydrate(rh.repeats_of(ids, sizes, hyd.repeats))
+        streams.append(stream)
+    return streams
+
+
+def max_repeats(stream: SourceStream) -> int:
+    return 1 if stream.repeats is None else int(stream.repeats.max())
+
+
 def n_samples(mix: ResolvedMix, streams: list[SourceStream]) -> int:
-    """The mix's size: `tokens` if given, else as many samples as fit before any source's
-    `max_epochs` (default one epoch) would be exceeded."""
+    """The mix's size: `tokens` if given, else as many samples as fit before any document of a
+    source is seen more than its `max_epochs` times (default once; a rehydrated document is
+    seen its repeats times per pass)."""
     seq = mix.config.seq_len
     if mix.config.tokens is not None:
         return math.ceil(mix.config.tokens / seq)
     fits = []
     for src, w, stream in zip(mix.sources, mix.weights, streams, strict=True):
         if w > 0:
-            epochs = mix.config.max_epochs.get(src, 1.0)
+            epochs = mix.config.max_epochs.get(src, 1.0) / max_repeats(stream)
             fits.append(math.floor(stream.n_tokens * epochs / seq / w))
     return max(min(fits), 0)
 
@@ -74,11 +100,8 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
     for k, p in enumerate(mix.phases):
         if p.capped:
             echo(f"mix {name}: guard capped phase {k}'s synthetic shares {p.capped}")
-    seq, seed = mix.config.seq_len, mix.config.seed
-    streams = [
-        SourceStream(source_shards(out, run_manifest, s), seed, i)
-        for i, s in enumerate(mix.sources)
-    ]
+    seq = mix.config.seq_len
+    streams = open_streams(out, run_manifest, mix)
     n = n_samples(mix, streams)
     if n == 0:
         raise GristmillError(f"mix {name}: not one sample of {seq} tokens fits the sources")
@@ -103,7 +126,9 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
 
     manifest = _mix_manifest(mix, schedule, streams, run_manifest, out, prefix)
     path = folder / MIX_MANIFEST
-    write_bytes(path, orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
+    write_bytes(
+        path, orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n"
+    )
     _summary(name, manifest, path, echo)
     return manifest
 
@@ -138,6 +163,7 @@ def _mix_manifest(mix, schedule, streams, run_manifest, out: Path, prefix: Path)
     sources = {}
     for d, (src, stream) in enumerate(zip(mix.sources, streams, strict=True)):
         limit = mix.config.max_epochs.get(src)
+        seen = stream.epochs * max_repeats(stream)  # times the most repeated document is seen
         sources[src] = {
             "origin": "real" if mix.is_real[d] else "synthetic",
             "samples": counts[d],
@@ -145,8 +171,11 @@ def _mix_manifest(mix, schedule, streams, run_manifest, out: Path, prefix: Path)
             "source_tokens": stream.n_tokens,
             "epochs": round(stream.epochs, 6),
             "max_epochs": limit,
-            "over_max_epochs": limit is not None and stream.epochs > limit,
+            "over_max_epochs": limit is not None and seen > limit + 1e-9,
         }
+        if stream.repeats is not None:
+            sources[src]["rehydration"] = rh.counts(stream.repeats, stream.lengths)
+            sources[src]["max_document_repeats"] = round(seen, 6)
     files = {ext: mf.file_entry(Path(f"{prefix}{ext}")) for ext in (*mf.SHARD_FILES, SEGMENTS)}
     return {
         "mix": mix.name,
@@ -201,5 +230,13 @@ def _summary(name: str, m: dict, path: Path, echo) -> None:
     )
     for src, s in m["sources"].items():
         if s["over_max_epochs"]:
-            echo(f"warning: {src} repeated {s['epochs']:.2f} times (max_epochs {s['max_epochs']})")
+            seen = s.get("max_document_repeats", s["epochs"])
+            echo(f"warning: {src} repeated {seen:.2f} times (max_epochs {s['max_epochs']})")
+        if "rehydration" in s:
+            r = s["rehydration"]
+            echo(
+                f"rehydrated {src}: {r['documents_repeated']:,} documents repeated "
+                f"{r['documents_by_repeats']}, {r['source_tokens_before']:,} -> "
+                f"{r['source_tokens_after']:,} tokens per pass"
+            )
     echo(f"mix manifest: {path}")

@@ -62,14 +62,31 @@ class SourceStream:
         if self.n_tokens == 0:
             raise ValueError("a source stream needs at least one token")
         self.seed, self.source_index = seed, source_index
+        self.repeats: np.ndarray | None = None  # per document, after `rehydrate`
+        self._slots = self.n_docs  # documents in one pass (with repeats)
         self.epoch, self.pos, self.offset = 0, 0, 0  # epoch, place in its order, tokens into doc
         self.consumed = 0
         self._order = self._permutation(0)
         self._layouts: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
+    def rehydrate(self, repeats: np.ndarray) -> None:
+        """Document d appears repeats[d] times in every pass (pipeline/mix/rehydrate.py); the
+        copies are shuffled with the rest. Before any reading."""
+        repeats = np.asarray(repeats, dtype=np.int64)
+        if len(repeats) != self.n_docs or (repeats < 1).any():
+            raise ValueError("rehydrate: one repeat count >= 1 per document")
+        self.repeats = repeats
+        self._slots = int(repeats.sum())
+        self.n_tokens = int((self.lengths * repeats).sum())
+        self._layouts = {}
+        self.seek(0)
+
     def _permutation(self, epoch: int) -> np.ndarray:
         rng = np.random.default_rng([self.seed, self.source_index, epoch])
-        return rng.permutation(self.n_docs)
+        if self.repeats is None:
+            return rng.permutation(self.n_docs)
+        copies = np.repeat(np.arange(self.n_docs), self.repeats)
+        return copies[rng.permutation(len(copies))]
 
     def layout(self, epoch: int) -> tuple[np.ndarray, np.ndarray]:
         """(order, bounds) of one epoch: its documents in stream order, and where each starts in
@@ -78,7 +95,7 @@ class SourceStream:
         got = self._layouts.get(epoch)
         if got is None:
             order = self._permutation(epoch)
-            bounds = np.zeros(self.n_docs + 1, dtype=np.int64)
+            bounds = np.zeros(len(order) + 1, dtype=np.int64)
             np.cumsum(self.lengths[order], out=bounds[1:])
             got = self._layouts[epoch] = (order, bounds)
             for old in sorted(self._layouts)[:-2]:
@@ -147,7 +164,7 @@ class SourceStream:
             self.consumed += k
             if self.offset == length:
                 self.offset, self.pos = 0, self.pos + 1
-                if self.pos == self.n_docs:
+                if self.pos == self._slots:
                     self.epoch, self.pos = self.epoch + 1, 0
                     self._order = self._permutation(self.epoch)
         return np.concatenate(parts), segments

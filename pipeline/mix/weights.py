@@ -27,6 +27,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
+from gristmill.pipeline.mix.rehydrate import RehydrateConfig
 from gristmill.pipeline.mix.schedule import blend, window_weights
 from gristmill.stages.base import StrictModel
 from gristmill.stages.errors import GristmillError
@@ -71,6 +72,7 @@ class MixConfig(StrictModel):
     tokens: int | None = Field(None, ge=1)  # mix size; default: until a source is used up once
     seed: int = 0  # document order inside each source, per epoch
     guard: GuardConfig = GuardConfig()
+    rehydrate: RehydrateConfig | None = None  # repeats by duplicate cluster size
 
     @field_validator("weights")
     @classmethod
@@ -171,6 +173,9 @@ def resolve(where: str, name: str, mix: MixConfig, origins: dict[str, str]) -> R
             raise GristmillError(
                 f"{where}: unknown source {src!r}; sources are: {', '.join(origins)}"
             )
+    for src in mix.rehydrate.sources or () if mix.rehydrate else ():
+        if src not in [*mix.weights, *phased]:
+            raise GristmillError(f"{where}.rehydrate.sources: {src!r} is not a source of the mix")
     if not mix.schedule:
         sources = tuple(mix.weights)
         is_real = tuple(origins[s] == "real" for s in sources)

@@ -1,0 +1,74 @@
+"""Rehydration: a kept document repeated by the size of the duplicate cluster it came from.
+
+`minhash_dedup` keeps one document per cluster of near-duplicates and drops the others to
+`rejected/minhash_dedup/`, each naming its survivor (`duplicate_of`) and the cluster's size
+(`cluster_size`). A mix's `rehydrate` table turns that size into how many times the survivor
+appears in every pass over its source (the rest appear once), so the mix sees the web's own
+emphasis again without the near-identical copies:
+
+    rehydrate:
+      repeats: {2: 2, 3: 3, 4: 3, 5: 5, 100: 8, 1000: 1}   # smallest cluster size -> repeats
+      sources: [web]                                       # default: every source of the mix
+
+A size takes the row of the largest key at or below it (1000 and above: 1 again). The repeats
+go into the source's stream before its documents are shuffled (pipeline/mix/streams.py), so
+copies of a document spread over the pass; `max_epochs` bounds the times any one document is
+seen (its repeats x passes over its source).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from pydantic import Field, field_validator
+
+from gristmill.stages.base import StrictModel
+from gristmill.stages.formats.docio import read_records
+
+DEDUP_STAGE = "minhash_dedup"
+
+
+class RehydrateConfig(StrictModel):
+    repeats: dict[int, int] = Field(min_length=1)  # smallest cluster size -> repeats
+    sources: list[str] | None = None  # the sources rehydrated; default: all of the mix's
+
+    @field_validator("repeats")
+    @classmethod
+    def _table(cls, v: dict[int, int]) -> dict[int, int]:
+        for size, times in v.items():
+            if size < 2 or times < 1:
+                raise ValueError(f"cluster size >= 2 and repeats >= 1, got {size}: {times}")
+        return dict(sorted(v.items()))
+
+
+def cluster_sizes(out: Path) -> dict[str, int]:
+    """Survivor doc_id -> the size of its cluster, from minhash_dedup's rejected documents."""
+    sizes: dict[str, int] = {}
+    for path in sorted((Path(out) / "rejected" / DEDUP_STAGE).glob("*.jsonl.zst")):
+        for rec in read_records(path):
+            meta = rec.get("metadata") or {}
+            survivor, size = meta.get("duplicate_of"), meta.get("cluster_size")
+            if survivor is not None and size:
+                sizes[survivor] = max(sizes.get(survivor, 0), int(size))
+    return sizes
+
+
+def repeats_of(doc_ids: list[str], sizes: dict[str, int], table: dict[int, int]) -> np.ndarray:
+    """Repeats of every document (in order) under the table; 1 outside any cluster."""
+    keys = np.array(list(table), dtype=np.int64)
+    times = np.array([1, *table.values()], dtype=np.int64)
+    size = np.array([sizes.get(d, 1) for d in doc_ids], dtype=np.int64)
+    return times[np.searchsorted(keys, size, side="right")]
+
+
+def counts(repeats: np.ndarray, lengths: np.ndarray) -> dict:
+    """What rehydration did to one source: documents per repeat count, tokens added."""
+    values, docs = np.unique(repeats, return_counts=True)
+    return {
+        "documents_repeated": int((repeats > 1).sum()),
+        "documents_by_repeats": {str(v): int(c) for v, c in zip(values, docs, strict=True)},
+        "source_tokens_before": int(lengths.sum()),
+        "source_tokens_after": int((lengths * repeats).sum()),
+        "max_repeats": int(repeats.max()) if len(repeats) else 1,
+    }
