@@ -5,6 +5,10 @@ as the shared keep-one-per-key phases of `stages/dedup/keyed.py`; the survivor f
 `stages/dedup/survivor.py` (real before synthetic, source order, `prefer`, smallest id). Dropped
 documents carry `duplicate_of`; reason `duplicate_exact`.
 
+`method: bloom`: the same decisions with memory bounded by a Bloom filter of a stated
+false-positive rate (`stages/dedup/bloom.py`): the first copy in input order survives, and a
+document may be dropped wrongly with probability at most `false_positive_rate`.
+
 `level: paragraph | line`: CCNet-style removal of repeated paragraphs (blank-line separated) or
 lines, see `stages/dedup/paragraph.py`. Writes `paragraphs_removed` and
 `paragraph_chars_removed`; reasons `empty_after_paragraph_dedup`,
@@ -17,9 +21,10 @@ from typing import Literal
 
 from datatrove.data import Document
 from datatrove.pipeline.base import PipelineStep
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from gristmill.stages.base import GlobalStage, Stage, StageParams
+from gristmill.stages.dedup import bloom
 from gristmill.stages.dedup import paragraph as para
 from gristmill.stages.dedup.keyed import KeyFilter, KeyMap, KeyReduce
 from gristmill.stages.dedup.survivor import ORIGIN_RANK, Prefer
@@ -57,6 +62,30 @@ class ExactDedupParams(StageParams):
             "units is dropped; an empty one always is"
         ),
     )
+    method: Literal["exact", "bloom"] = Field(
+        "exact",
+        description=(
+            "`exact` (hash sets: the survivor rule) or `bloom` (a Bloom filter per hash "
+            "bucket: bounded memory, the first copy in input order survives)"
+        ),
+    )
+    false_positive_rate: float = Field(
+        1e-6,
+        gt=0,
+        lt=1,
+        description=(
+            "`bloom`: the filter's false-positive rate, which bounds the share of distinct "
+            "documents (or units) wrongly taken for duplicates; sets its size"
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _check(self):
+        if self.method == "bloom" and self.level != "document" and self.max_occurrences != 1:
+            raise ValueError("method bloom counts no occurrences: max_occurrences must be 1")
+        if self.method == "bloom" and self.prefer != "none":
+            raise ValueError("method bloom keeps the first copy: prefer must be none")
+        return self
 
 
 class ExactDedupSignature(KeyMap):
@@ -85,16 +114,22 @@ class ExactDedup(GlobalStage):
     Params = ExactDedupParams
 
     def map_step(self) -> Stage:
+        if self.params.method == "bloom":
+            return bloom.BloomMap(self.params, self.ctx)
         if self.params.level != "document":
             return para.ParagraphMap(self.params, self.ctx)
         return ExactDedupSignature(self.params, self.ctx)
 
     def reduce_step(self) -> PipelineStep:
+        if self.params.method == "bloom":
+            return bloom.BloomReduce(self.params, self.ctx)
         if self.params.level != "document":
             return para.ParagraphReduce(self.params, self.ctx)
         return ExactDedupReduce(self.ctx)
 
     def filter_step(self) -> Stage:
+        if self.params.method == "bloom":
+            return bloom.BloomFilter(self.params, self.ctx)
         if self.params.level != "document":
             return para.ParagraphFilter(self.params, self.ctx)
         return ExactDedupFilter(self.params, self.ctx)

@@ -157,19 +157,27 @@ class ParagraphFilter(Stage):
         return [bool(x) and h is not None for x, h in zip(hit, hashes, strict=True)]
 
     def process(self, doc: Document) -> str | None:
-        p = self.params
-        units, seps = split_units(doc.text, p.level)
-        drop = self._is_repeated(unit_hashes(units, p.min_chars))
-        text, n_removed, chars = remove_units(units, seps, drop)
-        doc.metadata["paragraphs_removed"] = n_removed
-        doc.metadata["paragraph_chars_removed"] = chars
-        if not n_removed:
-            return None
-        self.stat_update("units_removed", value=n_removed)
-        self.stat_update("chars_removed", value=chars)
-        if not text.strip():
-            return "empty_after_paragraph_dedup"
-        if len(text.strip()) < p.min_doc_chars:
-            return "too_short_after_paragraph_dedup"
-        doc.text = text  # only a kept document loses its units: rejected ones stay whole
+        min_chars = self.params.min_chars
+        return filter_units(
+            self, doc, lambda units: self._is_repeated(unit_hashes(units, min_chars))
+        )
+
+
+def filter_units(stage: Stage, doc: Document, repeated) -> str | None:
+    """Removes the units of `doc` that `repeated(units)` marks, counts them and decides; the
+    filter of both methods (exact counts, Bloom filter)."""
+    p = stage.params
+    units, seps = split_units(doc.text, p.level)
+    text, n_removed, chars = remove_units(units, seps, repeated(units))
+    doc.metadata["paragraphs_removed"] = n_removed
+    doc.metadata["paragraph_chars_removed"] = chars
+    if not n_removed:
         return None
+    stage.stat_update("units_removed", value=n_removed)
+    stage.stat_update("chars_removed", value=chars)
+    if not text.strip():
+        return "empty_after_paragraph_dedup"
+    if len(text.strip()) < p.min_doc_chars:
+        return "too_short_after_paragraph_dedup"
+    doc.text = text  # only a kept document loses its units: rejected ones stay whole
+    return None
