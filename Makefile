@@ -27,9 +27,9 @@ $(CORE): pyproject.toml
 	$(BIN)/pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
 	touch $@
 
-# every extra: the tests cover the trainer (torch) and the Ray executor
+# every extra: the tests cover the trainer (torch), the Ray executor and object stores
 $(ALL): $(CORE)
-	$(BIN)/pip install -q -e '.[dev,train,ray]'
+	$(BIN)/pip install -q -e '.[dev,train,ray,cloud]'
 	$(BIN)/pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
 	touch $@
 

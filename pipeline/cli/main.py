@@ -77,6 +77,7 @@ def mix(config: str, names: tuple[str, ...]) -> None:
     """Materialise mixes from a finished run's token shards, without re-tokenising."""
     from gristmill.pipeline.mix.materialize import materialize
     from gristmill.pipeline.output.layout import check_inside, output_lock
+    from gristmill.pipeline.output.remote import RemoteRun
     from gristmill.pipeline.run.config import load_config
 
     cfg = load_config(config)
@@ -84,8 +85,13 @@ def mix(config: str, names: tuple[str, ...]) -> None:
         raise GristmillError(f"{config}: no `mix:` section")
     check_inside(cfg.output)
     with output_lock(cfg.output):
+        remote = RemoteRun(cfg.output_url, cfg.storage_options) if cfg.output_url else None
+        if remote:  # a run on an object store: its shards here, the mixes back there
+            remote.fetch(cfg.output)
         for name in names or cfg.mixes:
             materialize(cfg, name, echo=click.echo)
+        if remote:
+            remote.publish(cfg.output, folders=("mixes",), last=())
 
 
 @cli.command()

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import orjson
 
 from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.remote import RemoteRun
+from gristmill.stages.formats.fs import is_url
 from gristmill.stages.formats.shards import ShardError, ShardReader
 
 
 def verify_run(out: str | Path) -> tuple[list[str], str]:
-    """(problems, summary). Problems are in the order found; the first is the most basic."""
+    """(problems, summary). Problems are in the order found; the first is the most basic. A URL
+    (`s3://...`) is verified on a fresh copy of what the store holds (pipeline/output/remote.py)."""
+    if is_url(out):
+        with tempfile.TemporaryDirectory(prefix="gristmill-verify-") as tmp:
+            try:
+                local = RemoteRun(str(out)).fetch(Path(tmp))
+            except FileNotFoundError as e:
+                return [str(e)], ""
+            return verify_run(local)
     out = Path(out)
     try:
         manifest = mf.load(out)

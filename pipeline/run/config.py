@@ -23,6 +23,7 @@ from gristmill.pipeline.run.config_errors import format_error
 from gristmill.pipeline.run.source_paths import SourceError, check_overlap, expand
 from gristmill.stages.base import FIRST, LAST, StrictModel
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.fs import is_url, local_path
 from gristmill.stages.registry import STAGES, UnknownStage, get_stage, implicit_first
 
 SOURCE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # it names a folder under tokens/
@@ -69,6 +70,9 @@ class SlurmConfig(StrictModel):
 
 
 EXECUTOR_KEYS = ("executor", "ray", "slurm")  # where tasks run, never what they write
+# where a run's bytes are kept and how a store is reached, never what they are: out of the
+# manifest (storage options may hold secrets) and of the run key
+STORAGE_KEYS = {"storage_options", "work_dir"}
 
 
 class RunConfig(StrictModel):
@@ -84,6 +88,9 @@ class RunConfig(StrictModel):
     mix: dict[str, Any] | None = None  # one mix or named mixes: pipeline/mix/weights.py
     ray: RayConfig = RayConfig()
     slurm: SlurmConfig | None = None  # required by `executor: slurm`
+    # protocol -> the fsspec backend's keyword arguments (`{s3: {profile: lab}}`)
+    storage_options: dict[str, dict[str, Any]] = {}
+    work_dir: str | None = None  # an `output` URL's local work folder (default: the cache)
 
     @field_validator("stages", mode="before")
     @classmethod
@@ -109,10 +116,18 @@ class LoadedConfig:
 
     def __init__(self, run: RunConfig, path: Path):
         self.run, self.path, self.root = run, path, path.parent
-        self.output = (self.root / run.output).resolve()
+        # an object-store output: the run writes in a local work folder, then publishes
+        self.output_url = run.output if is_url(run.output) else None
+        self.output = (
+            work_folder(self.root, run.output, run.work_dir)
+            if self.output_url
+            else (self.root / local_path(run.output)).resolve()
+        )
+        self.storage_options = run.storage_options
         self.stage_params = [_stage_params(i, s) for i, s in enumerate(run.stages)]
-        check_overlap(self.root, self.root / run.output, run.sources)
-        found = [expand(self.root, i, s.paths) for i, s in enumerate(run.sources)]
+        check_overlap(self.root, self.output_url or self.root / local_path(run.output), run.sources)
+        opts = run.storage_options
+        found = [expand(self.root, i, s.paths, opts) for i, s in enumerate(run.sources)]
         self.inputs = [files for files, _ in found]
         # run output folders that a source's folder or pattern reached, passed over
         self.passed_over = sorted({p for _, skipped in found for p in skipped})
@@ -121,7 +136,7 @@ class LoadedConfig:
     def resolved(self) -> dict:
         """The config with every default filled in, as recorded in the manifest. Without the
         mixes: they are made from the finished shards, so changing one never re-runs a stage."""
-        data = self.run.model_dump(mode="json", exclude={"mix"})
+        data = self.run.model_dump(mode="json", exclude={"mix", *STORAGE_KEYS})
         data["stages"] = [{s.name: p.model_dump(mode="json")} for s, p in self.stage_params]
         return data
 
@@ -131,6 +146,17 @@ class LoadedConfig:
         bytes, so a run started on Slurm can be finished (or resumed) by another executor."""
         data = {k: v for k, v in self.resolved().items() if k not in EXECUTOR_KEYS}
         return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def work_folder(root: Path, url: str, work_dir: str | None) -> Path:
+    """Where a run whose `output` is a URL writes before publishing: `work_dir` (relative to
+    the config), else the user's cache; one folder per output URL, so a rerun resumes there."""
+    if work_dir:
+        base = (root / local_path(work_dir)).resolve()
+    else:
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = Path(cache) / "gristmill" / "runs"
+    return base / hashlib.sha256(url.rstrip("/").encode()).hexdigest()[:16]
 
 
 def read_yaml(path: Path):

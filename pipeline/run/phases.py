@@ -113,7 +113,11 @@ def plan_run(cfg: LoadedConfig, work: Path, strict: bool) -> tuple[list[Phase], 
     run = cfg.run
     ctx = run_context(cfg, work)
     reader = ReadSources(
-        input_files(cfg), ctx, strict=strict or run.strict, max_doc_chars=run.max_doc_chars
+        input_files(cfg),
+        ctx,
+        strict=strict or run.strict,
+        max_doc_chars=run.max_doc_chars,
+        storage_options=cfg.storage_options,
     )
     stages = [(get_stage(entry.name), params) for entry, params in cfg.stage_params]
     implicit = [(cls, None) for cls in implicit_first() if cls not in [c for c, _ in stages[:1]]]

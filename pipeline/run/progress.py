@@ -242,7 +242,7 @@ def summary_lines(manifest: dict, phases: dict[str, dict], cpu: dict | None = No
         )
 
 
-def output_lines(out: Path, manifest: dict) -> Iterator[str]:
+def output_lines(out: Path | str, manifest: dict) -> Iterator[str]:
     """The bottom of the end-of-run screen (also of an up-to-date rerun's): what was kept and
     where the outputs are."""
     t = manifest["totals"]
@@ -252,13 +252,13 @@ def output_lines(out: Path, manifest: dict) -> Iterator[str]:
         f"{toks['real'] + toks['synthetic']:,} tokens "
         f"(real {toks['real']:,}, synthetic {toks['synthetic']:,})"
     )
-    yield f"token shards: {out / 'tokens'} ({_count(len(manifest['shards']), 'shard')})"
-    yield f"manifest:     {out / MANIFEST}"
+    yield f"token shards: {out}/tokens ({_count(len(manifest['shards']), 'shard')})"
+    yield f"manifest:     {out}/{MANIFEST}"
     for report in manifest.get("reports", {}).values():
         yield from report.get("summary", []) + report.get("warnings", [])
     if manifest["rejected"]:
         n = sum(s["seen"] - s["kept"] for s in manifest["stages"].values() if "seen" in s)
-        yield f"rejected:     {out / 'rejected'} ({n:,} documents with reasons)"
+        yield f"rejected:     {out}/rejected ({n:,} documents with reasons)"
 
 
 def _count(n: int, noun: str) -> str:
@@ -301,7 +301,7 @@ class Progress(RunObserver):
     def on_run_end(self, run: RunState) -> None:
         lines = [
             *summary_lines(run.manifest, self.seen, run.timing["cpu"]),
-            *output_lines(run.out, run.manifest),
+            *output_lines(run.cfg.output_url or run.out, run.manifest),
             *run.closing,
         ]
         for line in lines:

@@ -23,31 +23,36 @@ import orjson
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import REPORT, WORK, check_inside, output_lock
+from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_executor, load_config
 from gristmill.pipeline.run.executors import PhaseRunner, make_runner
 from gristmill.pipeline.run.meter import CpuMeter
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.pipeline.run.phases import plan_run
 from gristmill.pipeline.run.progress import Progress, completed_tasks, output_lines
+from gristmill.pipeline.run.publish import Publish, publish
 from gristmill.pipeline.run.record import Record
 from gristmill.pipeline.run.tally import Tally
 from gristmill.pipeline.run.tasklog import quiet_parent_logs
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.fs import is_url, url_entry
 
 OUTPUT_DIRS = ("tokens", "rejected", "mixes")  # mixes are made from tokens/
 
 
 def input_entries(cfg: LoadedConfig) -> list[dict]:
     return [
-        {"path": display, "source": src.name} | _input_entry(Path(path))
+        {"path": display, "source": src.name} | _input_entry(path, cfg.storage_options)
         for src, files in zip(cfg.run.sources, cfg.inputs, strict=True)
         for display, path in files
     ]
 
 
-def _input_entry(path: Path) -> dict:
+def _input_entry(path: str, storage_options) -> dict:
     try:
-        return mf.file_entry(path)
+        if is_url(path):  # hashed as it streams
+            return url_entry(path, storage_options)
+        return mf.file_entry(Path(path))
     except OSError as e:  # the reader rejects it with its reason; the run goes on
         return {"unreadable": f"{type(e).__name__}: {e.strerror}"}
 
@@ -139,13 +144,20 @@ def run(
     with output_lock(cfg.output):
         inputs = input_entries(cfg)
         key = run_key(cfg.hash, inputs)
+        remote = RemoteRun(cfg.output_url, cfg.storage_options) if cfg.output_url else None
+        if remote and remote.finished(key):
+            return _up_to_date_remote(remote, echo)
         if _finished(cfg.output, key):
+            if remote:  # finished here, killed while publishing: publish again
+                publish(remote, cfg.output)
+                return _up_to_date_remote(remote, echo)
             return _up_to_date(cfg.output, echo, after)
         _open_work(cfg.output, key, echo)
         phases, ctx = plan_run(cfg, cfg.output / WORK / key, strict)
         state = RunState(cfg, key, inputs, phases, ctx)
         # started in this order, ended in the reverse one (pipeline/run/observe.py)
-        observers = [Progress(echo), Record(after), Tally(), cpu]
+        observers = [Progress(echo), *([Publish(remote)] if remote else []), Record(after)]
+        observers += [Tally(), cpu]
         for observer in observers:
             observer.on_run_start(state)
         if cfg.run.executor == "slurm" and not _all_done(phases, state.work):
@@ -161,6 +173,14 @@ def _up_to_date(out: Path, echo, after) -> dict:
     manifest = mf.load(out)
     closing = [f"report:       {out / REPORT}"] if (out / REPORT).exists() else after(out)
     for line in [*output_lines(out, manifest), *closing]:
+        echo(line)
+    return manifest
+
+
+def _up_to_date_remote(remote: RemoteRun, echo) -> dict:
+    echo(f"up to date: {remote.url}/{mf.MANIFEST} (same config and inputs; nothing to do)")
+    manifest = remote.manifest()
+    for line in output_lines(remote.url, manifest):
         echo(line)
     return manifest
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from gristmill.pipeline.output.layout import LOCK, WORK
 from gristmill.pipeline.output.manifest import MANIFEST
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.fs import StorageOptions, is_url, list_url, local_path
 from gristmill.stages.read.sources import SUPPORTED_SUFFIXES
 
 WILDCARDS = re.compile(r"[*?\[]")
@@ -41,13 +42,19 @@ class SourceError(GristmillError):
     pass
 
 
-def expand(root: Path, i: int, paths: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+def expand(
+    root: Path, i: int, paths: list[str], storage_options: StorageOptions | None = None
+) -> tuple[list[tuple[str, str]], list[str]]:
     """(display path, absolute path) of every file of source `i`, sorted, each path checked;
-    and the run output folders passed over (display paths)."""
+    and the run output folders passed over (display paths). A URL's display path is itself."""
     files: list[tuple[str, str]] = []
     skipped: list[str] = []
     for j, pattern in enumerate(paths):
         where = f"sources[{i}].paths[{j}]"
+        if is_url(pattern):
+            files += [(u, u) for u in _url_files(where, pattern, storage_options, skipped)]
+            continue
+        pattern = local_path(pattern)
         named = not WILDCARDS.search(pattern)  # a path given as it is: read, whatever it holds
         matched = sorted(glob.glob(str(root / pattern), recursive=True))
         if not matched:
@@ -66,6 +73,32 @@ def expand(root: Path, i: int, paths: list[str]) -> tuple[list[tuple[str, str]],
     if not files:
         raise SourceError(f"sources[{i}].paths: no input file of a supported type")
     return files, sorted(set(skipped))
+
+
+def _url_files(where: str, pattern: str, opts, skipped: list[str]) -> list[str]:
+    """The supported objects a URL names (an object, a prefix, a glob); like a local folder's,
+    objects under a run's output prefix (`manifest.json` or `_work/` in it) are passed over."""
+    try:
+        found = list_url(pattern, opts)
+    except OSError as e:
+        raise SourceError(f"{where}: {pattern}: {type(e).__name__}: {e}") from None
+    if not found:
+        raise SourceError(f"{where}: no object matches {pattern!r}")
+    base = pattern if not WILDCARDS.search(pattern) else _base_url(pattern)
+    outputs = {u.rsplit("/", 1)[0] for u in found if u.endswith(f"/{MANIFEST}") or f"/{WORK}/" in u}
+    outputs = {o.split(f"/{WORK}/")[0] for o in outputs if o.rstrip("/") != base.rstrip("/")}
+    skipped += sorted(outputs)
+    keep = [u for u in found if not any(u.startswith(o + "/") for o in outputs)]
+    named = not WILDCARDS.search(pattern) and keep == [pattern]
+    bad = [u for u in keep if not u.endswith(SUPPORTED_SUFFIXES)]
+    if named and bad:
+        allowed = ", ".join(SUPPORTED_SUFFIXES)
+        raise SourceError(f"{where}: unsupported file type {pattern!r}; supported: {allowed}")
+    return [u for u in keep if u.endswith(SUPPORTED_SUFFIXES)]
+
+
+def _base_url(pattern: str) -> str:
+    return WILDCARDS.split(pattern, maxsplit=1)[0].rsplit("/", 1)[0]
 
 
 def _files(m: Path, named: bool, skipped: list[str], root: Path) -> list[str]:
@@ -116,17 +149,34 @@ def _base(root: Path, pattern: str) -> Path:
     return root.joinpath(*fixed)
 
 
-def check_overlap(root: Path, output: Path, sources) -> None:
-    """Refuse an output folder that a source reads, or that holds a source (symlinks resolved)."""
-    out = Path(os.path.realpath(output))
+def check_overlap(root: Path, output: Path | str, sources) -> None:
+    """Refuse an output folder that a source reads, or that holds a source (symlinks resolved;
+    an output URL against the sources' URLs, by prefix)."""
+    url = output if is_url(output) else None
+    out = None if url else Path(os.path.realpath(output))
     for i, src in enumerate(sources):
         for j, pattern in enumerate(src.paths):
-            how = _overlap(root, pattern, out)
+            if url or is_url(pattern):
+                how = _url_overlap(pattern, url) if url and is_url(pattern) else None
+            else:
+                how = _overlap(root, local_path(pattern), out)
             if how:
                 raise SourceError(
                     f"output {output} {how} sources[{i}].paths[{j}] ({pattern}): a run would "
                     "read its own output; put the output folder outside every source"
                 )
+
+
+def _url_overlap(pattern: str, out: str) -> str | None:
+    out = out.rstrip("/")
+    base = (_base_url(pattern) if WILDCARDS.search(pattern) else pattern).rstrip("/")
+    if base == out:
+        return "is"
+    if base.startswith(out + "/"):
+        return "holds"
+    if out.startswith(base + "/"):
+        return "is inside" if not WILDCARDS.search(pattern) else "is reached by"
+    return None
 
 
 def _overlap(root: Path, pattern: str, out: Path) -> str | None:

@@ -18,6 +18,7 @@ from datatrove.data import Document
 from isal import igzip
 
 from gristmill.stages.formats.atomic import temp_path
+from gristmill.stages.formats.fs import StorageOptions, is_url, open_file
 
 # zstd level 3 single-threaded: fast, and the same bytes on every run (multi-threaded is not).
 ZSTD_LEVEL = 3
@@ -41,14 +42,17 @@ def dumps(obj) -> bytes:
     return orjson.dumps(obj, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
 
 
-def open_binary(path: str | os.PathLike) -> io.BufferedIOBase:
-    """Open a possibly compressed file for reading raw (decompressed) bytes."""
+def open_binary(
+    path: str | os.PathLike, storage_options: StorageOptions | None = None
+) -> io.BufferedIOBase:
+    """Open a possibly compressed file (or object: stages/formats/fs.py) for reading raw
+    (decompressed) bytes."""
     path = str(path)
     if path.endswith(".gz"):
-        return io.BufferedReader(_GzipRaw(path), 1 << 20)
+        return io.BufferedReader(_GzipRaw(path, storage_options), 1 << 20)
     if path.endswith(".zst"):
-        return io.BufferedReader(_ZstdRaw(path), 1 << 20)
-    return open(path, "rb")  # noqa: SIM115 - caller closes
+        return io.BufferedReader(_ZstdRaw(path, storage_options), 1 << 20)
+    return open_file(path, storage_options)
 
 
 class _GzipRaw(io.RawIOBase):
@@ -58,9 +62,14 @@ class _GzipRaw(io.RawIOBase):
     the same decompressed byte: isal holds back up to a block of a truncated file that zlib
     gives out, so a damaged file yields exactly the bytes, then the error, that `gzip` does."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, storage_options: StorageOptions | None = None):
         self._path, self._pos, self._fallback = path, 0, False
-        self._fh = igzip.open(path, "rb")
+        self._opts = storage_options
+        self._fh = igzip.open(self._source(), "rb")
+
+    def _source(self):
+        """The path itself (as before), or an object's stream."""
+        return open_file(self._path, self._opts) if is_url(self._path) else self._path
 
     def readable(self) -> bool:
         return True
@@ -73,7 +82,7 @@ class _GzipRaw(io.RawIOBase):
                 return n
             except (EOFError, OSError):  # gzip.BadGzipFile is an OSError
                 self._fh.close()
-                self._fh, self._fallback = gzip.open(self._path, "rb"), True  # noqa: SIM115
+                self._fh, self._fallback = gzip.open(self._source(), "rb"), True  # noqa: SIM115
                 self._fh.seek(self._pos)  # reads up to where isal stopped
         data = self._fh.read1(len(b))  # what zlib gives out before its error, as `gzip` does
         b[: len(data)] = data
@@ -88,8 +97,8 @@ class _ZstdRaw(io.RawIOBase):
     """A .zst file as a raw byte stream. zstandard's own stream_reader ends quietly when a frame
     is cut off, which would read a truncated file as a shorter one; this raises EOFError."""
 
-    def __init__(self, path: str):
-        self._fh = open(path, "rb")  # noqa: SIM115 - closed in close()
+    def __init__(self, path: str, storage_options: StorageOptions | None = None):
+        self._fh = open_file(path, storage_options)  # closed in close()
         self._dctx = zstandard.ZstdDecompressor()
         self._obj = self._dctx.decompressobj()
         self._buf, self._pos, self._in_frame = b"", 0, False

@@ -22,6 +22,7 @@ from datatrove.pipeline.base import PipelineStep
 from gristmill.stages.base import StageContext
 from gristmill.stages.errors import InputError
 from gristmill.stages.formats.docio import open_binary
+from gristmill.stages.formats.fs import StorageOptions, is_url, open_file
 from gristmill.stages.formats.rejects import RejectWriter
 from gristmill.stages.read.records import BadRecord, Skipped
 
@@ -52,9 +53,11 @@ class ReadSources(PipelineStep):
         ctx: StageContext | None = None,
         strict: bool = False,
         max_doc_chars: int = 10_000_000,
+        storage_options: StorageOptions | None = None,  # for URLs: stages/formats/fs.py
     ):
         super().__init__()
         self.files, self.strict, self.max_doc_chars = files, strict, max_doc_chars
+        self.storage_options = storage_options
         self.ctx = ctx or StageContext()
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
@@ -111,7 +114,7 @@ class ReadSources(PipelineStep):
                     warc_records,  # imports warcio only when needed
                 )
 
-                yield from warc_records(f.path)
+                yield from warc_records(f.path, self.storage_options)
                 return
             rows = self._parquet_rows(f) if f.path.endswith(PARQUET_SUFFIXES) else self._lines(f)
             for last, raw, rec in rows:  # noqa: B007 - `last` is read after the loop
@@ -124,7 +127,7 @@ class ReadSources(PipelineStep):
             yield last + 1, None, BadRecord("unreadable_file", f"{type(e).__name__}: {e}")
 
     def _lines(self, f: InputFile):
-        with open_binary(f.path) as fh:
+        with open_binary(f.path, self.storage_options) as fh:
             for n, line in enumerate(fh, start=1):
                 line = line.rstrip(b"\r\n")
                 if n == 1 and line.startswith(b"\xef\xbb\xbf"):
@@ -138,7 +141,8 @@ class ReadSources(PipelineStep):
         import pyarrow.parquet as pq  # only for parquet inputs
 
         n = 0
-        for batch in pq.ParquetFile(f.path).iter_batches(batch_size=1024):
+        src = open_file(f.path, self.storage_options) if is_url(f.path) else f.path
+        for batch in pq.ParquetFile(src).iter_batches(batch_size=1024):
             for row in batch.to_pylist():
                 n += 1
                 yield n, orjson.dumps(row, default=str).decode(), row

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 
 from warcio.archiveiterator import ArchiveIterator
 
+from gristmill.stages.formats.fs import StorageOptions, is_url, open_file
 from gristmill.stages.read.charset import Decoded, decode_html
 from gristmill.stages.read.records import BadRecord, Skipped
 
@@ -36,10 +37,12 @@ _SNIFF_HTML = re.compile(
 RESYNC_CHUNK = 1 << 20
 
 
-def warc_records(path: str) -> Iterator[tuple[int, None, object]]:
+def warc_records(
+    path: str, storage_options: StorageOptions | None = None
+) -> Iterator[tuple[int, None, object]]:
     gz, seen = path.endswith(".gz"), 0
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
+    with open_file(path, storage_options) as fh:
+        size = fh.size if is_url(path) else os.fstat(fh.fileno()).st_size
         start: int | None = 0
         while start is not None:
             fh.seek(start)
