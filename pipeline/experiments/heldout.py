@@ -4,6 +4,13 @@ measures of the tail of the real distribution that `gristmill collapse` records.
 The held-out stream is cut into consecutive seq_len windows (the emitter with shuffle off), so
 a mix's held-out loss is the mean cross-entropy over the same tokens for every mix of a sweep
 and every generation of a collapse run.
+
+The sweep's held-out loss, defined once: the mean cross-entropy (nats per token) of the model
+after its last training step, over the first N windows of seq_len + 1 held-out tokens (each
+window's seq_len next-token predictions), N the largest multiple of the sweep's `eval_batch`
+within `held_out.tokens` (all held-out tokens by default), the held-out documents ordered by
+the sweep's `seed`: the same tokens for every mix and every seed. The trainer evaluates those
+very batches (`held_out_batches`), so its last "held-out loss" line is the result's number.
 """
 
 from __future__ import annotations
@@ -21,6 +28,23 @@ from gristmill.pipeline.experiments.common import HeldOut, RunData
 
 def held_out_emitter(run: RunData, held: HeldOut, seq_len: int, batch: int, seed: int) -> Emitter:
     return Emitter.from_run(run.out, seq_len, batch, shards=held.prefixes, seed=seed, shuffle=False)
+
+
+def held_out_batches(
+    run: RunData, held: HeldOut, seq_len: int, batch: int, seed: int, max_tokens: int | None
+) -> tuple[list[dict], int]:
+    """The held-out loss's batches (full ones only, so the mean over batches is the mean over
+    tokens) and the number of tokens they score."""
+    em = held_out_emitter(run, held, seq_len, batch, seed)
+    windows = em.samples_per_epoch
+    if max_tokens:
+        windows = min(windows, max(1, max_tokens // seq_len))
+    n = max(1, windows // batch)
+    rows = batch if windows >= batch else windows
+    batches = [em.batch_at(i) for i in range(n)]
+    if rows < batch:  # fewer windows than one batch: one short batch
+        batches = [{k: v[:rows] for k, v in batches[0].items()}]
+    return batches, n * rows * seq_len
 
 
 def token_losses(model, em: Emitter, max_tokens: int | None = None) -> tuple[np.ndarray, ...]:

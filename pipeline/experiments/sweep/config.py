@@ -4,12 +4,16 @@ output: ../out/sweep_synthetic        # results.csv, results.md, loss_vs_mix.png
 run: sample.yaml                      # the base run (or `folder:` a finished run's output)
 trainer: train_tiny.yaml              # model, optim, train, guard (or those keys inline)
 tokens: 24_576                        # training tokens per mix
-seed: 0                               # data order and model init, the same for every mix
+seed: 0                               # the first seed: data order and model init
+seeds: 3                              # seeds seed .. seed + seeds - 1, the same for every mix
+baseline: synthetic_0                 # paired differences against this mix (default: first)
 held_out: {shards: [tokens/web/00003]}
 grid: {source: synthetic, shares: [0, 0.25, 0.5, 0.75, 1.0], rest: {web: 1}}
 mixes: {mostly_web: {web: 0.9, synthetic: 0.1}}
 guard: {min_real_fraction: 0.5, window_tokens: 8192}
 ignore_guard: false
+search: regmix                        # RegMix: random mixtures, a fit, its best mixture
+regmix: {mixtures: 16, concentration: 10, seed: 0}
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from typing import Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
@@ -58,13 +63,25 @@ class GridConfig(StrictModel):
         return out
 
 
+class RegMixConfig(StrictModel):
+    mixtures: int = Field(16, ge=4)  # random mixtures trained (N), one seed each
+    concentration: float = Field(10.0, gt=0)  # Dirichlet alpha = this x the centre's shares
+    around: str | None = None  # the mix whose shares centre the draws; default: the baseline
+    held_out_share: float = Field(0.25, gt=0, lt=1)  # mixtures kept out of the fit, for R^2
+    seed: int = 0  # the draws
+
+
 class SweepFile(StrictModel):
     output: str
     run: str | None = None  # a run config: brought up to date, its token shards mixed
     folder: str | None = None  # or a finished run's output folder
     trainer: str | dict  # a train config file, or model/optim/train/guard inline
     tokens: int = Field(ge=1)  # training tokens per mix (rounded up to whole steps)
-    seed: int = 0  # data order and model init: the same for every mix
+    seed: int = 0  # the first seed (data order and model init), the same for every mix
+    seeds: int = Field(3, ge=1)  # each mix trains with seeds seed .. seed + seeds - 1
+    baseline: str | None = None  # the mix paired differences are against; default: the first
+    search: Literal["regmix"] | None = None  # then a RegMix search around the baseline
+    regmix: RegMixConfig = RegMixConfig()
     held_out: HeldOutConfig
     mixes: dict[str, dict[str, float]] = {}  # name -> source -> token weight
     grid: GridConfig | None = None
@@ -92,6 +109,10 @@ class SweepFile(StrictModel):
             clash = set(self.grid.mixes()) & set(self.mixes)
             if clash:
                 raise ValueError(f"mixes: {sorted(clash)} is also a name the grid makes")
+        names = list(self.all_mixes())
+        for key, name in (("baseline", self.baseline), ("regmix.around", self.regmix.around)):
+            if name is not None and name not in names:
+                raise ValueError(f"{key}: {name!r} is not a mix of this sweep; mixes: {names}")
         return self
 
     def all_mixes(self) -> dict[str, dict[str, float]]:

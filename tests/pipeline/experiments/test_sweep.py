@@ -35,6 +35,7 @@ def write_sweep(folder, base, **changes):
         "trainer": TINY_TRAINER,
         "tokens": TINY_TOKENS,
         "seed": 3,
+        "seeds": 1,
         "held_out": {"shards": [HELD_OUT]},
         "mixes": {"real": {"web": 1.0}, "half": {"web": 0.5, "syn": 0.5}},
     } | changes
@@ -55,7 +56,7 @@ class Counting:
         self.trained, self.emitters, real = [], [], experiment.train_job
 
         def train_job(job, tcfg, data, *args, **kw):
-            self.trained.append(job.folder.name)
+            self.trained.append(job.folder.parent.name)  # mixes/<mix>/seed_<s>
             self.emitters.append((data, tcfg.train.steps))
             return real(job, tcfg, data, *args, **kw)
 
@@ -87,7 +88,7 @@ def test_resume_skips_finished_mixes_and_a_changed_trainer_config_reruns(
     assert [r["held_out_loss"] for r in again] == [r["held_out_loss"] for r in first]
     assert sum("up to date" in line for line in lines) == 2
 
-    (out / "mixes" / "real" / "result.json").unlink()  # only a finished result counts
+    (out / "mixes" / "real" / "seed_3" / "result.json").unlink()  # only a finished result counts
     run_sweep(path)
     assert count.trained == ["real", "half", "real"]
 
@@ -116,8 +117,10 @@ def test_a_stopped_mix_resumes_from_its_checkpoint(tmp_path, base, monkeypatch):
     monkeypatch.setattr(Trainer, "_one_step", real_step)
     lines = []
     rows = run_sweep(path, lines)
-    assert any("mix real: up to date" in line for line in lines)
-    assert any("[half] resumed from" in line and "step_00000002.pt" in line for line in lines)
+    assert any("mix real (seed 3): up to date" in line for line in lines)
+    assert any(
+        "[half (seed 3)] resumed from" in line and "step_00000002.pt" in line for line in lines
+    )
     assert [r["steps"] for r in rows] == [4, 4]
 
 
