@@ -34,7 +34,13 @@ import numpy as np
 
 from gristmill.pipeline.emit.stores import IGNORE, MAX_SEQ_LEN, EpochPlan, MixStore, StreamStore
 from gristmill.pipeline.mix.materialize import n_samples, open_streams
-from gristmill.pipeline.mix.weights import GuardConfig, MixConfig, ResolvedMix, resolve
+from gristmill.pipeline.mix.weights import (
+    GuardConfig,
+    MixConfig,
+    ResolvedMix,
+    blend_plan,
+    resolve,
+)
 from gristmill.pipeline.output import manifest as mf
 from gristmill.stages.errors import GristmillError
 
@@ -215,7 +221,7 @@ def _stream_store(
     streams = open_streams(out, manifest, mix, keep)
     n = n_samples(mix, streams)
     floor = mix.config.guard.min_real_fraction
-    schedule = mix.plan(n)
+    schedule = blend_plan(mix, n)
     seed = mix.config.seed
     plan = EpochPlan(mix.sources, mix.is_real, schedule, mix.window_samples, floor, seed, shuffle)
     return StreamStore(streams, plan, mix.config.seq_len, mix.config.seed)

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from gristmill.pipeline.mix import rehydrate as rh
 from gristmill.pipeline.mix.schedule import real_needed, window_shares
 from gristmill.pipeline.mix.streams import SourceStream
-from gristmill.pipeline.mix.weights import ResolvedMix
+from gristmill.pipeline.mix.weights import ResolvedMix, blend_plan, planned_shares
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import SEGMENTS
 from gristmill.pipeline.run.config import LoadedConfig
@@ -105,7 +105,7 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
     n = n_samples(mix, streams)
     if n == 0:
         raise GristmillError(f"mix {name}: not one sample of {seq} tokens fits the sources")
-    schedule = mix.plan(n)
+    schedule = blend_plan(mix, n)
 
     folder = out / "mixes" / name
     folder.mkdir(parents=True, exist_ok=True)
@@ -144,7 +144,7 @@ def _mix_manifest(mix, schedule, streams, run_manifest, out: Path, prefix: Path)
     win = window_shares(schedule, k, mix.window_samples)
     floor = mix.config.guard.min_real_fraction
     real_cols = [d for d in range(k) if mix.is_real[d]]
-    planned = mix.planned(len(schedule))
+    planned = planned_shares(mix, len(schedule))
     per_window = []
     for row, plan in zip(win.tolist(), planned.tolist(), strict=True):
         length = sum(row)

@@ -21,25 +21,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from pydantic import Field, field_validator
 
-from gristmill.stages.base import StrictModel
+from gristmill.pipeline.run.mix_config import RehydrateConfig
 from gristmill.stages.formats.docio import read_records
 
 DEDUP_STAGE = "minhash_dedup"
-
-
-class RehydrateConfig(StrictModel):
-    repeats: dict[int, int] = Field(min_length=1)  # smallest cluster size -> repeats
-    sources: list[str] | None = None  # the sources rehydrated; default: all of the mix's
-
-    @field_validator("repeats")
-    @classmethod
-    def _table(cls, v: dict[int, int]) -> dict[int, int]:
-        for size, times in v.items():
-            if size < 2 or times < 1:
-                raise ValueError(f"cluster size >= 2 and repeats >= 1, got {size}: {times}")
-        return dict(sorted(v.items()))
+__all__ = ["RehydrateConfig", "cluster_sizes", "counts", "repeats_of"]  # the config: run's
 
 
 def cluster_sizes(out: Path) -> dict[str, int]:

@@ -18,8 +18,8 @@ import orjson
 import yaml
 from pydantic import Field, ValidationError, field_validator
 
-from gristmill.pipeline.mix.weights import MixConfig, ResolvedMix, resolve
 from gristmill.pipeline.run.config_errors import format_error
+from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, resolve
 from gristmill.pipeline.run.source_paths import SourceError, check_overlap, expand
 from gristmill.stages.base import FIRST, LAST, StrictModel
 from gristmill.stages.errors import GristmillError
@@ -85,7 +85,7 @@ class RunConfig(StrictModel):
     max_doc_chars: int = Field(10_000_000, ge=1)
     sources: list[SourceConfig] = Field(min_length=1)
     stages: list[StageConfig] = Field(min_length=1)
-    mix: dict[str, Any] | None = None  # one mix or named mixes: pipeline/mix/weights.py
+    mix: dict[str, Any] | None = None  # one mix or named mixes: pipeline/run/mix_config.py
     ray: RayConfig = RayConfig()
     slurm: SlurmConfig | None = None  # required by `executor: slurm`
     # protocol -> the fsspec backend's keyword arguments (`{s3: {profile: lab}}`)
