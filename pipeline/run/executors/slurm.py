@@ -70,6 +70,32 @@ class SlurmExecutor(SlurmPipelineExecutor):
             self.job_id = self.launch(script, self.job_id_retriever, *args)
 
 
+class _Launcher:
+    """datatrove's `launch_slurm_job` for `submit_slurm`: writes each job's script under
+    `folder`, named after the phase being launched, and submits it with sbatch (with
+    `dry_run`, only records it: the job id is a shell variable of `submit.sh`)."""
+
+    def __init__(self, folder: Path, dry_run: bool):
+        self.folder, self.dry_run = folder, dry_run
+        self.jobs: list[dict] = []
+        self.name = ""  # the phase being launched
+
+    def __call__(self, contents: str, retriever, *args: str) -> str:
+        n = len(self.jobs) + 1
+        again = sum(job["name"] == self.name for job in self.jobs)  # arrays over max_array_size
+        script = self.folder / f"{self.name}{f'.{again}' if again else ''}.slurm"
+        script.write_text(contents)
+        job = {"name": self.name, "script": script, "args": list(args), "job_id": f"${{JOB_{n}}}"}
+        if not self.dry_run:
+            try:
+                said = subprocess.check_output(["sbatch", *args, str(script)], text=True)
+                job["job_id"] = retriever(said)
+            except (OSError, subprocess.CalledProcessError) as e:
+                raise GristmillError(f"sbatch {script}: {e}") from None
+        self.jobs.append(job)
+        return job["job_id"]
+
+
 def submit_slurm(
     phases: list[Phase], cfg: SlurmConfig, work: Path, finalize: str, dry_run: bool
 ) -> tuple[Path, list[dict]]:
@@ -84,54 +110,43 @@ def submit_slurm(
     folder = work / "slurm"
     folder.mkdir(parents=True, exist_ok=True)
     env = cfg.env_command or f"source {shlex.quote(sys.prefix)}/bin/activate"
-    jobs: list[dict] = []
-    current = [""]
-
-    def launch(contents: str, retriever, *args: str) -> str:  # datatrove's launch_slurm_job
-        n = len(jobs) + 1
-        again = sum(job["name"] == current[0] for job in jobs)  # arrays over max_array_size
-        script = folder / f"{current[0]}{f'.{again}' if again else ''}.slurm"
-        script.write_text(contents)
-        job = {"name": current[0], "script": script, "args": list(args), "job_id": f"${{JOB_{n}}}"}
-        if not dry_run:
-            try:
-                said = subprocess.check_output(["sbatch", *args, str(script)], text=True)
-                job["job_id"] = retriever(said)
-            except (OSError, subprocess.CalledProcessError) as e:
-                raise GristmillError(f"sbatch {script}: {e}") from None
-        jobs.append(job)
-        return job["job_id"]
-
+    launch = _Launcher(folder, dry_run)
     prev = None
     for phase in phases:
-        current[0] = phase.name
-        executor = SlurmExecutor(
-            pipeline=phase.steps,
-            tasks=phase.tasks,
-            time=cfg.time,
-            partition=cfg.partition,
-            cpus_per_task=cfg.cpus_per_task,
-            mem_per_cpu_gb=cfg.mem_per_cpu_gb,
-            workers=cfg.max_concurrent or -1,
-            job_name=f"{cfg.job_name}-{phase.name}",
-            qos=cfg.qos,
-            env_command=env,
-            sbatch_args=dict(cfg.sbatch_args),
-            max_array_size=cfg.max_array_size,
-            depends=prev,
-            logging_dir=str(work / phase.name),
-            skip_completed=True,
-            launch=launch,
-        )
-        executor.launch_job()  # -> executor.pik, ranks_to_run.json, then launch() above
-        prev = executor
-    current[0] = "finalize"
+        launch.name = phase.name
+        prev = _phase_executor(phase, cfg, env, work, prev, launch)
+        prev.launch_job()  # -> executor.pik, ranks_to_run.json, then launch()
+    launch.name = "finalize"
     after = prev.job_id if prev is not None and prev.job_id not in (None, -1) else None
     dep = [f"--dependency=afterok:{after}"] if after else []
     launch(_finalize_script(cfg, env, folder, finalize), prev.job_id_retriever, *dep)
     if dry_run:
-        _write_submit_sh(folder, jobs)
-    return folder, jobs
+        _write_submit_sh(folder, launch.jobs)
+    return folder, launch.jobs
+
+
+def _phase_executor(
+    phase: Phase, cfg: SlurmConfig, env: str, work: Path, prev, launch: _Launcher
+) -> SlurmExecutor:
+    """One phase's job array, after `prev`'s (the previous phase's executor, or None)."""
+    return SlurmExecutor(
+        pipeline=phase.steps,
+        tasks=phase.tasks,
+        time=cfg.time,
+        partition=cfg.partition,
+        cpus_per_task=cfg.cpus_per_task,
+        mem_per_cpu_gb=cfg.mem_per_cpu_gb,
+        workers=cfg.max_concurrent or -1,
+        job_name=f"{cfg.job_name}-{phase.name}",
+        qos=cfg.qos,
+        env_command=env,
+        sbatch_args=dict(cfg.sbatch_args),
+        max_array_size=cfg.max_array_size,
+        depends=prev,
+        logging_dir=str(work / phase.name),
+        skip_completed=True,
+        launch=launch,
+    )
 
 
 def _finalize_script(cfg: SlurmConfig, env: str, folder: Path, command: str) -> str:
