@@ -91,23 +91,10 @@ def synthesize(
             if not new or not text.strip():
                 empty += 1  # an empty document is no document (the reader would reject it)
                 continue
+            made = {"sampling": settings, "parent_source": source, "new_tokens": len(new)}
             prompt_text = tok.decode(prompt.tolist())
-            record = {
-                "id": f"{id_prefix}{i:06d}",
-                "text": text,
-                "origin": "synthetic",
-                "generator": GENERATOR,
-                "generator_revision": ckpt.sha256,
-                "parent_id": parent,
-                "prompt_hash": hashlib.sha256(prompt_text.encode()).hexdigest()[:16],
-                "synthetic": {
-                    "checkpoint": {"file": ckpt.path.name, "step": ckpt.step},
-                    "sampling": settings,
-                    "parent_source": source,
-                    "new_tokens": len(new),
-                    "stop": stop,
-                },
-            }
+            record = _record(f"{id_prefix}{i:06d}", text, ckpt, parent, prompt_text)
+            record["synthetic"].update(made, stop=stop)
             fh.write(orjson.dumps(record) + b"\n")
             written, tokens = written + 1, tokens + len(new)
             types.update(new)
@@ -120,6 +107,21 @@ def synthesize(
         "types": len(types),
         "checkpoint": {"file": str(ckpt.path), "sha256": ckpt.sha256, "step": ckpt.step},
         "sampling": settings,
+    }
+
+
+def _record(doc_id: str, text: str, ckpt: Checkpoint, parent: str, prompt_text: str) -> dict:
+    """A synthetic document and its provenance (the fields in the module docstring); the
+    caller adds the sampling settings and what the generation did to its `synthetic`."""
+    return {
+        "id": doc_id,
+        "text": text,
+        "origin": "synthetic",
+        "generator": GENERATOR,
+        "generator_revision": ckpt.sha256,
+        "parent_id": parent,
+        "prompt_hash": hashlib.sha256(prompt_text.encode()).hexdigest()[:16],
+        "synthetic": {"checkpoint": {"file": ckpt.path.name, "step": ckpt.step}},
     }
 
 
