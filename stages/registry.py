@@ -23,6 +23,7 @@ _ORDER: tuple[tuple[str, str], ...] = (  # (name, module:class)
     ("url_dedup", "gristmill.stages.dedup.url:UrlDedup"),
     ("exact_dedup", "gristmill.stages.dedup.exact:ExactDedup"),
     ("minhash_dedup", "gristmill.stages.dedup.minhash.stage:MinHashDedup"),
+    ("simhash_dedup", "gristmill.stages.dedup.simhash.stage:SimHashDedup"),
     ("decontaminate", "gristmill.stages.dedup.decont.stage:Decontaminate"),
     ("quality", "gristmill.stages.quality.stage:Quality"),
     ("safety", "gristmill.stages.safety:Safety"),

@@ -156,6 +156,7 @@ STAGE_CHECKS = {
     "quality": check_quality,
     "safety": check_safety,
     "pii": check_pii,
+    "simhash_dedup": check_minhash_dedup,  # the same clusters on these records
     "decontaminate": check_decontaminate,
     "tokenize": check_tokenize,
 }

@@ -1,0 +1,220 @@
+"""`simhash_dedup`: near-duplicate documents by 64-bit SimHash, confirmed by exact Jaccard,
+clustered and one kept per cluster, as `minhash_dedup` does.
+
+Phases (fingerprints and tables in `stages/dedup/simhash/core.py`):
+
+map      per task: MinHash's shingles (the same language-aware words or letters), a SimHash
+         fingerprint per document, and a key per permuted block table (`tables` of them: every
+         pair within `hamming` bits shares one), sorted per bucket at the end of the task.
+bands    per bucket: documents sharing a key are candidates; a candidate within `hamming` bits
+         whose exact Jaccard (shingle sets) reaches `threshold` is a confirmed pair.
+then     `minhash_dedup`'s own phases on the confirmed pairs: components, clusters with the
+         merge guard, the survivor rule (`stages/dedup/survivor.py`, `prefer` longest by
+         default), the report (`<work>/reports/simhash_dedup.json`) and the filter, reason
+         `near_duplicate`, with `cluster_id`, `cluster_size`, `duplicate_of` and
+         `duplicate_similarity`.
+
+The files are MinHash's (`stages/dedup/minhash/store.py`) under `<work>/simhash_dedup/`, the
+fingerprint in place of the signature (two 32-bit halves), so the reused phases read them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import orjson
+import xxhash
+from datatrove.data import Document, DocumentsPipeline
+from datatrove.pipeline.base import PipelineStep
+from pydantic import Field, model_validator
+
+from gristmill.stages.base import GlobalStage, Stage, StageContext, StageParams, source_of
+from gristmill.stages.dedup.minhash import core as mh
+from gristmill.stages.dedup.minhash import stage as minhash
+from gristmill.stages.dedup.minhash.shingles import shingle_batch
+from gristmill.stages.dedup.minhash.store import BAND, EDGE, DocStore, Files, gid
+from gristmill.stages.dedup.simhash import core
+from gristmill.stages.dedup.survivor import Prefer, survivor_key
+from gristmill.stages.formats.docio import AtomicWriter, dumps
+
+NAME = "simhash_dedup"
+
+
+class SimHashParams(StageParams):
+    threshold: float = Field(
+        0.8, gt=0, le=1, description="exact Jaccard of shingle sets that makes near duplicates"
+    )
+    shingles: Literal["auto", "word", "char"] = Field(
+        "auto", description="`auto`, `word` or `char`, as `minhash_dedup`"
+    )
+    ngram_words: int = Field(5, ge=1, le=64, description="words per shingle")
+    ngram_chars: int = Field(5, ge=1, le=64, description="letters per shingle (no-space scripts)")
+    hamming: int = Field(
+        5, ge=1, le=32, description="fingerprints at most this many bits apart are candidates"
+    )
+    blocks: int = Field(
+        8,
+        ge=2,
+        le=64,
+        description="blocks of the fingerprint; C(blocks, hamming) tables, keyed by the rest",
+    )
+    max_bucket: int = Field(100, ge=2, description="larger key buckets give star + chain pairs")
+    guard: bool = Field(True, description="`minhash_dedup`'s chain guard")
+    guard_min_cluster: int = Field(5, ge=3, description="merges into clusters this big are checked")
+    min_survivor_similarity: float | None = Field(
+        None, ge=0, le=1, description="a removed document's least exact Jaccard with its survivor"
+    )
+    prefer: Prefer = Field("longest", description="`longest`, `shortest` or `none`")
+    max_source_loss: float = Field(
+        0.5, ge=0, le=1, description="share of a source's documents whose removal warns"
+    )
+    strict: bool = Field(False, description="make that warning an error")
+    top_clusters: int = Field(10, ge=0, description="largest clusters listed in the report")
+    cluster_tasks: int | None = Field(
+        None, ge=1, description="tasks of the clustering phases (null: the run's tasks)"
+    )
+
+    @model_validator(mode="after")
+    def _check(self):
+        if self.hamming >= self.blocks:
+            raise ValueError("hamming must be below blocks")
+        if math.comb(self.blocks, self.hamming) > 256:
+            raise ValueError(f"C(blocks, hamming) = {math.comb(self.blocks, self.hamming)} > 256")
+        return self
+
+    # what `minhash_dedup`'s phases ask of their parameters
+    @property
+    def num_perm(self) -> int:
+        return 2  # the fingerprint, as two 32-bit values
+
+    @property
+    def confirm(self) -> str:
+        return "exact"
+
+    @property
+    def seed(self) -> int:
+        return 0  # of MinHash's permutations, which the map draws and does not use
+
+    def lsh(self) -> tuple[int, int]:
+        return math.comb(self.blocks, self.hamming), self.hamming
+
+    def parts(self, tasks: int) -> int:
+        return self.cluster_tasks or tasks
+
+    def survivor_floor(self) -> float:
+        if self.min_survivor_similarity is not None:
+            return self.min_survivor_similarity
+        return max(0.0, 2 * self.threshold - 1)
+
+
+def own(ctx: StageContext) -> StageContext:
+    """The context the reused phases get: their files under `<work>/simhash_dedup/`."""
+    return dataclasses.replace(ctx, work=Path(ctx.work or ".") / NAME)
+
+
+class SimHashMap(minhash.MinHashMap):
+    """`minhash_dedup`'s map with a fingerprint and table keys for a signature and bands."""
+
+    name = "simhash_dedup.map"
+    Params = SimHashParams
+
+    def process_batch(self, docs: list[Document]) -> list[str | None]:
+        p = self.params
+        hashes, offsets, by_letters = shingle_batch(
+            [d.text for d in docs], p.ngram_words, p.ngram_chars, p.shingles
+        )
+        lengths = np.diff(offsets)
+        for doc, n in zip(docs, lengths.tolist(), strict=True):
+            key, src = survivor_key(doc, self.ctx, p.prefer), source_of(doc)
+            self._meta.write(dumps([*key, src, n]))
+            self._sources[src] = self._sources.get(src, 0) + 1
+        self.stat_update("letter_shingled", value=int(by_letters.sum()))
+        self.stat_update("no_shingles", value=int((lengths == 0).sum()))
+        fps = core.fingerprints(hashes, offsets)
+        ends = self._end + offsets[1:].astype(np.uint64)
+        self._end = int(ends[-1])
+        self._out["sig"].write(fps.tobytes())
+        self._out["shingles"].write(hashes.astype(np.uint32).tobytes())
+        self._out["ends"].write(ends.tobytes())
+        has = lengths > 0
+        keys = core.table_keys(fps[has], p.blocks, p.hamming)
+        rec = np.empty(keys.shape, dtype=BAND)
+        rec["key"] = keys
+        idh = [xxhash.xxh3_64_intdigest(str(d.id).encode()) for d in docs]
+        rec["idh"] = np.array(idh, dtype=np.uint64)[has][:, None]
+        rec["gid"] = gid(self._rank, self._index + np.flatnonzero(has))[:, None]
+        self._bands.append(rec.ravel())
+        self._index += len(docs)
+        return [None] * len(docs)
+
+
+class SimHashBands(minhash.MinHashBands):
+    name = "simhash_dedup.bands"
+
+    def _confirm(self, store: DocStore, pairs: np.ndarray) -> np.ndarray:
+        p = self.params
+        fa = store.signatures(pairs[:, 0]).view("<u8").ravel()
+        fb = store.signatures(pairs[:, 1]).view("<u8").ravel()
+        keep = core.hamming(fa, fb) <= p.hamming
+        self.stat_update("over_hamming", value=int((~keep).sum()))
+        sims = np.zeros(len(pairs))
+        for i in np.flatnonzero(keep):
+            a, b = int(pairs[i, 0]), int(pairs[i, 1])
+            sims[i] = mh.jaccard(store.shingle_set(a), store.shingle_set(b))
+        exact_ok = sims >= p.threshold
+        self.stat_update("below_threshold_exact", value=int((keep & ~exact_ok).sum()))
+        keep &= exact_ok
+        out = np.empty(int(keep.sum()), dtype=EDGE)
+        out["a"], out["b"], out["sim"] = pairs[keep, 0], pairs[keep, 1], sims[keep]
+        return out
+
+
+class SimHashReport(PipelineStep):
+    """`minhash_dedup`'s report of these clusters, under this stage's name, where the manifest
+    reads reports."""
+
+    name = "simhash_dedup.report"
+    type = "dedup"
+
+    def __init__(self, ctx: StageContext):
+        super().__init__()
+        self.ctx = ctx
+
+    def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
+        src = Files(own(self.ctx)).report()
+        text = src.read_text(encoding="utf-8").replace("minhash_dedup", NAME)
+        report = orjson.loads(text)
+        report["tables_hamming"] = report.pop("bands_rows", None)
+        w = AtomicWriter(Path(self.ctx.work or ".") / "reports" / f"{NAME}.json")
+        w.write(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
+        w.close()
+        yield from ()
+
+
+class SimHashFilter(minhash.MinHashFilter):
+    name = NAME
+    Params = SimHashParams
+
+
+class SimHashDedup(GlobalStage):
+    name = NAME
+    Params = SimHashParams
+    preload = minhash.MinHashBands.preload
+
+    def map_step(self) -> Stage:
+        return SimHashMap(self.params, own(self.ctx))
+
+    def reduce_step(self) -> PipelineStep:
+        return SimHashBands(self.params, own(self.ctx))
+
+    def reduce_steps(self) -> list[tuple[PipelineStep, int]]:
+        inner = minhash.MinHashDedup(self.params, own(self.ctx)).reduce_steps()
+        steps = [(self.reduce_step(), self.ctx.tasks), *inner[1:]]
+        return [*steps, (SimHashReport(self.ctx), 1)]
+
+    def filter_step(self) -> Stage:
+        return SimHashFilter(self.params, own(self.ctx))
