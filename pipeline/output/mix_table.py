@@ -1,5 +1,6 @@
 """A materialised mix's weights over its tokens, as planned (its manifest) and as served (the
-sources named by its sidecar, one row per sample), for `gristmill inspect` and the report."""
+sources named by its sidecar, one row per sample; the manifest's counts per window when the
+sidecar is not there), for `gristmill inspect` and the report."""
 
 from __future__ import annotations
 
@@ -17,10 +18,13 @@ def weights_over_tokens(out: Path, mix: dict, rows: int = 10) -> tuple[list[str]
     sources = list(mix["target_shares"])
     windows = mix["windows"]
     seq = mix["seq_len"]
-    sidecar = Path(out) / f"{mix['shard']['prefix']}{mf.SIDECAR}"
-    names = pq.read_table(sidecar, columns=["source"]).column("source").to_pylist()
-    index = {s: d for d, s in enumerate(sources)}
-    served = np.array([index[s] for s in names], dtype=np.int64)
+    sidecar = Path(out) / f"{mix.get('shard', {}).get('prefix', '')}{mf.SIDECAR}"
+    if "shard" in mix and sidecar.exists():
+        names = pq.read_table(sidecar, columns=["source"]).column("source").to_pylist()
+        index = {s: d for d, s in enumerate(sources)}
+        served = np.array([index[s] for s in names], dtype=np.int64)
+    else:  # no sidecar to read: the manifest's own counts per window
+        served = np.concatenate([np.repeat(np.arange(len(sources)), w["counts"]) for w in windows])
     target = np.array(list(mix["target_shares"].values()))
     per = max(1, -(-len(windows) // rows))  # windows per row
     head = ["tokens", *(f"{s} planned / served" for s in sources)]
