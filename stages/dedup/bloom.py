@@ -116,7 +116,7 @@ class BloomMap(Stage):
         files, self._n = _Files(self.ctx), self.ctx.tasks
         self._out = [AtomicWriter(files.recs(b, rank)) for b in range(self._n)]
         self._buf: list[list] = [[] for _ in range(self._n)]
-        self._index = 0
+        self._index = self._held = 0
         try:
             yield from super().run(data, rank, world_size)
         except BaseException:
@@ -126,10 +126,12 @@ class BloomMap(Stage):
 
     def _push(self, digest: bytes, idx: int) -> None:
         h1, h2 = halves(digest)
-        b = h1 % self._n
-        self._buf[b].append((h1, h2, idx))
-        if len(self._buf[b]) >= CHUNK:
-            self._flush(b)
+        self._buf[h1 % self._n].append((h1, h2, idx))
+        self._held += 1
+        if self._held >= CHUNK:  # at most CHUNK records held, whatever the number of buckets
+            for b in range(self._n):
+                self._flush(b)
+            self._held = 0
 
     def _flush(self, b: int) -> None:
         if self._buf[b]:
