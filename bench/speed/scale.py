@@ -84,7 +84,8 @@ class TaskEnd(PipelineStep):
             pass
         self.folder.mkdir(parents=True, exist_ok=True)
         got = {"cpu": cpu_now() - _START["cpu"], "kib": _status_kib("VmHWM")}
-        got["start_kib"] = _START["kib"]
+        got |= {"start_kib": _START["kib"], "anon_kib": _status_kib("RssAnon")}
+        got["file_kib"] = _status_kib("RssFile")  # pages of mapped files: the kernel may drop them
         (self.folder / f"{rank:05d}.json").write_text(json.dumps(got))
         yield from ()
 
@@ -157,6 +158,8 @@ def run_phases(phases, work: Path, workers: int, label: str = "") -> list[dict]:
                 "cpu_s": sum(g["cpu"] for g in got),
                 "peak_mib": max(g["kib"] for g in got) / 1024,
                 "growth_mib": max(g["kib"] - g["start_kib"] for g in got) / 1024,
+                "anon_end_mib": max(g.get("anon_kib", 0) for g in got) / 1024,
+                "file_end_mib": max(g.get("file_kib", 0) for g in got) / 1024,
                 "disk_mb": (disk(work) - before) / 1e6,
             }
         )
@@ -178,15 +181,35 @@ def decisions_digest(work: Path) -> str:
 
 def print_rows(rows: list[dict], mb: float) -> None:
     print(f"  {'phase':<30} {'tasks':>5} {'CPU s':>8} {'CPU s/MB':>9} {'peak MiB':>9} "
-          f"{'growth':>7} {'disk MB':>8} {'wall s':>7}")  # fmt: skip
+          f"{'growth':>7} {'anon':>6} {'file':>6} {'disk MB':>8} {'wall s':>7}")  # fmt: skip
     for r in rows:
         print(
             f"  {r['phase']:<30} {r['tasks']:>5} {r['cpu_s']:>8.1f} {r['cpu_s'] / mb:>9.4f} "
-            f"{r['peak_mib']:>9.0f} {r['growth_mib']:>7.0f} {r['disk_mb']:>8.0f} "
-            f"{r['wall_s']:>7.1f}"
+            f"{r['peak_mib']:>9.0f} {r['growth_mib']:>7.0f} {r.get('anon_end_mib', 0):>6.0f} "
+            f"{r.get('file_end_mib', 0):>6.0f} {r['disk_mb']:>8.0f} {r['wall_s']:>7.1f}"
         )
     cpu = sum(r["cpu_s"] for r in rows)
     print(f"  {'total':<30} {'':>5} {cpu:>8.1f} {cpu / mb:>9.4f}")
+
+
+def clusters_only(args, out: Path, size: int) -> int:
+    paths = [args.data / f"r{r:03d}" for r in range(size)]
+    mb, digests, results = input_mb(paths), {}, {}
+    for k in [int(x) for x in args.clusters_only.split(",")]:
+        phases, work = plan(out, f"{args.stages}-{size}x", paths, args.stages, args, k)
+        for old in (work / "minhash_dedup" / "drops").rglob("*"):
+            if old.is_file():
+                old.unlink()
+        phases = [p for p in phases if "minhash_dedup-" in p.name and "-map" not in p.name]
+        for folder in work.glob(f"c{k}-*"):
+            shutil.rmtree(folder)
+        print(f"{size}x, bands onwards with cluster_tasks {k}:", flush=True)
+        rows = run_phases(phases, work, args.workers, label=f"c{k}-")
+        print_rows(rows, mb)
+        digests[k], results[k] = decisions_digest(work), rows
+    print(f"  decisions and report identical: {len(set(digests.values())) == 1}")
+    (out / f"scale-clusters-{size}x.json").write_text(json.dumps(results, indent=1))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,10 +221,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--stages", choices=["minhash", "all"], default="minhash")
     ap.add_argument("--no-compare", action="store_true", help="skip cluster_tasks 1 at the end")
+    ap.add_argument(
+        "--clusters-only",
+        help="cluster_tasks values (e.g. 8,1): rerun bands onwards on the largest size's map "
+        "output, left by an earlier run, once per value; compare their decisions",
+    )
     args = ap.parse_args(argv)
     out = args.out or args.data.parent / f"{args.data.name}-runs"
     results = {}
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.clusters_only:
+        return clusters_only(args, out, sizes[-1])
     for size in sizes:
         paths = [args.data / f"r{r:03d}" for r in range(size)]
         if not all((p / "DONE").exists() for p in paths):
