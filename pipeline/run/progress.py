@@ -102,6 +102,19 @@ def live_terminal() -> bool:
     return sys.stderr.isatty() and not ci
 
 
+def _bar_class():
+    """tqdm without its monitor thread. The monitor only lowers `miniters` when updates stall,
+    and this bar is refreshed by PhaseMonitor's own thread; tqdm keeps the monitor running for
+    the rest of the process once a bar started it, and a thread left running when the next
+    phase forks its workers sends them to a forkserver (executors/local.py: fork_is_safe)."""
+    from tqdm import tqdm
+
+    class Bar(tqdm):
+        monitor_interval = 0
+
+    return Bar
+
+
 class PhaseMonitor:
     """Watches one phase from the parent: a live bar, or quiet lines through `echo`."""
 
@@ -130,9 +143,7 @@ class PhaseMonitor:
         self._start = read_progress(self.dir)  # a resumed phase: tasks done before count too
         self._done0 = completed_tasks(self.dir)
         if self.live:
-            from tqdm import tqdm
-
-            self._bar = tqdm(
+            self._bar = _bar_class()(
                 total=self.expected if self.counts_docs else self.tasks,
                 desc=self.label,
                 unit="doc" if self.counts_docs else "task",

@@ -4,6 +4,7 @@ quiet (non-terminal) lines, and the end-of-run summary."""
 from __future__ import annotations
 
 import io
+import threading
 
 import orjson
 
@@ -87,6 +88,8 @@ def test_live_bar_goes_to_stderr_only_on_a_terminal(tmp_path, monkeypatch, capsy
     assert lines == []  # the bar replaces the lines
     shown = fake_tty.getvalue()
     assert "[1/2] 01-x" in shown and "4/4 docs" in shown and "Mchar/s" in shown
+    # the bar leaves no thread behind (tqdm's monitor would be): the next phase may fork
+    assert threading.enumerate() == [threading.main_thread()]
 
 
 def test_summary_lists_stages_and_phases():
