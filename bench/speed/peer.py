@@ -145,6 +145,22 @@ def run_side(side: str, shards: list[Path], out: Path, workers: int, bins: dict)
     return fig
 
 
+def cpu_lines(fig: dict) -> list[str]:
+    """Where a gristmill run's CPU went, from its manifest's `timing.cpu`
+    (pipeline/run/meter.py's run_figures): in the stages' own code and outside it, per stage
+    and per phase."""
+    cpu = fig["timing"]["cpu"]
+    outside = fig["cpu_s"] - cpu["stages_cpu_s"]
+    lines = [
+        f"gristmill: {fig['cpu_s']:.1f} CPU-s in all, {cpu['stages_cpu_s']:.1f} in the stages' "
+        f"own code, {outside:.1f} ({outside / fig['cpu_s']:.0%}) outside them"
+    ]
+    lines += [f"    {name:<22}{s['cpu_s']:8.1f} CPU-s" for name, s in cpu["stages"].items()]
+    for name, p in cpu["phases"].items():
+        lines.append(f"    {name:<28}{p['cpu_s']:8.1f} CPU-s  peak RSS {p['peak_rss_mb']:6.0f} MB")
+    return lines
+
+
 def agreement(dt_out: Path, gm_out: Path) -> dict:
     """Which documents each side kept (ids), and the langid decisions both made."""
     from bench.speed.peer_datatrove import kept_ids as dt_kept
@@ -231,20 +247,8 @@ def main(argv: list[str] | None = None) -> int:
             dt = min(f["cpu_s"] for f in results["datatrove"])
             print(f"datatrove / gristmill before: {dt / best['gristmill-before']:.1f}x")
     if "gristmill" in results:
-        fig = min(results["gristmill"], key=lambda f: f["cpu_s"])
-        cpu = fig["timing"]["cpu"]
-        warm = cpu.get("warm_cpu_s", 0.0)  # the stages' model and kernel loads, run process
-        outside = fig["cpu_s"] - cpu["stages_cpu_s"] - warm
-        print(
-            f"gristmill: {fig['cpu_s']:.1f} CPU-s in all, {cpu['stages_cpu_s'] + warm:.1f} in the "
-            f"stages' own code ({warm:.1f} of it loading their models and kernels before the "
-            f"workers fork), {outside:.1f} ({outside / fig['cpu_s']:.0%}) outside them"
-        )
-        for name, s in cpu["stages"].items():
-            w = f" (+{s['warm_cpu_s']:.1f} warm-up)" if "warm_cpu_s" in s else ""
-            print(f"    {name:<22}{s['cpu_s']:8.1f} CPU-s{w}")
-        for name, p in cpu["phases"].items():
-            print(f"    {name:<28}{p['cpu_s']:8.1f} CPU-s  peak RSS {p['peak_rss_mb']:6.0f} MB")
+        for line in cpu_lines(min(results["gristmill"], key=lambda f: f["cpu_s"])):
+            print(line)
     if "gristmill" in results:
         from bench.speed.peer_blocks import FASTTEXT, best_of
 
