@@ -26,6 +26,7 @@ from gristmill.pipeline.output.layout import REPORT, WORK, check_inside, output_
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_executor, load_config
 from gristmill.pipeline.run.executors import PhaseRunner, make_runner
+from gristmill.pipeline.run.executors.base import ClusterLost
 from gristmill.pipeline.run.meter import CpuMeter
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.pipeline.run.phases import plan_run
@@ -162,7 +163,10 @@ def run(
             observer.on_run_start(state)
         if cfg.run.executor == "slurm" and not _all_done(phases, state.work):
             return _submit(cfg, phases, state.work, strict, dry_run, echo)
-        run_phases(state, make_runner(cfg.run, phases), observers)
+        try:
+            run_phases(state, make_runner(cfg.run, phases), observers)
+        except ClusterLost as e:
+            raise GristmillError(e.line(shlex.quote(str(cfg.path)))) from None
         for observer in reversed(observers):
             observer.on_run_end(state)
         return state.manifest

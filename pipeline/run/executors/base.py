@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gristmill.pipeline.run.phases import Phase
+from gristmill.stages.errors import GristmillError
 
 
 class PhaseRunner:
@@ -24,3 +25,19 @@ class PhaseRunner:
 
     def close(self) -> None:
         pass
+
+
+class ClusterLost(GristmillError):
+    """The cluster under a phase went away (Ray: its head); the runner names the config in
+    the command that resumes."""
+
+    def __init__(self, phase: str, done: int, tasks: int, why: str):
+        self.phase, self.done, self.tasks, self.why = phase, done, tasks, why
+        super().__init__(self.line())
+
+    def line(self, config: str = "CONFIG") -> str:
+        return (
+            f"{self.phase}: the Ray cluster is gone ({self.why}); {self.done} of {self.tasks} "
+            f"tasks of this phase are complete; resume with `gristmill run {config}` (on Ray, "
+            f"once a cluster is up) or `gristmill run {config} --executor local`"
+        )
