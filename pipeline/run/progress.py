@@ -3,10 +3,10 @@
 Tasks run in other processes (the local pool's workers, Ray actors), which report nothing to
 the parent. So each phase that carries documents gets a `_progress` step right after its reader
 that counts documents and the characters of their text (code points: a string knows its length,
-while its UTF-8 bytes would cost an encoding of every text, about 0.05 CPU-s on a quarter of the
-development corpus) and rewrites `<phase>/progress/<task>.json` (two numbers) at most twice a
-second; the parent polls those files and the completion markers. That is one
-small file per task, whatever the executor, and it survives a resume.
+while its UTF-8 bytes would cost an encoding of every text) and rewrites
+`<phase>/progress/<task>.json` (two numbers) at most twice a second; the parent polls those
+files and the completion markers. That is one small file per task, whatever the executor, and
+it survives a resume.
 
 On a terminal (stderr is a TTY and `CI` is not set) a tqdm bar shows documents, docs/s, millions
 of characters/s and an ETA: from documents where the phase's input count is known (every phase
