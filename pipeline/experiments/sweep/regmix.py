@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from gristmill.pipeline.experiments.sweep import stats
-from gristmill.pipeline.experiments.sweep.runner import Planned, baseline_of, check_mix, train_one
+from gristmill.pipeline.experiments.sweep.jobs import Planned, baseline_of, check_mix, train_one
 
 CANDIDATES = 20_000
 MIN_ALPHA = 0.05

@@ -60,7 +60,7 @@ class Counting:
             self.emitters.append((data, tcfg.train.steps))
             return real(job, tcfg, data, *args, **kw)
 
-        monkeypatch.setattr("gristmill.pipeline.experiments.sweep.runner.train_job", train_job)
+        monkeypatch.setattr("gristmill.pipeline.experiments.sweep.jobs.train_job", train_job)
 
 
 def read_csv(path):
