@@ -176,9 +176,14 @@ class Emitter:
         shuffle: bool = True,
     ) -> Emitter:
         """From a run config's mix (a LoadedConfig): the same samples `gristmill mix` writes
-        (unless shards are excluded)."""
+        (unless shards are excluded). A run whose output is on an object store is first copied
+        into its local work folder (memory-mapped shards need files), once per manifest."""
         if mix_name not in cfg.mixes:
             raise GristmillError(f"mix {mix_name!r} is not in {cfg.path}; mixes: {list(cfg.mixes)}")
+        if getattr(cfg, "output_url", None):  # a run on an object store: its shards here
+            from gristmill.pipeline.output.remote import RemoteRun
+
+            RemoteRun(cfg.output_url, cfg.storage_options).fetch(cfg.output)
         manifest = _run_manifest(cfg.output)
         keep = _select(manifest, None, exclude)
         store = _stream_store(cfg.output, manifest, cfg.mixes[mix_name], keep, shuffle)

@@ -219,3 +219,26 @@ def test_killed_run_leaves_no_manifest_and_its_rerun_gives_the_same_bytes(s3, s3
     assert files(copy, "rejected") == files(first, "rejected")
     assert not (set(work.glob("*")) - before)  # removed once the store holds the run
     shutil.rmtree(tmp_path / "copy")
+
+
+def test_the_emitter_serves_a_run_on_the_store_as_its_local_copy(s3_run, tmp_path):
+    import numpy as np
+
+    from gristmill.pipeline.emit.emitter import Emitter
+    from gristmill.pipeline.run.config import load_config
+
+    url, _, copy = s3_run
+    remote = load_config(s3_config(tmp_path, url))
+    cfg = yaml.safe_load(s3_config(tmp_path, url).read_text())
+    cfg["output"] = str(copy)  # the same run, downloaded
+    (tmp_path / "local").mkdir()
+    (tmp_path / "local" / "run.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    local = load_config(tmp_path / "local" / "run.yaml")
+    name = next(iter(remote.mixes))
+    a = Emitter.from_config(remote, name, batch=4)
+    b = Emitter.from_config(local, name, batch=4)
+    for step in range(3):
+        x, y = a.batch_at(step), b.batch_at(step)
+        assert x.keys() == y.keys()
+        for key in x:
+            assert np.array_equal(np.asarray(x[key]), np.asarray(y[key])), key
