@@ -144,17 +144,17 @@ def domain_matrix(rows: list[dict]) -> np.ndarray:
 def fit_score(rows: list[dict]) -> dict:
     """Weights on every development domain together (each (domain, label) weighing the same),
     the calibration knots over those texts, and each language's offset from the clean pages."""
-    from gristmill.stages.quality.fit import balanced, fit_weights, knots, language_offsets
+    from gristmill.stages.quality.fit import balanced, fit_rank_weights, knots, language_offsets
     from gristmill.stages.quality.languages import score_spec
 
     dev = [r for r in rows if r["domain"] != "clean"]
     x, y = domain_matrix(dev), np.array([float(r["label"]) for r in dev])
     weight = balanced([(r["domain"], r["label"]) for r in dev])
-    w, b = fit_weights(x, y, weight=weight)
+    w = fit_rank_weights(x, y, [r["domain"] for r in dev])
     names = list(score_spec())
     weights = {n: round(float(v), 3) for n, v in zip(names, w, strict=True)}
     domains = sorted({r["domain"] for r in dev})
-    print(f"score fit: {len(dev)} texts of {', '.join(domains)}; intercept {b:.2f}")
+    print(f"score fit: {len(dev)} texts of {', '.join(domains)}")
     print("  weights: " + ", ".join(f"{n} {v}" for n, v in weights.items() if v))
     rounded = np.array([weights[n] for n in names])
     ks = [round(k, 6) for k in knots(x @ rounded, weight=weight)]

@@ -2,12 +2,12 @@
 language at a threshold of 0.5.
 
 On the records of `bench/data/quality_domains.py` (good text 1, bad text 0; docs_web, web,
-sms, degraded), for each domain in turn: the score's weights fitted (`tools.quality_fit`'s
-`fit_score`, every other domain, each (domain, label) weighing the same) and the ROC AUC of its
-penalty on the held-out domain. Beside it, on the same records: the score before this fit (the
-weights of `bench/data/quality_fitted_before.yaml`), the shipped score, and the naive line
-score: the share of lines ending in `. ! ? "` times min(1, words per line / 15). Per language
-within each domain too (n >= 40).
+sms, degraded), for each domain in turn: the score's weights fitted as `tools.quality_fit`
+fits them (`fit.fit_rank_weights` on every other domain, each weighing the same) and the ROC
+AUC of its penalty on the held-out domain. Beside it, on the same records: the score before
+this fit (the weights of `bench/data/quality_fitted_before.yaml`), the shipped score, and the
+naive line score: the share of lines ending in `. ! ? "` times min(1, words per line / 15).
+Per language within each domain too (n >= 40).
 
 Then the pass rate of clean text per language at `quality_score >= 0.5` with the shipped file:
 on the clean pages the offsets were fitted on (gnome-user-docs) and on the good side of the
@@ -57,7 +57,7 @@ def weights_of(doc: dict) -> np.ndarray:
 
 
 def lodo(rows: list[dict]) -> list[tuple]:
-    from gristmill.stages.quality.fit import balanced, fit_weights
+    from gristmill.stages.quality.fit import fit_rank_weights
     from gristmill.stages.quality.languages import fitted
     from tools.quality_fit import domain_matrix
 
@@ -71,8 +71,7 @@ def lodo(rows: list[dict]) -> list[tuple]:
     out = []
     for d in sorted(set(dom)):
         train, test = dom != d, dom == d
-        weight = balanced([(a, b) for a, b in zip(dom[train], y[train], strict=True)])
-        w, _ = fit_weights(x[train], y[train], weight=weight)
+        w = fit_rank_weights(x[train], y[train], list(dom[train]))
         yt = y[test]
         row = [d, int(yt.sum()), int(len(yt) - yt.sum())]
         row += [auc(-x[test] @ w, yt), auc(-x[test] @ w_before, yt), auc(-x[test] @ w_now, yt)]

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Literal
 
 from datatrove.data import Document
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from gristmill.stages.base import Stage, StageParams
 from gristmill.stages.errors import GristmillError
@@ -126,7 +126,15 @@ class LangIdParams(StageParams):
     allowed_languages: list[str] | Literal["all"] = Field(
         "all", description="a list of language codes, or `all`"
     )
-    min_score: float = Field(0.0, ge=0.0, le=1.0, description="in [0, 1]")
+    min_score: float | dict[str, float] = Field(
+        0.0,
+        description="the lowest `language_score` kept, in [0, 1]: one number for every "
+        "language, or a map by language code with a `default` for the rest (0 if none), e.g. "
+        "`{default: 0.65, zh: 0.5}`. One value drops more of some languages than of others, "
+        "which is why FineWeb-2 (Penedo et al. 2025) set a minimum language-ID confidence per "
+        "language from each language's own score distribution; FineWeb (Penedo et al. 2024) "
+        "kept English at 0.65 with this model (lid.176)",
+    )
     model: str | None = Field(
         None, description="path of another fastText language-ID model (null: lid.176)"
     )
@@ -145,6 +153,22 @@ class LangIdParams(StageParams):
         0.75, ge=0.0, le=1.0, description="the sample's top score at which its label is accepted"
     )
 
+    @field_validator("min_score", mode="before")
+    @classmethod
+    def _min_scores(cls, v):
+        # YAML 1.1 reads a bare `no` (Norwegian) as False
+        if isinstance(v, dict):
+            v = {("no" if k is False else k): x for k, x in v.items()}
+        for x in v.values() if isinstance(v, dict) else [v]:
+            if isinstance(x, int | float) and not 0.0 <= x <= 1.0:
+                raise ValueError(f"min_score: {x} is not in [0, 1]")
+        return v
+
+
+def min_scores(v: float | dict[str, float]) -> dict[str, float]:
+    """`min_score` as a map with a `default` key."""
+    return {"default": 0.0} | v if isinstance(v, dict) else {"default": float(v)}
+
 
 class LangId(Stage):
     name = "langid"
@@ -157,6 +181,7 @@ class LangId(Stage):
         allowed = self.params.allowed_languages
         self._allowed = None if allowed == "all" else frozenset(allowed)
         self._model = None  # loaded lazily, once per worker process (it does not pickle)
+        self._min = min_scores(self.params.min_score)
 
     @property
     def model_path(self) -> Path:
@@ -205,7 +230,7 @@ class LangId(Stage):
             doc.metadata["language"], doc.metadata["language_score"] = lang, score
             if self._allowed is not None and lang not in self._allowed:
                 reasons.append("language_not_allowed")
-            elif score < self.params.min_score:
+            elif score < self._min.get(lang, self._min["default"]):
                 reasons.append("language_score_low")
             else:
                 reasons.append(None)

@@ -12,7 +12,8 @@ and the blend, are applied to the stored signals. `rescore: true` recomputes the
 
 Rule bounds, from weakest to strongest: the shipped defaults (`stages/data/
 quality_languages.yaml`), the config's `thresholds`, the shipped per-language overrides (fitted
-ones from `quality_fitted.yaml`, then written ones), the config's `languages.<code>`. The first
+ones from `quality_fitted.yaml`, then written ones), `min_score` (the `quality_score` floor, one
+number or one per language), the config's `languages.<code>`. The first
 two are written in English words: a language's fitted `word_ratio` converts them (word counts
 and per-word rates). So a global change keeps the
 language-aware adjustments unless a language is named. `thresholds: off` decides nothing:
@@ -36,7 +37,14 @@ from gristmill.stages.quality.languages import (
     word_ratio,
 )
 from gristmill.stages.quality.model import load_model, positive_probs
-from gristmill.stages.quality.rules import RULES, Bound, blend, failed_rule, heuristic_score
+from gristmill.stages.quality.rules import (
+    RULES,
+    SCORE_RULE,
+    Bound,
+    blend,
+    failed_rule,
+    heuristic_score,
+)
 from gristmill.stages.quality.signals import SIGNALS, compute_signals
 
 MODEL_PROB = "model_hq_prob"
@@ -67,6 +75,15 @@ class QualityParams(StageParams):
     languages: dict[str, RuleBounds] = Field(
         {}, description="language code → rule overrides for that language (strongest)"
     )
+    min_score: float | dict[str, float] | None = Field(
+        None,
+        description="the lowest `quality_score` kept, in [0, 1]: one number for every "
+        "language, or a map by language code with a `default` for the rest (none if no "
+        "`default`), e.g. `{default: 0.5, zh: 0.4}`; null: no floor. The score is calibrated "
+        "per language (about the same share of each language's clean text scores above 0.5), "
+        "so one number is a fair start; FineWeb-2 (Penedo et al. 2025) tuned its filters per "
+        "language. A `languages.<code>` rule for `quality_score` is stronger",
+    )
     model: str | None = Field(None, description="a classifier from `gristmill quality train`")
     model_weight: float = Field(
         0.5, ge=0.0, le=1.0, description="its share of `quality_score`, in [0, 1]"
@@ -87,6 +104,17 @@ class QualityParams(StageParams):
     def _language_rules(cls, v):
         for code, rules in v.items():
             _check_rules(rules, f"languages.{code}")
+        return v
+
+    @field_validator("min_score", mode="before")
+    @classmethod
+    def _min_scores(cls, v):
+        # YAML 1.1 reads a bare `no` (Norwegian) as False
+        if isinstance(v, dict):
+            v = {("no" if k is False else k): x for k, x in v.items()}
+        for x in v.values() if isinstance(v, dict) else [v]:
+            if isinstance(x, int | float) and not 0.0 <= x <= 1.0:
+                raise ValueError(f"min_score: {x} is not in [0, 1]")
         return v
 
     @field_validator("model")
@@ -125,8 +153,17 @@ class Quality(Stage):
             config = {} if p.thresholds == "off" else _as_bounds(p.thresholds)
             own = _as_bounds(p.languages.get(lang, {}))
             english = in_language(default_bounds() | config, word_ratio(lang))
-            self._bounds[lang] = english | language_overrides(lang) | own
+            floor = self._floor(lang)
+            score = {} if floor is None else {SCORE_RULE: (floor, None)}
+            self._bounds[lang] = english | language_overrides(lang) | score | own
         return self._bounds[lang]
+
+    def _floor(self, lang: str) -> float | None:
+        """`min_score` for this language (None: no floor)."""
+        v = self.params.min_score
+        if isinstance(v, dict):
+            v = v.get(lang, v.get("default"))
+        return None if v is None else float(v)
 
     def process_batch(self, docs: list[Document]) -> list[str | None]:
         need_prob: list[Document] = []
