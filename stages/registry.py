@@ -24,6 +24,7 @@ _ORDER: tuple[tuple[str, str], ...] = (  # (name, module:class)
     ("exact_dedup", "gristmill.stages.dedup.exact:ExactDedup"),
     ("minhash_dedup", "gristmill.stages.dedup.minhash.stage:MinHashDedup"),
     ("simhash_dedup", "gristmill.stages.dedup.simhash.stage:SimHashDedup"),
+    ("substring_dedup", "gristmill.stages.dedup.substring:SubstringDedup"),
     ("decontaminate", "gristmill.stages.dedup.decont.stage:Decontaminate"),
     ("quality", "gristmill.stages.quality.stage:Quality"),
     ("safety", "gristmill.stages.safety:Safety"),

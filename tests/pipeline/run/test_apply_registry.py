@@ -53,7 +53,7 @@ RECORDS = [
     {"id": "html", "text": HTML},
 ]
 TEXT = {r["id"]: r["text"] for r in RECORDS}
-REWRITES = {"extract", "pii"}  # the stages that may change `text`
+REWRITES = {"extract", "pii", "substring_dedup"}  # the stages that may change `text`
 
 
 def check_provenance(kept, dropped):
@@ -132,6 +132,15 @@ BENCH = [
 ]
 
 
+def check_substring_dedup(kept, dropped):
+    # the passage "en-near" and "html" share with "en" (the first copy) leaves them, all of it
+    assert not dropped
+    assert kept["en"]["text"] == EN
+    assert kept["en-near"]["text"] == "The old mill stood beside the river for more than three"
+    assert kept["html"]["metadata"]["substring_chars_removed"] > 400
+    assert all(kept[i]["text"] == TEXT[i] for i in ("en-upper", *SCRIPTS))
+
+
 def check_decontaminate(kept, dropped):
     contaminated = {"en", "en-near", "en-upper", "zh", "html"}
     assert {i: r["reason"] for i, r in dropped.items()} == dict.fromkeys(
@@ -157,6 +166,7 @@ STAGE_CHECKS = {
     "safety": check_safety,
     "pii": check_pii,
     "simhash_dedup": check_minhash_dedup,  # the same clusters on these records
+    "substring_dedup": check_substring_dedup,
     "decontaminate": check_decontaminate,
     "tokenize": check_tokenize,
 }
