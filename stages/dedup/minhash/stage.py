@@ -184,6 +184,18 @@ class MinHashParams(StageParams):
         )
 
 
+def shingle_sets(hashes: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each document's shingle hashes (as uint32, as the exact Jaccard compares them), sorted
+    and without repeats, one run after another; and the length of each run. Done once here, in
+    one sort of the batch, so that every later read is a slice of the file."""
+    doc = np.repeat(np.arange(len(lengths), dtype=np.uint64), lengths)
+    keyed = np.sort((doc << np.uint64(32)) | hashes.astype(np.uint32).astype(np.uint64))
+    if len(keyed):
+        keyed = keyed[np.r_[True, keyed[1:] != keyed[:-1]]]
+    counts = np.bincount((keyed >> np.uint64(32)).astype(np.int64), minlength=len(lengths))
+    return (keyed & np.uint64(0xFFFFFFFF)).astype(np.uint32), counts
+
+
 class MinHashMap(Stage):
     name = "minhash_dedup.map"
     Params = MinHashParams
@@ -223,10 +235,11 @@ class MinHashMap(Stage):
         self.stat_update("letter_shingled", value=int(by_letters.sum()))
         self.stat_update("no_shingles", value=int((lengths == 0).sum()))
         sigs = mh.signatures(hashes, offsets, self._perms)
-        ends = self._end + offsets[1:].astype(np.uint64)
+        sets, counts = shingle_sets(hashes, lengths)
+        ends = self._end + np.cumsum(counts, dtype=np.uint64)
         self._end = int(ends[-1])
         self._out["sig"].write(sigs.tobytes())
-        self._out["shingles"].write(hashes.astype(np.uint32).tobytes())
+        self._out["shingles"].write(sets.tobytes())
         self._out["ends"].write(ends.tobytes())
         has = lengths > 0  # a text without shingles is nobody's duplicate
         keys = mh.band_keys(sigs[has], *self._lsh)

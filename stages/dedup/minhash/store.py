@@ -1,7 +1,8 @@
 """The files `minhash_dedup` passes between its phases, under `<work>/minhash_dedup/`.
 
     sigs/docs/<task>.sig         uint32 (docs, num_perm): every document's signature, in order
-    sigs/docs/<task>.shingles    uint32: every document's shingle hashes, one run after another
+    sigs/docs/<task>.shingles    uint32: every document's shingle set (sorted, no repeats),
+                                 one run after another
     sigs/docs/<task>.ends        uint64 (docs,): where each document's run ends
     sigs/docs/<task>.meta.jsonl  per document: [*survivor key, source, shingle count]
     sigs/docs/<task>.sources.json  documents per source of the task
@@ -99,11 +100,10 @@ class Files:
 
 class DocStore:
     """Read access to the map output of every task: signatures and shingle sets by gid,
-    memory-mapped (the OS pages in what is read; nothing is loaded whole). Shingle sets are
-    deduplicated on first use and cached, up to `cache_docs` documents."""
+    memory-mapped (the OS pages in what is read; nothing is loaded whole)."""
 
-    def __init__(self, files: Files, tasks: int, num_perm: int, cache_docs: int = 20_000):
-        self.files, self.num_perm, self.cache_docs = files, num_perm, cache_docs
+    def __init__(self, files: Files, tasks: int, num_perm: int):
+        self.files, self.num_perm = files, num_perm
         self._sig, self._sh, self._ends = {}, {}, {}
         for t in range(tasks):
             path = files.docs(t, "sig")
@@ -114,7 +114,6 @@ class DocStore:
                 self._sig[t] = sig.reshape(-1, num_perm)  # a plain view: memmap's slicing is slow
                 self._sh[t] = _memmap(files.docs(t, "shingles"), np.uint32)
                 self._ends[t] = _memmap(files.docs(t, "ends"), np.uint64)
-        self._cache: dict[int, np.ndarray] = {}
 
     def signatures(self, gids: np.ndarray) -> np.ndarray:
         tasks, idx = split_gid(gids)
@@ -125,16 +124,10 @@ class DocStore:
         return out
 
     def shingle_set(self, g: int) -> np.ndarray:
-        got = self._cache.get(g)
-        if got is None:
-            t, i = int(g) >> 32, int(g) & 0xFFFFFFFF
-            ends = self._ends[t]
-            start = int(ends[i - 1]) if i else 0
-            got = sorted_unique(np.array(self._sh[t][start : int(ends[i])]))
-            if len(self._cache) >= self.cache_docs:
-                self._cache.clear()  # simple and bounded; pairs arrive roughly grouped
-            self._cache[g] = got
-        return got
+        """The document's shingle set: sorted, no repeats (the map wrote it so), a view."""
+        t, i = int(g) >> 32, int(g) & 0xFFFFFFFF
+        ends = self._ends[t]
+        return self._sh[t][int(ends[i - 1]) if i else 0 : int(ends[i])]
 
 
 def read_array(path: Path, dtype, what: str) -> np.ndarray:

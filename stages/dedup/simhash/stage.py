@@ -135,10 +135,11 @@ class SimHashMap(minhash.MinHashMap):
         self.stat_update("letter_shingled", value=int(by_letters.sum()))
         self.stat_update("no_shingles", value=int((lengths == 0).sum()))
         fps = core.fingerprints(hashes, offsets)
-        ends = self._end + offsets[1:].astype(np.uint64)
+        sets, counts = minhash.shingle_sets(hashes, lengths)  # the sets DocStore reads
+        ends = self._end + np.cumsum(counts, dtype=np.uint64)
         self._end = int(ends[-1])
         self._out["sig"].write(fps.tobytes())
-        self._out["shingles"].write(hashes.astype(np.uint32).tobytes())
+        self._out["shingles"].write(sets.tobytes())
         self._out["ends"].write(ends.tobytes())
         has = lengths > 0
         keys = core.table_keys(fps[has], p.blocks, p.hamming)
