@@ -24,6 +24,7 @@ import hashlib
 import json
 import shutil
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -44,6 +45,20 @@ ALL = """\
   - pack
 """
 _START: dict = {}
+SAMPLE_S = 0.02  # how often a task's anonymous RSS is read
+
+
+class AnonPeak(threading.Thread):
+    """The largest anonymous RSS (heap and arrays, not pages of mapped files) of this
+    process while the task runs, read every SAMPLE_S seconds: VmHWM counts both."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.peak_kib, self.done = 0, threading.Event()
+
+    def run(self):
+        while not self.done.wait(SAMPLE_S):
+            self.peak_kib = max(self.peak_kib, _status_kib("RssAnon"))
 
 
 def _status_kib(field: str) -> int:
@@ -66,7 +81,10 @@ class TaskStart(PipelineStep):
                 fh.write("5")
         except OSError:
             pass  # the peak then includes what ran before in this process
-        _START.update(cpu=cpu_now(), kib=_status_kib("VmRSS"))
+        sampler = AnonPeak()
+        sampler.start()
+        _START.update(cpu=cpu_now(), kib=_status_kib("VmRSS"), sampler=sampler)
+        _START["anon_kib"] = _status_kib("RssAnon")
         return data if data is not None else iter(())
 
 
@@ -83,7 +101,12 @@ class TaskEnd(PipelineStep):
         for _ in data or ():
             pass
         self.folder.mkdir(parents=True, exist_ok=True)
+        sampler = _START["sampler"]
+        sampler.done.set()
+        sampler.join()
+        anon = max(sampler.peak_kib, _status_kib("RssAnon"))
         got = {"cpu": cpu_now() - _START["cpu"], "kib": _status_kib("VmHWM")}
+        got |= {"anon_peak_kib": anon, "anon_start_kib": _START["anon_kib"]}
         got |= {"start_kib": _START["kib"], "anon_kib": _status_kib("RssAnon")}
         got["file_kib"] = _status_kib("RssFile")  # pages of mapped files: the kernel may drop them
         (self.folder / f"{rank:05d}.json").write_text(json.dumps(got))
@@ -159,6 +182,11 @@ def run_phases(phases, work: Path, workers: int, label: str = "") -> list[dict]:
                 "peak_mib": max(g["kib"] for g in got) / 1024,
                 "growth_mib": max(g["kib"] - g["start_kib"] for g in got) / 1024,
                 "anon_end_mib": max(g.get("anon_kib", 0) for g in got) / 1024,
+                "anon_peak_mib": max(g.get("anon_peak_kib", 0) for g in got) / 1024,
+                "anon_growth_mib": max(
+                    g.get("anon_peak_kib", 0) - g.get("anon_start_kib", 0) for g in got
+                )
+                / 1024,
                 "file_end_mib": max(g.get("file_kib", 0) for g in got) / 1024,
                 "disk_mb": (disk(work) - before) / 1e6,
             }
@@ -181,12 +209,12 @@ def decisions_digest(work: Path) -> str:
 
 def print_rows(rows: list[dict], mb: float) -> None:
     print(f"  {'phase':<30} {'tasks':>5} {'CPU s':>8} {'CPU s/MB':>9} {'peak MiB':>9} "
-          f"{'growth':>7} {'anon':>6} {'file':>6} {'disk MB':>8} {'wall s':>7}")  # fmt: skip
+          f"{'growth':>7} {'anon pk':>7} {'+anon':>6} {'disk MB':>8} {'wall s':>7}")  # fmt: skip
     for r in rows:
         print(
             f"  {r['phase']:<30} {r['tasks']:>5} {r['cpu_s']:>8.1f} {r['cpu_s'] / mb:>9.4f} "
-            f"{r['peak_mib']:>9.0f} {r['growth_mib']:>7.0f} {r.get('anon_end_mib', 0):>6.0f} "
-            f"{r.get('file_end_mib', 0):>6.0f} {r['disk_mb']:>8.0f} {r['wall_s']:>7.1f}"
+            f"{r['peak_mib']:>9.0f} {r['growth_mib']:>7.0f} {r.get('anon_peak_mib', 0):>7.0f} "
+            f"{r.get('anon_growth_mib', 0):>6.0f} {r['disk_mb']:>8.0f} {r['wall_s']:>7.1f}"
         )
     cpu = sum(r["cpu_s"] for r in rows)
     print(f"  {'total':<30} {'':>5} {cpu:>8.1f} {cpu / mb:>9.4f}")
