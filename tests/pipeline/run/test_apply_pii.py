@@ -54,5 +54,6 @@ def test_gristmill_apply_pii_next_to_cjk_text(tmp_path):
 
 def test_apply_pii_refuses_an_unknown_type_naming_the_key(tmp_path):
     inp = write_jsonl(tmp_path / "in.jsonl", [{"id": "a", "text": "x"}])
-    with pytest.raises(ConfigError, match=r"--set types\[0\]: .*'email'.*\(got 'mail'\)"):
+    expected = r"--set types\[0\]: .*email.*\(got 'mail'\); did you mean `email`\?"
+    with pytest.raises(ConfigError, match=expected):
         apply_stage("pii", str(inp), str(tmp_path / "o.jsonl"), ("types=[mail]",), None)
