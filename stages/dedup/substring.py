@@ -2,9 +2,9 @@
 passages) removed from every copy but the first, after Lee et al. (2022), "Deduplicating
 Training Data Makes Language Models Better" (exact substring dedup).
 
-A task reads its documents in partitions of up to `partition_bytes` of UTF-8 text (memory per
-task: about ten bytes per byte of a partition: the bytes, a suffix array and its LCP array as
-int32, the documents). Per partition:
+A task reads its documents in partitions of up to `partition_bytes` of UTF-8 text: memory per
+task grows with a partition (its documents and bytes, the suffix array, the LCP array and the
+repeat lengths as int32, pydivsufsort's workspace), not with the corpus. Per partition:
 
 1. The documents' UTF-8 bytes are joined by 0xFF (a byte no UTF-8 text holds) and suffix-sorted
    (`pydivsufsort`), with the longest common prefix of neighbouring suffixes (Kasai).
@@ -52,7 +52,7 @@ class SubstringParams(StageParams):
     partition_bytes: int = Field(
         32 << 20,
         ge=1 << 10,
-        description="UTF-8 bytes of text suffix-sorted at once (memory: about 10x this per task)",
+        description="UTF-8 bytes of text suffix-sorted at once (a task's memory grows with it)",
     )
 
 
@@ -64,16 +64,29 @@ def repeats(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, min_len: int
 
     if len(data) < 2:
         return np.zeros((0, 2), dtype=np.int64)
-    sa = pydivsufsort.divsufsort(data).astype(np.int64)
-    lcp = pydivsufsort.kasai(data, sa).astype(np.int64)[:-1]  # lcp[i]: sa[i] with sa[i + 1]
-    doc_end = ends[np.maximum(np.searchsorted(starts, sa, side="right") - 1, 0)]
-    fwd = np.zeros(len(sa), dtype=np.int64)
-    back = np.zeros(len(sa), dtype=np.int64)
-    kernels().scan(sa, lcp, doc_end, min_len, fwd)
-    kernels().scan(sa[::-1].copy(), lcp[::-1].copy(), doc_end[::-1].copy(), min_len, back)
-    best = np.maximum(fwd, back[::-1])
-    keep = best >= min_len
-    return np.stack([sa[keep], sa[keep] + best[keep]], axis=1)
+    sa = pydivsufsort.divsufsort(data)  # int32 below 2 GiB: 4 bytes a byte
+    lcp = pydivsufsort.kasai(data, sa)  # lcp[i]: sa[i] with sa[i + 1]
+    # suffixes starting at a separator (0xFF, the largest byte) sort last: leave them out
+    sa, lcp = sa[: len(data) - (len(ends) - 1)], lcp[: len(data) - (len(ends) - 1)]
+    best = np.zeros(len(sa), dtype=np.int32)
+    kernels().scan(sa, lcp, np.asarray(ends, dtype=np.int64), min_len, best)
+    del lcp
+    keep = np.flatnonzero(best >= min_len)
+    sa, best = sa[keep].astype(np.int64), best[keep]
+    return merge(sa, sa + best)
+
+
+def merge(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """(n, 2) the intervals [starts, ends) joined where they overlap or touch, sorted."""
+    if not len(starts):
+        return np.zeros((0, 2), dtype=np.int64)
+    order = np.argsort(starts, kind="stable")
+    s, e = starts[order], ends[order]
+    reach = np.maximum.accumulate(e)
+    new = np.r_[True, s[1:] > reach[:-1]]
+    first = np.flatnonzero(new)
+    last = np.r_[first[1:], len(s)] - 1
+    return np.stack([s[first], reach[last]], axis=1)
 
 
 @functools.cache
@@ -81,16 +94,6 @@ def kernels():
     from gristmill.stages.dedup import substring_kernels  # numba's import: only where used
 
     return substring_kernels
-
-
-def merge(intervals: np.ndarray) -> list[tuple[int, int]]:
-    out: list[list[int]] = []
-    for a, b in sorted(map(tuple, intervals.tolist())):
-        if out and a <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], b)
-        else:
-            out.append([a, b])
-    return [(a, b) for a, b in out]
 
 
 def char_spans(text: str, raw: bytes, spans, min_units: int) -> list[tuple[int, int]]:
@@ -152,12 +155,13 @@ class SubstringDedup(Stage):
         np.cumsum(lengths[:-1] + 1, out=starts[1:])
         data = np.frombuffer(bytes([SEP]).join(raw for _, raw in part), dtype=np.uint8).copy()
         found = repeats(data, starts, starts + lengths, self.params.min_tokens)
-        owner = np.searchsorted(starts, found[:, 0], side="right") - 1
+        # found is sorted and no interval crosses a separator: each document's are a slice
+        cuts = np.searchsorted(found[:, 0], np.r_[starts, len(data)]).tolist()
         self.stat_update("partitions")
         for i, (doc, raw) in enumerate(part):
-            mine = found[owner == i] - starts[i]
-            if len(mine):
-                spans = char_spans(doc.text, raw, merge(mine), self.params.min_tokens)
+            if cuts[i + 1] > cuts[i]:
+                mine = (found[cuts[i] : cuts[i + 1]] - starts[i]).tolist()
+                spans = char_spans(doc.text, raw, mine, self.params.min_tokens)
                 doc.metadata["_substring_spans"] = spans
             yield doc
 

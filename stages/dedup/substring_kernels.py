@@ -9,23 +9,41 @@ BIG = 1 << 62
 
 
 @numba.njit(cache=True, nogil=True)
-def scan(sa, lcp, doc_end, min_len, best):  # pragma: no cover (compiled)
-    """In suffix-array order, each suffix against the earliest position seen since the common
-    prefix of neighbours last fell below `min_len`: best[i] = the length they share, cut at
-    both documents' ends, when that position is earlier than the suffix's own."""
-    q, qe, m = sa[0], doc_end[0], BIG
-    for i in range(1, len(sa)):
-        p = sa[i]
-        if lcp[i - 1] < min_len:
-            q, qe, m = p, doc_end[i], BIG
-            continue
-        m = min(m, lcp[i - 1])
-        if q < p:
-            length = min(m, doc_end[i] - p, qe - q)
-            if length > best[i]:
-                best[i] = length
-        else:
-            q, qe, m = p, doc_end[i], BIG
+def _doc_end(ends, p):  # pragma: no cover (compiled)
+    """The end of the document holding byte `p` (`ends` sorted: each document's end)."""
+    return ends[np.searchsorted(ends, p, side="right")]
 
 
-scan(np.zeros(2, np.int64), np.zeros(1, np.int64), np.ones(2, np.int64), 1, np.zeros(2, np.int64))
+@numba.njit(cache=True, nogil=True)
+def scan(sa, lcp, ends, min_len, best):  # pragma: no cover (compiled)
+    """Both ways along the suffix array, each suffix against the earliest position seen since
+    the common prefix of neighbours last fell below `min_len` (lcp[i]: sa[i] with sa[i + 1]):
+    best[i] = the longest length it shares with an earlier position, cut at both documents'
+    ends (0: none)."""
+    n = len(sa)
+    for direction in (1, -1):
+        i = 0 if direction == 1 else n - 1
+        q, m = sa[i], BIG
+        qe = _doc_end(ends, q)
+        for _ in range(n - 1):
+            prev = i
+            i += direction
+            p = sa[i]
+            link = lcp[prev] if direction == 1 else lcp[i]
+            if link < min_len:
+                q, m = p, BIG
+                qe = _doc_end(ends, q)
+                continue
+            m = min(m, link)
+            if q < p:
+                length = min(m, _doc_end(ends, p) - p, qe - q)
+                if length > best[i]:
+                    best[i] = length
+            else:
+                q, m = p, BIG
+                qe = _doc_end(ends, q)
+
+
+scan(
+    np.zeros(2, np.int32), np.zeros(2, np.int32), np.full(1, 2, np.int64), 1, np.zeros(2, np.int32)
+)

@@ -92,3 +92,16 @@ def test_a_document_left_empty_is_dropped_whole(tmp_path):
     assert [(r["id"], r["reason"], r["text"]) for r in rec] == [
         ("b", "empty_after_substring_dedup", f"«{span}»")
     ]
+
+
+def test_repeats_never_cross_a_document_boundary():
+    import numpy as np
+
+    from gristmill.stages.dedup.substring import repeats
+
+    parts = [b"abcdefgh", b"abcdefgh", b"xxabcdefgh", b"abcdefghyy"]
+    starts = np.cumsum([0] + [len(x) + 1 for x in parts[:-1]])
+    ends = starts + np.array([len(x) for x in parts])
+    data = np.frombuffer(b"\xff".join(parts), dtype=np.uint8).copy()
+    got = repeats(data, starts, ends, 4).tolist()
+    assert got == [[9, 17], [20, 28], [29, 37]]  # every copy but the first, inside its document
