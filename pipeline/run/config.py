@@ -124,7 +124,7 @@ class LoadedConfig:
             else (self.root / local_path(run.output)).resolve()
         )
         self.storage_options = run.storage_options
-        self.stage_params = [_stage_params(i, s) for i, s in enumerate(run.stages)]
+        self.stage_params = [_stage_params(i, s, self.root) for i, s in enumerate(run.stages)]
         check_overlap(self.root, self.output_url or self.root / local_path(run.output), run.sources)
         opts = run.storage_options
         found = [expand(self.root, i, s.paths, opts) for i, s in enumerate(run.sources)]
@@ -238,13 +238,15 @@ def check_executor(run: RunConfig) -> None:
         raise ConfigError("slurm: required by `executor: slurm` (at least `partition`)")
 
 
-def _stage_params(i: int, entry: StageConfig):
+def _stage_params(i: int, entry: StageConfig, root: Path):
+    """The stage's params; a param that names a file reads `context["root"]` (the config's
+    folder) to resolve a relative path."""
     try:
         cls = get_stage(entry.name)
     except UnknownStage as e:
         raise ConfigError(f"stages[{i}]: {e}") from None
     try:
-        return entry, cls.Params.model_validate(dict(entry.params))
+        return entry, cls.Params.model_validate(dict(entry.params), context={"root": root})
     except ValidationError as e:
         raise ConfigError(f"stages[{i}].{entry.name}.{format_error(e, cls.Params)}") from None
 

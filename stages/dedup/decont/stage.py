@@ -17,14 +17,16 @@ stage counts `docs/<benchmark>` (documents sharing an n-gram with it) and `ngram
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Literal
 
 from datatrove.data import Document
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from gristmill.stages.base import Stage, StageParams
 from gristmill.stages.dedup.decont import benchmarks as bm
 from gristmill.stages.dedup.decont.ngrams import MAX_N, ngram_hashes, units_batch
+from gristmill.stages.formats.fs import is_url
 
 CHUNK_CHARS = 1 << 16
 FIELDS = ("question", "context", "passage", "prompt", "choices", "options", "answer", "answers")
@@ -64,6 +66,17 @@ class DecontaminateParams(StageParams):
     action: Literal["drop", "redact"] = Field(
         "drop", description="`drop` the document or `redact` the shared spans"
     )
+
+    @field_validator("benchmarks")
+    @classmethod
+    def _relative_to_config(cls, v: list[str], info: ValidationInfo) -> list[str]:
+        """In a run config, a relative benchmark path is relative to the config's folder."""
+        root = (info.context or {}).get("root")
+        if root is None:
+            return v
+        return [
+            p if is_url(p) or Path(p).is_absolute() else str((Path(root) / p).resolve()) for p in v
+        ]
 
 
 class Decontaminate(Stage):

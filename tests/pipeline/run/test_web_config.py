@@ -38,6 +38,10 @@ def run_web(tmp_path: Path, paths: dict[str, list[str]] | None = None) -> dict:
     for src in data["sources"]:
         src["paths"] = [str((WEB.parent / p).resolve()) for p in src["paths"]]
         src["paths"] = (paths or {}).get(src["name"], src["paths"])
+    for stage in data["stages"]:  # the benchmark files, relative to the shipped config
+        if isinstance(stage, dict) and "decontaminate" in stage:
+            params = stage["decontaminate"]
+            params["benchmarks"] = [str((WEB.parent / p).resolve()) for p in params["benchmarks"]]
     cfg = tmp_path / "web.yaml"
     cfg.write_text(yaml.safe_dump(data, sort_keys=False))
     run_quietly(cfg)
@@ -55,6 +59,9 @@ def test_web_recipe_reads_only_inside_the_repository():
     files = [path for source in cfg.inputs for _, path in source]
     assert sorted(Path(p).name for p in files) == sorted(f.name for f in CRAWL.glob("*.w*"))
     assert all(Path(p).resolve().is_relative_to(CRAWL) for p in files), files
+    # a stage's file param is relative to the config's folder, as the sources are
+    (bench,) = [p.benchmarks for s, p in cfg.stage_params if s.name == "decontaminate"]
+    assert bench == [str(REPO / "sample_data" / "benchmarks" / "quiz.jsonl")]
 
 
 def record(n: int) -> str:
