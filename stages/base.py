@@ -60,6 +60,8 @@ class StageContext:
     source_order: dict[str, int] = field(default_factory=dict)
     # Set by the stages before this one (`provides()`): what tokenize tells pack.
     tokenizer: TokenizerInfo | None = None
+    # (label, local folder) of each earlier run's dedup index (`dedup_against`)
+    earlier: tuple[tuple[str, str], ...] = ()
 
 
 DEFAULT_SOURCE = "default"  # the source of a document that names none (`apply`, plain records)

@@ -12,6 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import orjson
+import pyarrow.parquet as pq
 
 from gristmill.pipeline import __version__
 from gristmill.stages.formats.atomic import write_bytes
@@ -113,6 +114,25 @@ def rejected_entries(out: Path) -> list[dict]:
     ]
 
 
+def index_entries(out: Path) -> list[dict]:
+    """The dedup indexes a later run can dedup against (`index/<stage>/<version>/`)."""
+    return [
+        {"path": p.relative_to(out).as_posix()} | file_entry(p)
+        for p in sorted((out / "index").glob("*/*/*"))
+        if p.is_file() and not p.name.endswith(".tmp")
+    ]
+
+
+def kept_docs(out: Path, source_order: dict[str, int]) -> set[tuple[int, str]]:
+    """(source rank, id) of every document in the run's token shards."""
+    kept = set()
+    for side in sorted((out / "tokens").glob(f"*/*{SIDECAR}")):
+        table = pq.read_table(side, columns=["source", "doc_id"]).to_pydict()
+        for src, doc_id in zip(table["source"], table["doc_id"], strict=True):
+            kept.add((source_order.get(src, len(source_order)), str(doc_id)))
+    return kept
+
+
 def build(
     out: Path,
     resolved: dict,
@@ -136,7 +156,7 @@ def build(
         "shards": shards,
         "rejected": rejected_entries(out),
         "timing": timing,
-    }
+    } | ({"index": index} if (index := index_entries(out)) else {})
 
 
 def stage_reports(work: Path) -> dict:

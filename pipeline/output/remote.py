@@ -27,7 +27,7 @@ from gristmill.pipeline.output.manifest import MANIFEST
 from gristmill.stages.formats.atomic import temp_path
 from gristmill.stages.formats.fs import StorageOptions, filesystem
 
-PUBLISHED = ("tokens", "rejected")  # the folders a run writes; mixes/ are `gristmill mix`'s
+PUBLISHED = ("tokens", "rejected", "index")  # the folders a run writes; mixes/ are `gristmill mix`'s
 
 
 class RemoteRun:

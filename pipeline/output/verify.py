@@ -60,7 +60,7 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
             problems.append(f"{shard['prefix']}{mf.SIDECAR}: documents of another source")
     on_disk = {p.relative_to(out).as_posix() for p in (out / "tokens").rglob("*") if p.is_file()}
     problems += [f"{p}: on disk but not in the manifest" for p in sorted(on_disk - listed)]
-    for rej in manifest["rejected"]:
+    for rej in [*manifest["rejected"], *manifest.get("index", [])]:
         problems += _check_file(out, rej["path"], rej)
     mixes = sorted((out / "mixes").glob("*/mix_manifest.json"))
     for mix_manifest in mixes:

@@ -91,6 +91,7 @@ class RunConfig(StrictModel):
     # protocol -> the fsspec backend's keyword arguments (`{s3: {profile: lab}}`)
     storage_options: dict[str, dict[str, Any]] = {}
     work_dir: str | None = None  # an `output` URL's local work folder (default: the cache)
+    dedup_against: list[str] = []  # earlier runs' outputs (folders or URLs): their kept docs go
 
     @field_validator("stages", mode="before")
     @classmethod
@@ -132,12 +133,30 @@ class LoadedConfig:
         # run output folders that a source's folder or pattern reached, passed over
         self.passed_over = sorted({p for _, skipped in found for p in skipped})
         self.mixes = _mixes(run)
+        self.dedup_against = [
+            p if is_url(p) else str((self.root / local_path(p)).resolve())
+            for p in run.dedup_against
+        ]
+        if self.dedup_against and not self.exact_index():
+            raise ConfigError(
+                "dedup_against: needs exact_dedup (level document, method exact) among the stages"
+            )
+
+    def exact_index(self) -> bool:
+        """Whether the run's exact_dedup keeps (and looks up) an index of document keys."""
+        return any(
+            s.name == "exact_dedup" and p.level == "document" and p.method == "exact"
+            for s, p in self.stage_params
+        )
 
     def resolved(self) -> dict:
         """The config with every default filled in, as recorded in the manifest. Without the
         mixes: they are made from the finished shards, so changing one never re-runs a stage."""
         data = self.run.model_dump(mode="json", exclude={"mix", *STORAGE_KEYS})
         data["stages"] = [{s.name: p.model_dump(mode="json")} for s, p in self.stage_params]
+        data.pop("dedup_against")
+        if self.dedup_against:  # absent when empty: a run without it keeps its key
+            data["dedup_against"] = self.dedup_against
         return data
 
     @property

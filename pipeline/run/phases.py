@@ -23,6 +23,7 @@ from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.run.config import LoadedConfig
 from gristmill.stages.base import Stage, StageContext, StageHooks, StageParams
+from gristmill.stages.dedup.earlier import fetch_index
 from gristmill.stages.formats.docio import (
     SCRATCH_ZSTD_LEVEL,
     AtomicWriter,
@@ -99,12 +100,17 @@ def input_files(cfg: LoadedConfig) -> list[InputFile]:
 
 def run_context(cfg: LoadedConfig, work: Path) -> StageContext:
     run = cfg.run
+    earlier = tuple(  # a URL's index copied into the work folder once
+        (p, str(fetch_index(p, work / "earlier" / f"{i:02d}", cfg.storage_options)))
+        for i, p in enumerate(cfg.dedup_against)
+    )
     return StageContext(
         rejected=cfg.output / "rejected" if run.keep_rejected else None,
         work=work,
         out=cfg.output,
         tasks=run.tasks,
         source_order={s.name: i for i, s in enumerate(run.sources)},
+        earlier=earlier,
     )
 
 

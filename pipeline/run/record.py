@@ -13,6 +13,7 @@ from pathlib import Path
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run.observe import RunObserver, RunState
+from gristmill.stages.dedup.earlier import write_exact_index
 
 SCRATCH = ("docs_*", "*/sigs", "*/drops")  # phases' intermediates; markers and stats stay
 
@@ -22,6 +23,9 @@ class Record(RunObserver):
         self.after = after
 
     def on_run_end(self, run: RunState) -> None:
+        if run.cfg.exact_index():  # what a later run's `dedup_against` reads
+            kept = mf.kept_docs(run.out, run.ctx.source_order)
+            write_exact_index(run.work / "exact_dedup" / "sigs", kept, run.out)
         manifest = mf.build(
             run.out,
             run.cfg.resolved(),

@@ -38,7 +38,7 @@ from gristmill.pipeline.run.tasklog import quiet_parent_logs
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fs import is_url, url_entry
 
-OUTPUT_DIRS = ("tokens", "rejected", "mixes")  # mixes are made from tokens/
+OUTPUT_DIRS = ("tokens", "rejected", "index", "mixes")  # mixes are made from tokens/
 
 
 def input_entries(cfg: LoadedConfig) -> list[dict]:

@@ -100,6 +100,7 @@ class ExactDedupSignature(KeyMap):
 class ExactDedupReduce(KeyReduce):
     name = "exact_dedup.reduce"
     folder = "exact_dedup"
+    indexed = True
 
 
 class ExactDedupFilter(KeyFilter):

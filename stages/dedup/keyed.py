@@ -9,13 +9,17 @@ reduce per bucket: k-way merge of every map task's sorted file; within a run of 
        task, the (index, survivor id) of every duplicate.
 filter per task: drops those indices with the stage's reason and `duplicate_of`.
 
+A reduce that is `indexed` (exact_dedup's) also looks its keys up in the indexes of earlier runs
+(`ctx.earlier`, `stages/dedup/earlier.py`): a key an earlier run kept drops every copy, with
+reason `in_earlier_run` and the earlier run in the document's `in_earlier_run`.
+
 Memory: map holds ~100 bytes per keyed document of its own task; reduce streams.
 """
 
 from __future__ import annotations
 
 import heapq
-from itertools import groupby
+from itertools import groupby, islice
 from pathlib import Path
 from typing import ClassVar
 
@@ -23,10 +27,13 @@ from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.stages.base import Stage, StageContext
+from gristmill.stages.dedup.earlier import EarlierKeys
 from gristmill.stages.dedup.survivor import survivor_key
 from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
 
 SURVIVOR_ID, INDEX, MAP_RANK = 4, 5, 6  # fields of a record (MAP_RANK added by the reduce)
+IN_EARLIER_RUN = "in_earlier_run"  # the reason of a document an earlier run kept
+CHUNK = 1 << 16  # key groups looked up in the earlier indexes at a time
 
 
 class KeyFiles:
@@ -78,6 +85,7 @@ class KeyMap(Stage):
 class KeyReduce(PipelineStep):
     type = "dedup"
     folder: ClassVar[str]  # and `name`: class attributes, as datatrove reads them in __init__
+    indexed: ClassVar[bool] = False  # its keys are looked up in earlier runs' indexes
 
     def __init__(self, ctx: StageContext):
         super().__init__()
@@ -91,16 +99,24 @@ class KeyReduce(PipelineStep):
             raise RuntimeError(f"{self.folder}: map output missing: {missing[0]}")
         streams = [_tagged(p, r) for r, p in enumerate(paths)]
         drops: dict[int, list] = {}
-        for _, group in groupby(heapq.merge(*streams), key=lambda rec: rec[0]):
-            survivor, *dupes = group
-            if dupes:
-                self.stat_update("duplicate_groups")
-            for rec in dupes:
-                drops.setdefault(rec[MAP_RANK], []).append((rec[INDEX], survivor[SURVIVOR_ID]))
+        earlier = EarlierKeys(self.ctx.earlier) if self.indexed and self.ctx.earlier else None
+        groups = (list(g) for _, g in groupby(heapq.merge(*streams), key=lambda rec: rec[0]))
+        for chunk in iter(lambda: list(islice(groups, CHUNK)), []):
+            found = earlier.which([g[0][0] for g in chunk]) if earlier else [None] * len(chunk)
+            for (survivor, *dupes), run in zip(chunk, found, strict=True):
+                if run is not None:  # kept by an earlier run: every copy goes
+                    self.stat_update("in_earlier_run", value=1 + len(dupes))
+                    for rec in (survivor, *dupes):
+                        drops.setdefault(rec[MAP_RANK], []).append((rec[INDEX], None, run))
+                    continue
+                if dupes:
+                    self.stat_update("duplicate_groups")
+                for rec in dupes:
+                    drops.setdefault(rec[MAP_RANK], []).append((rec[INDEX], survivor[SURVIVOR_ID]))
         for map_rank in range(self.ctx.tasks):
             w = AtomicWriter(files.drops(rank, map_rank))
-            for idx, survivor_id in sorted(drops.get(map_rank, ())):
-                w.write(dumps([idx, survivor_id]))
+            for drop in sorted(drops.get(map_rank, ())):
+                w.write(dumps(list(drop)))
             w.close()
             self.stat_update("duplicates", value=len(drops.get(map_rank, ())))
         yield from ()
@@ -120,14 +136,21 @@ class KeyFilter(Stage):
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         files = KeyFiles(self.ctx, self.folder)
         self._drops: dict[int, str] = {}
+        self._earlier: dict[int, str] = {}
         for bucket in range(self.ctx.tasks):
             for rec in read_records(files.drops(bucket, rank)):
-                self._drops[rec[0]] = rec[1]
+                if len(rec) > 2:  # [index, None, earlier run]
+                    self._earlier[rec[0]] = rec[2]
+                else:
+                    self._drops[rec[0]] = rec[1]
         self._idx = -1
         yield from super().run(data, rank, world_size)
 
     def process(self, doc: Document) -> str | None:
         self._idx += 1
+        if (run := self._earlier.get(self._idx)) is not None:
+            doc.metadata["in_earlier_run"] = run
+            return IN_EARLIER_RUN
         survivor = self._drops.get(self._idx)
         if survivor is None:
             return None

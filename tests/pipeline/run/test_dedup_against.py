@@ -1,0 +1,108 @@
+"""`dedup_against`: run A on half the sample corpus, run B on all of it against A's output. B
+keeps exactly what A did not have: nothing A kept, and together with A what one run over
+everything keeps; a document B drops for A has reason `in_earlier_run` and A's path."""
+
+import glob
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from gristmill.pipeline.output.verify import verify_run
+from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.stages.formats.docio import read_records
+from tests.conftest import run_quietly
+
+REPO = Path(__file__).resolve().parents[3]
+WEB = REPO / "sample_data" / "web"
+HALF = [str(WEB / "part-00000.jsonl"), str(WEB / "part-00001.jsonl")]
+REST = [str(p) for p in sorted(WEB.glob("part-*")) if str(p) not in HALF]
+STAGES = ["exact_dedup", {"tokenize": {"tokenizer": "gpt2"}}, "pack"]
+
+
+def run(tmp: Path, name: str, web: list[str], **extra) -> Path:
+    out = tmp / name
+    data = {"output": str(out), "tasks": 2, "workers": 1, "stages": STAGES, **extra}
+    # one source: ids grow in file order, so in one run over everything A's copy of a text
+    # survives, as it does in A (a synthetic copy in A would lose to a real one in the rest)
+    data["sources"] = [{"name": "web", "paths": web}]
+    cfg = tmp / f"{name}.yaml"
+    cfg.write_text(yaml.safe_dump(data, sort_keys=False))
+    run_quietly(cfg)
+    return out
+
+
+def kept(out: Path) -> set[str]:
+    return {
+        r["doc_id"]
+        for f in glob.glob(str(out / "tokens" / "*" / "*.docs.parquet"))
+        for r in pq.read_table(f).to_pylist()
+    }
+
+
+def rejects(out: Path, stage: str) -> dict[str, dict]:
+    return {
+        r["id"]: r
+        for f in glob.glob(str(out / "rejected" / stage / "*.jsonl.zst"))
+        for r in read_records(f)
+    }
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("against")
+    a = run(tmp, "a", HALF)
+    b = run(tmp, "b", HALF + REST, dedup_against=[str(a)])
+    return tmp, a, b
+
+
+def test_b_keeps_what_a_did_not_have(runs):
+    tmp, a, b = runs
+    everything = run(tmp, "all", HALF + REST)
+    rest = run(tmp, "rest", REST)
+    ka, kb = kept(a), kept(b)
+    assert ka and kb and not ka & kb
+    assert ka | kb == kept(everything)
+    earlier = {
+        i: r for i, r in rejects(b, "exact_dedup").items() if r["reason"] == "in_earlier_run"
+    }
+    assert {r["metadata"]["in_earlier_run"] for r in earlier.values()} == {str(a)}
+    assert ka <= set(earlier)  # every document A kept, dropped for A
+    # one run over everything minus A's documents keeps the same, but for the copies of texts
+    # that A kept (B drops them too)
+    assert kb <= kept(rest) and kept(rest) - kb <= set(earlier)
+    m = orjson.loads((b / "manifest.json").read_bytes())
+    assert m["stages"]["exact_dedup"]["dropped"]["in_earlier_run"] == len(earlier)
+    assert m["config"]["dedup_against"] == [str(a)]
+
+
+def test_the_index_is_listed_and_verified(runs):
+    _, a, b = runs
+    m = orjson.loads((a / "manifest.json").read_bytes())
+    paths = [e["path"] for e in m["index"]]
+    assert paths == ["index/exact_dedup/v1/keys.npy", "index/exact_dedup/v1/meta.json"]
+    keys = np.load(a / paths[0])
+    assert 0 < len(keys) <= len(kept(a))  # one key per kept text
+    assert keys.tolist() == sorted(keys.tolist()) and len(set(keys.tolist())) == len(keys)
+    assert verify_run(a)[0] == []
+    data = bytearray((a / paths[0]).read_bytes())
+    data[-1] ^= 1
+    (a / paths[0]).write_bytes(bytes(data))
+    problems, _ = verify_run(a)
+    assert any(p.startswith("index/exact_dedup/v1/keys.npy: sha256") for p in problems)
+
+
+def test_dedup_against_needs_the_exact_index(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    data = {"output": str(tmp_path / "o"), "sources": [{"name": "w", "paths": HALF}]}
+    data |= {"stages": [{"tokenize": {"tokenizer": "gpt2"}}, "pack"], "dedup_against": ["x"]}
+    cfg.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match="dedup_against: needs exact_dedup"):
+        load_config(cfg)
+    data["stages"].insert(0, {"exact_dedup": {"method": "bloom"}})
+    cfg.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match="dedup_against"):
+        load_config(cfg)
