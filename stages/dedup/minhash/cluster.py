@@ -38,6 +38,7 @@ from gristmill.stages.dedup.minhash.store import (
     REDGE,
     DocStore,
     Files,
+    meta_lines,
     part_of,
     read_array,
     split_gid,
@@ -97,14 +98,14 @@ class MinHashCluster(PipelineStep):
         return edges[np.sort(first)]
 
     def _read_meta(self, files: Files, nodes: np.ndarray):
-        """Survivor keys and sources of the part's documents: only their lines are parsed."""
+        """Survivor keys and sources of the part's documents: only their lines are read."""
         tasks, idx = split_gid(nodes)
         keys: list = [None] * len(nodes)
         sources: list = [None] * len(nodes)
         for t in mh.sorted_unique(tasks).tolist():
-            lines = files.docs(t, "meta.jsonl").read_bytes().split(b"\n")
+            line = meta_lines(files, t)
             for n in np.flatnonzero(tasks == t).tolist():
-                rec = orjson.loads(lines[idx[n]])
+                rec = line(int(idx[n]))
                 keys[n], sources[n] = rec[:4], rec[4]
         return keys, sources
 

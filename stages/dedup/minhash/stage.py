@@ -49,7 +49,15 @@ from gristmill.stages.dedup.minhash.components import (
 )
 from gristmill.stages.dedup.minhash.report import MinHashReport
 from gristmill.stages.dedup.minhash.shingles import shingle_batch
-from gristmill.stages.dedup.minhash.store import BAND, EDGE, DocStore, Files, gid, write_array
+from gristmill.stages.dedup.minhash.store import (
+    BAND,
+    EDGE,
+    DocStore,
+    Files,
+    MetaWriter,
+    gid,
+    write_array,
+)
 from gristmill.stages.dedup.survivor import Prefer, survivor_key
 from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
 
@@ -212,7 +220,7 @@ class MinHashMap(Stage):
         self._out = {
             ext: AtomicWriter(files.docs(rank, ext)) for ext in ("sig", "shingles", "ends")
         }
-        self._meta = AtomicWriter(files.docs(rank, "meta.jsonl"))
+        self._meta = MetaWriter(files.docs(rank, "meta.jsonl"), files.docs(rank, "meta.ends"))
         self._perms = mh.permutations(self.params.num_perm, self.params.seed)
         self._bands, self._index, self._end = [], 0, 0
         self._sources: dict[str, int] = {}

@@ -5,6 +5,7 @@
                                  one run after another
     sigs/docs/<task>.ends        uint64 (docs,): where each document's run ends
     sigs/docs/<task>.meta.jsonl  per document: [*survivor key, source, shingle count]
+    sigs/docs/<task>.meta.ends   uint64 (docs,): where each document's line ends
     sigs/docs/<task>.sources.json  documents per source of the task
     sigs/bands/<bucket>/<task>.bin  BAND records of the task whose key falls in the bucket,
                                  sorted by (key, id hash)
@@ -28,9 +29,11 @@ arrays (no header: the dtype and width are fixed here), written atomically.
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
 
 import numpy as np
+import orjson
 
 from gristmill.stages.base import StageContext
 from gristmill.stages.dedup.minhash.core import sorted_unique
@@ -63,6 +66,37 @@ def write_array(path: Path, arr: np.ndarray) -> None:
     w = AtomicWriter(path)
     w.write(np.ascontiguousarray(arr).tobytes())
     w.close()
+
+
+class MetaWriter(AtomicWriter):
+    """The map's metadata lines and, beside them, where each line ends, so that a later phase
+    reads only the lines of its documents (memory-mapped) instead of every task's file."""
+
+    def __init__(self, path: Path, ends: Path):
+        super().__init__(path)
+        self.ends_path, self._ends, self._at = ends, array("Q"), 0
+
+    def write(self, line: bytes) -> None:
+        super().write(line)
+        self._at += len(line)
+        self._ends.append(self._at)
+
+    def close(self) -> Path:
+        path = super().close()
+        write_array(self.ends_path, np.frombuffer(self._ends, dtype=np.uint64))
+        return path
+
+
+def meta_lines(files: Files, task: int):
+    """A function from a document's index in `task` to its metadata record."""
+
+    data = _memmap(files.docs(task, "meta.jsonl"), np.uint8)
+    ends = _memmap(files.docs(task, "meta.ends"), np.uint64)
+
+    def line(i: int):
+        return orjson.loads(data[int(ends[i - 1]) if i else 0 : int(ends[i])].tobytes())
+
+    return line
 
 
 class Files:
