@@ -58,8 +58,25 @@ def _input_entry(path: str, storage_options) -> dict:
         return {"unreadable": f"{type(e).__name__}: {e.strerror}"}
 
 
-def run_key(config_hash: str, inputs: list[dict]) -> str:
-    blob = orjson.dumps([config_hash, inputs, code_fingerprint()], option=orjson.OPT_SORT_KEYS)
+def earlier_entries(cfg: LoadedConfig) -> list[dict]:
+    """Each `dedup_against` run's index files as its manifest lists them (sha256): an earlier
+    run that changed is another input, so a later run is not "up to date" with it."""
+    entries = []
+    for path in cfg.dedup_against:
+        if is_url(path):
+            manifest = RemoteRun(path, cfg.storage_options).manifest()
+        else:
+            try:
+                manifest = mf.load(Path(path))
+            except (FileNotFoundError, orjson.JSONDecodeError):
+                manifest = None
+        entries.append({"path": path, "index": manifest.get("index") if manifest else None})
+    return entries
+
+
+def run_key(config_hash: str, inputs: list[dict], earlier: list[dict] | None = None) -> str:
+    parts = [config_hash, inputs, code_fingerprint()] + ([earlier] if earlier else [])
+    blob = orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
@@ -144,7 +161,7 @@ def run(
         echo(f"sources: passed over {folder}, a gristmill run's output (name it to read it)")
     with output_lock(cfg.output):
         inputs = input_entries(cfg)
-        key = run_key(cfg.hash, inputs)
+        key = run_key(cfg.hash, inputs, earlier_entries(cfg))
         remote = RemoteRun(cfg.output_url, cfg.storage_options) if cfg.output_url else None
         if remote and remote.finished(key):
             return _up_to_date_remote(remote, echo)

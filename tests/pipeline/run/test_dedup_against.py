@@ -106,3 +106,15 @@ def test_dedup_against_needs_the_exact_index(tmp_path):
     cfg.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError, match="dedup_against"):
         load_config(cfg)
+
+
+def test_a_changed_earlier_run_is_a_new_input(tmp_path):
+    a = run(tmp_path, "a", HALF)
+    cfg = lambda: load_config(tmp_path / "b.yaml")  # noqa: E731
+    run(tmp_path, "b", HALF + REST, dedup_against=[str(a)])
+    from gristmill.pipeline.run.runner import earlier_entries
+
+    before = earlier_entries(cfg())
+    assert before[0]["index"] and all("sha256" in e for e in before[0]["index"])
+    run(tmp_path, "a", [HALF[0]])  # A rerun on less: another index
+    assert earlier_entries(cfg()) != before
