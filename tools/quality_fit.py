@@ -14,14 +14,13 @@ command lines, the same in every translation, weigh that much more). A pair coun
 agrees with the translation's locale and both sides have >= 20 words. Parity is then tested on
 the other packages (`bench/evals/quality_eval.py` section 4, `tests/stages/test_quality_corpus.py`).
 
-`score`: pages are split by `fit.part` (a hash of the page key: all translations of a page on
-one side). On the fit part's pages whose `text` and `text_full` differ (linux-doc, python-doc,
-debian-handbook, debian-reference), a non-negative logistic regression of main text (1) vs full
-page (0) over the signals' deficits gives the weights; the fit part's penalties, both sides, give
-the calibration percentiles. Then every figure on the held part only: the share of pages where
-`text` scores above `text_full`, ROC AUC, per source and per language (langid's label on the
-main text, as in a run), and the spread of quality_score (quantiles) per language on the held
-part's main texts (all sources, gnome-user-docs included).
+`score`: on every domain of `bench/data/quality_domains.py` together (documentation pages,
+web pages, SMS, degraded text; built under the temporary folder from ../shared/data), the
+weights that rank each domain's good texts above its bad ones (`fit.fit_rank_weights`, every
+domain weighing the same), the calibration percentiles over those texts (each (domain, label)
+weighing the same), and each language's `score_offset` from the clean gnome-user-docs pages
+(`fit.language_offsets`). The figures on held-out domains are `bench/evals/quality_lodo.py`'s;
+this prints the documentation corpus's pairs as `bench/evals/quality_eval.py` does.
 
 Without --write, nothing is written; the figures are those of the fit just made.
 `--hold-sources a,b` splits by package instead, for a check of the method only (fit on the other
