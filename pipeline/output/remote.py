@@ -16,7 +16,6 @@ renamed), skipped where the folder already holds this manifest and the file's si
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -24,10 +23,11 @@ import orjson
 
 from gristmill.pipeline.output.layout import REPORT, WORK
 from gristmill.pipeline.output.manifest import MANIFEST
-from gristmill.stages.formats.atomic import temp_path
+from gristmill.stages.formats.atomic import atomic_path
 from gristmill.stages.formats.fs import StorageOptions, filesystem
 
-PUBLISHED = ("tokens", "rejected", "index")  # the folders a run writes; mixes/ are `gristmill mix`'s
+# the folders a run writes; mixes/ are `gristmill mix`'s
+PUBLISHED = ("tokens", "rejected", "index")
 
 
 class RemoteRun:
@@ -117,9 +117,8 @@ class RemoteRun:
         if size is not None and dest.is_file() and dest.stat().st_size == size:
             return
         dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = temp_path(dest)
-        self.fs.get_file(self._path(rel), str(tmp))
-        os.replace(tmp, dest)
+        with atomic_path(dest) as tmp:
+            self.fs.get_file(self._path(rel), str(tmp))
 
     def _rm(self, rel: str) -> None:
         if self.fs.exists(self._path(rel)):

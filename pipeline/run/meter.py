@@ -20,7 +20,6 @@ whole run cost (`bench/speed/peer.py` measures that from outside) and the sum of
 
 from __future__ import annotations
 
-import os
 import resource
 import time
 from pathlib import Path
@@ -31,6 +30,7 @@ from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.pipeline.run.phases import Phase, step_label
+from gristmill.stages.formats.atomic import write_bytes
 
 METER = "meter"
 
@@ -70,9 +70,7 @@ class TaskClock:
         }
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{rank:05d}.json"
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(orjson.dumps(body))
-        os.replace(tmp, path)
+        write_bytes(path, orjson.dumps(body))
 
 
 class MeterStep(PipelineStep):

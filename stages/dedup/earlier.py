@@ -15,13 +15,13 @@ knows.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 import orjson
 
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.atomic import atomic_path, write_bytes
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.formats.fs import is_url, open_file
 
@@ -52,12 +52,9 @@ def write_exact_index(sigs: Path, kept: set[tuple[int, str]], out: Path) -> Path
     folder = index_dir(out)
     folder.mkdir(parents=True, exist_ok=True)
     meta = {"stage": EXACT, "version": VERSION, "key": KEY, "docs": len(arr)}
-    tmp = folder / "keys.npy.tmp"
-    with open(tmp, "wb") as fh:
+    with atomic_path(folder / "keys.npy") as tmp, open(tmp, "wb") as fh:
         np.save(fh, arr)
-    os.replace(tmp, folder / "keys.npy")
-    (folder / "meta.json.tmp").write_bytes(orjson.dumps(meta, option=orjson.OPT_INDENT_2))
-    os.replace(folder / "meta.json.tmp", folder / "meta.json")
+    write_bytes(folder / "meta.json", orjson.dumps(meta, option=orjson.OPT_INDENT_2))
     return folder
 
 
@@ -79,8 +76,7 @@ def fetch_index(run: str, into: Path, storage_options=None) -> Path:
                 data = fh.read()
         except FileNotFoundError:
             raise GristmillError(f"dedup_against: {run}: no {EXACT} index ({url})") from None
-        (into / f"{name}.tmp").write_bytes(data)
-        os.replace(into / f"{name}.tmp", into / name)
+        write_bytes(into / name, data)
     return into
 
 

@@ -134,6 +134,7 @@ def test_shards_on_s3_are_byte_identical_to_the_local_run(s3_run, sample_local_r
     assert files(copy, "tokens") and files(copy, "tokens") == files(local, "tokens")
     assert rejected_records(copy) == rejected_records(local)
     assert sorted(p.name for p in copy.iterdir()) == [
+        "index",  # exact_dedup's index of kept texts (docs/config.md, dedup_against)
         "manifest.json",
         "rejected",
         "report.html",
