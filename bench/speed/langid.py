@@ -99,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench/langid: no corpus at {where} (expected {CORPUS}); nothing to measure.")
         return 0
 
-    from gristmill.stages.langid import default_model_path, load_fasttext
+    from gristmill.stages.formats.fasttext import load_fasttext
+    from gristmill.stages.langid import default_model_path
 
     docs = load_docs(path, args.docs)
     n_docs, n_chars = len(docs), sum(len(text) for _, text in docs)

@@ -18,11 +18,11 @@ import numpy as np
 
 from bench.data.corpus import corpus_path
 from gristmill.stages.formats.docio import read_records
+from gristmill.stages.formats.fasttext import load_fasttext
 from gristmill.stages.langid import (
     LangIdParams,
     default_model_path,
     full_text_limit,
-    load_fasttext,
     load_model,
     prepare,
     sample,

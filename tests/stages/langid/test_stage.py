@@ -6,12 +6,12 @@ import unicodedata
 import fasttext
 import pytest
 
+from gristmill.stages.formats.fasttext import load_fasttext
 from gristmill.stages.langid import (
     LangId,
     LangIdParams,
     default_model_path,
     full_text_limit,
-    load_fasttext,
     prepare,
     sample,
 )
