@@ -45,7 +45,7 @@ import numpy as np
 
 from bench import DATA_DIR
 from gristmill.pipeline.emit.emitter import Emitter
-from gristmill.pipeline.mix.weights import GuardConfig
+from gristmill.pipeline.run.mix_config import GuardConfig
 
 CORPUS = Path("corpus") / "docs_web.jsonl.zst"
 GOAL_RATIO, GOAL_ABS = 0.5, 100e6

@@ -34,14 +34,9 @@ import numpy as np
 
 from gristmill.pipeline.emit.stores import IGNORE, MAX_SEQ_LEN, EpochPlan, MixStore, StreamStore
 from gristmill.pipeline.mix.materialize import n_samples, open_streams
-from gristmill.pipeline.mix.weights import (
-    GuardConfig,
-    MixConfig,
-    ResolvedMix,
-    blend_plan,
-    resolve,
-)
+from gristmill.pipeline.mix.weights import blend_plan
 from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.run.mix_config import GuardConfig, MixConfig, ResolvedMix, resolve
 from gristmill.stages.errors import GristmillError
 
 __all__ = ["IGNORE", "Emitter"]

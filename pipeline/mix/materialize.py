@@ -26,10 +26,11 @@ import pyarrow.parquet as pq
 from gristmill.pipeline.mix import rehydrate as rh
 from gristmill.pipeline.mix.schedule import real_needed, window_shares
 from gristmill.pipeline.mix.streams import SourceStream
-from gristmill.pipeline.mix.weights import ResolvedMix, blend_plan, planned_shares
+from gristmill.pipeline.mix.weights import blend_plan, planned_shares
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import SEGMENTS
 from gristmill.pipeline.run.config import LoadedConfig
+from gristmill.pipeline.run.mix_config import ResolvedMix
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path, write_bytes
 from gristmill.stages.formats.shards import ShardWriter

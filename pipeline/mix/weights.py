@@ -3,7 +3,7 @@ window that plan aims at.
 
 The `mix:` config models and their check against the sources and the guard (GuardConfig,
 PhaseConfig, MixConfig, ResolvedMix, resolve) belong to the run config, which refuses a bad mix
-when it loads: they live in pipeline/run/mix_config.py and are re-exported here.
+when it loads: they live in pipeline/run/mix_config.py.
 """
 
 from __future__ import annotations
@@ -11,25 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from gristmill.pipeline.mix.schedule import blend, window_weights
-from gristmill.pipeline.run.mix_config import (
-    GuardConfig,
-    MixConfig,
-    Phase,
-    PhaseConfig,
-    ResolvedMix,
-    resolve,
-)
-
-__all__ = [
-    "GuardConfig",
-    "MixConfig",
-    "Phase",
-    "PhaseConfig",
-    "ResolvedMix",
-    "blend_plan",
-    "planned_shares",
-    "resolve",
-]
+from gristmill.pipeline.run.mix_config import ResolvedMix
 
 
 def blend_plan(mix: ResolvedMix, n: int) -> np.ndarray:

@@ -26,8 +26,8 @@ from typing import Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from gristmill.pipeline.experiments.common import HeldOutConfig
-from gristmill.pipeline.mix.weights import GuardConfig
 from gristmill.pipeline.run.config import SOURCE_NAME, format_error, load_yaml_model
+from gristmill.pipeline.run.mix_config import GuardConfig
 from gristmill.stages.base import StrictModel
 from gristmill.trainer.config import TrainerConfig
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from gristmill.pipeline.emit.emitter import Emitter
 from gristmill.pipeline.experiments.common import Job, check_held_out, train_job, trained_tokens
 from gristmill.pipeline.experiments.sweep.config import SweepFile
-from gristmill.pipeline.mix.weights import GuardConfig, MixConfig, resolve
 from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.mix_config import GuardConfig, MixConfig, resolve
 from gristmill.stages.errors import GristmillError
 
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from gristmill.pipeline.emit.emitter import Emitter
 from gristmill.pipeline.mix.materialize import materialize
 from gristmill.pipeline.mix.schedule import real_needed, window_shares
-from gristmill.pipeline.mix.weights import GuardConfig, MixConfig, resolve
 from gristmill.pipeline.output.mix_table import weights_over_tokens
+from gristmill.pipeline.run.mix_config import GuardConfig, MixConfig, resolve
 from gristmill.stages.errors import GristmillError
 from tests.pipeline.fake_run import write_run
 
