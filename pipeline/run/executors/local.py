@@ -24,7 +24,6 @@ from datatrove.utils.stats import PipelineStats
 from loguru import logger
 
 from gristmill.pipeline.run.executors.base import PhaseRunner
-from gristmill.pipeline.run.meter import stage_key
 from gristmill.pipeline.run.phases import Phase, step_label
 from gristmill.pipeline.run.tasklog import Folder, close_task_log, open_task_log
 from gristmill.stages.base import Stage
@@ -47,12 +46,12 @@ WORKER_PRELOAD = [
 
 def preload_names(warm_ups: list) -> list[str]:
     """The `preload` modules of `warm_ups` (`stage_warm_ups`), in order, each once."""
-    return list(dict.fromkeys(n for _, names, _ in warm_ups for n in names))
+    return list(dict.fromkeys(n for names, _ in warm_ups for n in names))
 
 
-def stage_warm_ups(phases: list[Phase]) -> list[tuple[str, tuple[str, ...], Callable | None]]:
-    """(stage, its `preload` modules, its own `warm` method or None) of every step of `phases`
-    that has either, in order: what a local run loads once before it forks its workers."""
+def stage_warm_ups(phases: list[Phase]) -> list[tuple[tuple[str, ...], Callable | None]]:
+    """(its `preload` modules, its own `warm` method or None) of every step of `phases` that
+    has either, in order: what a local run loads once before it forks its workers."""
     out = []
     for step in (step for phase in phases for step in phase.steps):
         names = tuple(getattr(step, "preload", ()))
@@ -60,7 +59,7 @@ def stage_warm_ups(phases: list[Phase]) -> list[tuple[str, tuple[str, ...], Call
         if getattr(type(step), "warm", None) is Stage.warm:
             warm = None  # the base class's: nothing to build
         if names or warm is not None:
-            out.append((stage_key(step_label(step)), names, warm))
+            out.append((names, warm))
     return out
 
 
@@ -147,7 +146,7 @@ class LocalRunner(PhaseRunner):
 
     def _warm_here(self) -> None:
         preload_here(WORKER_PRELOAD)
-        for _, names, warm in self.warm_ups:
+        for names, warm in self.warm_ups:
             preload_here(names)
             if warm is not None:
                 warm()

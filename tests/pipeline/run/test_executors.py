@@ -271,11 +271,11 @@ def test_a_run_warms_its_langid_model_and_tokenizer(tmp_path):
 
     cfg = load_config(sample_config_at(tmp_path, stages=["langid", "quality", "tokenize", "pack"]))
     ups = stage_warm_ups(plan_run(cfg, tmp_path / "work", strict=False)[0])
-    assert [(stage, warm is not None) for stage, _, warm in ups] == [
-        ("langid", True),
-        ("quality", False),  # only its preload, numba's compiled scan
-        ("tokenize", True),
-        ("pack", False),  # only its preload, the sidecar's parquet writer
+    assert [(names, warm is not None) for names, warm in ups] == [
+        (("gristmill.stages.langid.model",), True),  # langid
+        (("gristmill.stages.quality.scan",), False),  # only numba's compiled scan
+        (("tiktoken", "tokenizers"), True),  # tokenize
+        (("pyarrow.parquet",), False),  # pack: only the sidecar's parquet writer
     ]
 
 
