@@ -153,9 +153,3 @@ def ngram_hashes(units: np.ndarray, owner: np.ndarray, n: int) -> tuple[np.ndarr
         acc += np.multiply(units[k : k + m], WEIGHTS[k], out=tmp)
     inside = np.flatnonzero(owner[:m] == owner[n - 1 :])
     return fmix64(acc[inside]), inside
-
-
-def whole_hash(units: np.ndarray) -> int:
-    """The hash `ngram_hashes` gives a window of exactly these units."""
-    h, _ = ngram_hashes(units, np.zeros(len(units), dtype=np.int64), len(units))
-    return int(h[0])
