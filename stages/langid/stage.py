@@ -132,8 +132,8 @@ class LangIdParams(StageParams):
         "language, or a map by language code with a `default` for the rest (0 if none), e.g. "
         "`{default: 0.65, zh: 0.5}`. One value drops more of some languages than of others, "
         "which is why FineWeb-2 (Penedo et al. 2025) set a minimum language-ID confidence per "
-        "language from each language's own score distribution; FineWeb (Penedo et al. 2024) "
-        "kept English at 0.65 with this model (lid.176)",
+        "language instead of one global value; FineWeb (Penedo et al. 2024) kept English at "
+        "0.65 with this model (lid.176)",
     )
     model: str | None = Field(
         None, description="path of another fastText language-ID model (null: lid.176)"

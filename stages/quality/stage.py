@@ -80,9 +80,11 @@ class QualityParams(StageParams):
         description="the lowest `quality_score` kept, in [0, 1]: one number for every "
         "language, or a map by language code with a `default` for the rest (none if no "
         "`default`), e.g. `{default: 0.5, zh: 0.4}`; null: no floor. The score is calibrated "
-        "per language (about the same share of each language's clean text scores above 0.5), "
-        "so one number is a fair start; FineWeb-2 (Penedo et al. 2025) tuned its filters per "
-        "language. A `languages.<code>` rule for `quality_score` is stronger",
+        "per language on one documentation package (about the same share of each language's "
+        "clean pages there scores 0.5 or more); on other kinds of text the shares still differ "
+        "(bench/RESULTS.md), so check a language's pass rate before trusting one number. "
+        "FineWeb-2 (Penedo et al. 2025) also set its filters per language. A "
+        "`languages.<code>` rule for `quality_score` is stronger",
     )
     model: str | None = Field(None, description="a classifier from `gristmill quality train`")
     model_weight: float = Field(
