@@ -140,12 +140,10 @@ def _write_segments(path: Path, rows: list[tuple]) -> None:
         pq.write_table(table, tmp, compression="zstd", store_schema=False)
 
 
-def _mix_manifest(mix, schedule, streams, run_manifest, out: Path, prefix: Path) -> dict:
-    k, seq = len(mix.sources), mix.config.seq_len
-    win = window_shares(schedule, k, mix.window_samples)
+def _window_entries(mix, win: np.ndarray, planned: np.ndarray) -> list[dict]:
+    """Per guard window: its samples, counts per source, real fraction and guard verdict."""
     floor = mix.config.guard.min_real_fraction
-    real_cols = [d for d in range(k) if mix.is_real[d]]
-    planned = planned_shares(mix, len(schedule))
+    real_cols = [d for d in range(len(mix.sources)) if mix.is_real[d]]
     per_window = []
     for row, plan in zip(win.tolist(), planned.tolist(), strict=True):
         length = sum(row)
@@ -159,8 +157,12 @@ def _mix_manifest(mix, schedule, streams, run_manifest, out: Path, prefix: Path)
         if mix.phases:
             entry["planned_shares"] = [round(x, 6) for x in plan]
         per_window.append(entry)
-    counts = np.bincount(schedule, minlength=k).tolist()
-    max_dev = float(np.abs(win - planned * win.sum(1)[:, None]).max()) if len(win) else 0.0
+    return per_window
+
+
+def _source_entries(mix, streams, counts: list[int]) -> dict[str, dict]:
+    """Per source: samples and tokens taken, epochs over its tokens, rehydration counts."""
+    seq = mix.config.seq_len
     sources = {}
     for d, (src, stream) in enumerate(zip(mix.sources, streams, strict=True)):
         limit = mix.config.max_epochs.get(src)
@@ -177,6 +179,18 @@ def _mix_manifest(mix, schedule, streams, run_manifest, out: Path, prefix: Path)
         if stream.repeats is not None:
             sources[src]["rehydration"] = rh.counts(stream.repeats, stream.lengths)
             sources[src]["max_document_repeats"] = round(seen, 6)
+    return sources
+
+
+def _mix_manifest(mix, schedule, streams, run_manifest, out: Path, prefix: Path) -> dict:
+    k, seq = len(mix.sources), mix.config.seq_len
+    win = window_shares(schedule, k, mix.window_samples)
+    floor = mix.config.guard.min_real_fraction
+    planned = planned_shares(mix, len(schedule))
+    per_window = _window_entries(mix, win, planned)
+    counts = np.bincount(schedule, minlength=k).tolist()
+    max_dev = float(np.abs(win - planned * win.sum(1)[:, None]).max()) if len(win) else 0.0
+    sources = _source_entries(mix, streams, counts)
     files = {ext: mf.file_entry(Path(f"{prefix}{ext}")) for ext in (*mf.SHARD_FILES, SEGMENTS)}
     return {
         "mix": mix.name,
