@@ -10,15 +10,17 @@ times larger. On top of its documents each replica gets:
 
 - exact copies of 3% of its documents (`kind: exact`);
 - near copies of 8% (`kind: near`, texts of 50 words or more): words replaced at positions 5 or
-  more apart, as many as make the word 5-gram Jaccard with the original the recorded
-  `jaccard` (0.95, 0.9, 0.85, 0.8 or, below the threshold, 0.7): k replacements in a text of n
-  distinct 5-grams remove 5k of them and add 5k, so J = (n - 5k) / (n + 5k);
+  more apart, as many as make the word 5-gram Jaccard with the original the `target` (0.95,
+  0.9, 0.85, 0.8 or, below the threshold, 0.7): k replacements in a text of n distinct 5-grams
+  remove 5k of them and add 5k, so J = (n - 5k) / (n + 5k); `jaccard` records the exact value
+  (repeated 5-grams and a whole k make it differ: in 50 words one replacement gives 0.80);
 - template families (`kind: template`): a 300-word text repeated with 3% of its words replaced
   in each member, in families of 10, 30, 50 and 150 members (the largest is over
   `max_bucket`: a hub), ten families per replica.
 
-Records: `id`, `text`, `kind` (orig, exact, near, template), `of` (the original's id) and
-`jaccard` (near copies). Files: `<out>/r<replica>/part-<k>.jsonl.zst`, `parts` per replica.
+Records: `id`, `text`, `kind` (orig, exact, near, template), `of` (the original's id),
+`target` and `jaccard` (near copies). Files: `<out>/r<replica>/part-<k>.jsonl.zst`, `parts`
+per replica.
 
     python -m bench.data.synthetic_corpus OUT --replicas 30 [--parts 8] [--data DIR]
 """
@@ -31,7 +33,11 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from bench.data.corpus import corpus_path, load_docs
+from gristmill.stages.dedup.minhash import core as mh
+from gristmill.stages.dedup.minhash.shingles import shingle_hashes
 from gristmill.stages.formats.docio import AtomicWriter, dumps
 
 # (first code point, end) blocks permuted as a whole; pairs of (lower, upper) ranges permuted
@@ -82,6 +88,12 @@ def near_copy(text: str, target: float, rng: random.Random) -> str | None:
     return " ".join(replaced(words, k, rng, words))
 
 
+def jaccard(a: str, b: str) -> float:
+    """The exact Jaccard `minhash_dedup` confirms with (its word 5-grams, as uint32)."""
+    sa, sb = (mh.sorted_unique(shingle_hashes(t)[0].astype(np.uint32)) for t in (a, b))
+    return mh.jaccard(sa, sb)
+
+
 def replica_records(docs: list[tuple[str, str]], replica: int):
     """Every record of one replica, in a fixed order."""
     table, rng = cipher(replica), random.Random(1000 + replica)
@@ -96,7 +108,7 @@ def replica_records(docs: list[tuple[str, str]], replica: int):
             target = NEAR_JACCARD[k % len(NEAR_JACCARD)]
             if (copy := near_copy(text, target, rng)) is not None:
                 rec = {"id": f"{doc_id}~near", "text": copy, "kind": "near", "of": doc_id}
-                yield rec | {"jaccard": target}
+                yield rec | {"target": target, "jaccard": round(jaccard(text, copy), 4)}
     long_texts = [t for t in texts if len(t[1].split(" ")) >= TEMPLATE_WORDS]
     for f, size in enumerate(FAMILIES):
         base_id, base = rng.choice(long_texts)

@@ -4,17 +4,21 @@ the clustering at the largest size with 1 and with 8 `cluster_tasks`.
 
 Each size runs the phases `gristmill run` plans (`plan_run`), with the local executor's
 runner, `--workers` at a time; every task measures itself: it resets its process' peak RSS
-(writes 5 to /proc/self/clear_refs) when the phase's steps are built, and at its end records
-its CPU seconds (getrusage, the process' own) and its peak (VmHWM). A phase's row: the tasks'
-CPU summed, per MB of input text (UTF-8), the largest task's peak RSS, and the disk its work
-files add. `--stages minhash` (the default) plans a run of `minhash_dedup` alone and stops the
-last phase after its filter (the replicas' permuted letters are no language: langid and the
-quality rules would drop them, so the other stages are measured on replica 0, the corpus
-itself, with `--stages all`). At the largest size the clustering phases (bands onwards) run
-again with `cluster_tasks: 1`, on the same map output, and their decisions and report are
+(writes 5 to /proc/self/clear_refs) when the phase's steps are built, samples its anonymous
+RSS (heap and arrays) every 20 ms, and at its end records its CPU seconds (getrusage, the
+process' own) and its peak (VmHWM, which also counts pages of memory-mapped files). A phase's
+row: the tasks' CPU summed, per MB of input text (UTF-8), the largest task's peak RSS and
+peak anonymous RSS, and the disk its work files add.
+
+`--stages minhash` (the default) plans a run of `minhash_dedup` alone and stops the last
+phase after its filter: the replicas' permuted letters are no language, so langid and the
+quality rules would drop them; the other stages are measured on replica 0, the corpus
+itself, with `--stages all`. At the largest size the clustering phases (bands onwards) run
+again with `cluster_tasks: 1` on the same map output, and their decisions and report are
 compared with the first run's.
 
     python -m bench.speed.scale DATA --sizes 1,10,30 [--tasks 8] [--workers 2] [--stages all]
+    python -m bench.speed.scale DATA --sizes 30 --clusters-only 8,1   # bands onwards again
 """
 
 from __future__ import annotations
