@@ -159,6 +159,10 @@ SPACELESS: Ranges = merged(r for s in SCRIPTS if s.spaceless for r in s.ranges)
 SPACELESS_MARKS: Ranges = merged(r for s in SCRIPTS if s.spaceless for r in s.marks)
 # Every listed script's sentence-ending punctuation, each character once, in table order.
 TERMINAL_PUNCTUATION: str = "".join(dict.fromkeys("".join(s.terminals for s in SCRIPTS)))
+# Hangul's conjoining jamo (leading consonants, vowels, trailing consonants): NFKC composes a run
+# of them into syllables, so a text holding them is compared after NFKC, not code point by code
+# point.
+CONJOINING_JAMO: Ranges = ((0x1100, 0x11FF), (0xA960, 0xA97F), (0xD7B0, 0xD7FF))
 
 _BLOCKS = sorted((lo, hi, s) for s in SCRIPTS for lo, hi in s.ranges)
 _STARTS = [lo for lo, _, _ in _BLOCKS]

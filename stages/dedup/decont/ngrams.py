@@ -23,7 +23,7 @@ import unicodedata
 import numpy as np
 
 from gristmill.stages.dedup.minhash.shingles import LETTER, WEIGHTS, WORD, fmix64, word_hashes
-from gristmill.stages.text.scripts import SPACELESS, lookup_table
+from gristmill.stages.text.scripts import CONJOINING_JAMO, SPACELESS, lookup_table
 
 U64 = np.uint64
 SEP = "\n"
@@ -50,7 +50,7 @@ def _fold_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             fold[c] = 0x20
         else:
             multi[c] = True
-    for lo, hi in [(0x1100, 0x11FF), (0xA960, 0xA97F), (0xD7B0, 0xD7FF)]:  # conjoining jamo
+    for lo, hi in CONJOINING_JAMO:
         multi[lo : hi + 1] = True
     return fold, multi, mark
 

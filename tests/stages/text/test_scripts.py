@@ -152,3 +152,18 @@ def test_quality_minhash_and_safety_agree_on_what_is_written_without_spaces(
     assert shingle_hashes(page, mode="auto")[1] is spaceless
     # safety: a term in such a script matches anywhere, others as whole words
     assert matches_anywhere(text) is spaceless
+
+
+def test_conjoining_jamo_are_exactly_the_hangul_choseong_jungseong_and_jongseong():
+    from gristmill.stages.text.scripts import CONJOINING_JAMO
+
+    kinds = ("HANGUL CHOSEONG ", "HANGUL JUNGSEONG ", "HANGUL JONGSEONG ")
+    named = {c for c in range(0x10000) if unicodedata.name(chr(c), "").startswith(kinds)}
+    listed = {c for c in range(0x10000) if in_ranges(chr(c), CONJOINING_JAMO)}
+    assert named <= listed
+    # the blocks' unassigned code points go with them, as a script's blocks do
+    assert all(
+        unicodedata.name(chr(c), "").startswith(kinds) or unicodedata.category(chr(c)) == "Cn"
+        for c in listed
+    )
+    assert unicodedata.normalize("NFKC", "\u1100\u1161") == "\uac00"  # ᄀ + ᅡ -> 가
