@@ -177,3 +177,21 @@ def test_gristmill_run_never_imports_a_users_top_level_packages(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert "user-side" not in done.stdout + done.stderr
     assert (tmp_path / "out" / "manifest.json").is_file()
+
+
+def test_every_package_of_the_tree_is_in_the_setuptools_list():
+    # a wheel holds only the packages pyproject.toml lists: a subpackage missing there imports
+    # in the editable checkout and fails in an installed copy
+    import tomllib
+
+    listed = set(
+        tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    tree = {
+        "gristmill." + ".".join(p.parent.relative_to(REPO).parts)
+        for top in ("stages", "pipeline", "trainer")
+        for p in (REPO / top).rglob("__init__.py")
+        if "__pycache__" not in p.parts
+    }
+    assert tree - listed == set()
+    assert listed - tree == set()
