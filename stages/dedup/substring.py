@@ -56,10 +56,10 @@ class SubstringParams(StageParams):
     )
 
 
-def repeats(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, min_len: int) -> np.ndarray:
+def repeats(data: np.ndarray, ends: np.ndarray, min_len: int) -> np.ndarray:
     """(n, 2) byte intervals [a, b) of `data` (uint8, writable) that repeat an earlier
-    position's bytes, each within one document (`starts`/`ends`: the documents' byte intervals,
-    sorted)."""
+    position's bytes, each within one document (`ends`: where each document's bytes end,
+    sorted; a separator byte follows every document but the last)."""
     import pydivsufsort  # only where the stage runs
 
     if len(data) < 2:
@@ -154,7 +154,7 @@ class SubstringDedup(Stage):
         starts = np.zeros(len(part), dtype=np.int64)
         np.cumsum(lengths[:-1] + 1, out=starts[1:])
         data = np.frombuffer(bytes([SEP]).join(raw for _, raw in part), dtype=np.uint8).copy()
-        found = repeats(data, starts, starts + lengths, self.params.min_tokens)
+        found = repeats(data, starts + lengths, self.params.min_tokens)
         # found is sorted and no interval crosses a separator: each document's are a slice
         cuts = np.searchsorted(found[:, 0], np.r_[starts, len(data)]).tolist()
         self.stat_update("partitions")

@@ -103,5 +103,5 @@ def test_repeats_never_cross_a_document_boundary():
     starts = np.cumsum([0] + [len(x) + 1 for x in parts[:-1]])
     ends = starts + np.array([len(x) for x in parts])
     data = np.frombuffer(b"\xff".join(parts), dtype=np.uint8).copy()
-    got = repeats(data, starts, ends, 4).tolist()
+    got = repeats(data, ends, 4).tolist()
     assert got == [[9, 17], [20, 28], [29, 37]]  # every copy but the first, inside its document
