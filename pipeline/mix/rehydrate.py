@@ -22,11 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from gristmill.pipeline.run.mix_config import RehydrateConfig
 from gristmill.stages.formats.docio import read_records
 
 DEDUP_STAGE = "minhash_dedup"
-__all__ = ["RehydrateConfig", "cluster_sizes", "counts", "repeats_of"]  # the config: run's
 
 
 def cluster_sizes(out: Path) -> dict[str, int]:

@@ -27,10 +27,8 @@ from gristmill.stages.base import GlobalStage, Stage, StageParams
 from gristmill.stages.dedup import bloom
 from gristmill.stages.dedup import paragraph as para
 from gristmill.stages.dedup.keyed import KeyFilter, KeyMap, KeyReduce
-from gristmill.stages.dedup.survivor import ORIGIN_RANK, Prefer
-from gristmill.stages.dedup.textnorm import normalize, text_hash
-
-__all__ = ["ORIGIN_RANK", "ExactDedup", "ExactDedupParams", "normalize", "text_hash"]
+from gristmill.stages.dedup.survivor import Prefer
+from gristmill.stages.dedup.textnorm import text_hash
 
 
 class ExactDedupParams(StageParams):

@@ -12,8 +12,8 @@ import pytest
 import zstandard
 
 from gristmill.pipeline.mix.materialize import materialize, open_streams
-from gristmill.pipeline.mix.rehydrate import RehydrateConfig, cluster_sizes, repeats_of
-from gristmill.pipeline.run.mix_config import MixConfig, resolve
+from gristmill.pipeline.mix.rehydrate import cluster_sizes, repeats_of
+from gristmill.pipeline.run.mix_config import MixConfig, RehydrateConfig, resolve
 from gristmill.stages.errors import GristmillError
 from tests.pipeline.fake_run import write_run
 

@@ -4,7 +4,8 @@ import pytest
 from datatrove.data import Document
 
 from gristmill.stages.base import StageContext
-from gristmill.stages.dedup.exact import ExactDedup, normalize, text_hash
+from gristmill.stages.dedup.exact import ExactDedup
+from gristmill.stages.dedup.textnorm import normalize, text_hash
 from tests.conftest import rejected_records, run_step, stats
 
 ORDER = {"web": 0, "books": 1}
