@@ -29,6 +29,7 @@ _KEYED = (  # the code a page's signals and its langid label come from
     "stages/quality/signals.py",
     "stages/quality/scan.py",
     "stages/quality/kernels.py",
+    "stages/quality/hashes.py",
     "stages/quality/names.py",
     "stages/text/scripts.py",
     "stages/langid/stage.py",

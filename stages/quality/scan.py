@@ -55,6 +55,7 @@ from functools import cache
 import numpy as np
 
 from gristmill.stages.quality import kernels as k
+from gristmill.stages.quality.hashes import span_hash
 from gristmill.stages.quality.languages import MARKS, NO_SPACE_CHARS
 from gristmill.stages.quality.names import (
     BULLETS,
@@ -129,7 +130,7 @@ def scan(
 @cache
 def stop_hashes(words: frozenset[str]) -> np.ndarray:
     """The hashes `scan` looks words up by, sorted."""
-    out = [k.span_hash(np.frombuffer(w.encode("utf-32-le"), np.uint32), 0, len(w)) for w in words]
+    out = [span_hash(np.frombuffer(w.encode("utf-32-le"), np.uint32), 0, len(w)) for w in words]
     return np.array(sorted(out), np.uint64)
 
 
