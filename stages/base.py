@@ -48,6 +48,26 @@ class StageParams(StrictModel):
     """Base of every stage's parameters."""
 
 
+def scores_by_language(v):
+    """A threshold in [0, 1] given as one number or as a map by language code (with an optional
+    `default`), checked before its type is: the value a `mode="before"` validator returns. YAML
+    1.1 reads a bare `no` (Norwegian) as false; it is put back."""
+    if isinstance(v, dict):
+        v = {("no" if k is False else k): x for k, x in v.items()}
+    for x in v.values() if isinstance(v, dict) else [v]:
+        if isinstance(x, int | float) and not 0.0 <= x <= 1.0:
+            raise ValueError(f"must be in [0, 1] (got {x})")
+    return v
+
+
+def score_for(v, lang: str, default: float | None) -> float | None:
+    """A language's threshold from `scores_by_language`'s value: its own, else `default` in the
+    map, else `default` here."""
+    if isinstance(v, dict):
+        v = v.get(lang, v.get("default", default))
+    return None if v is None else float(v)
+
+
 @dataclass(frozen=True)
 class StageContext:
     """What a stage needs to know about the run it is part of (paths are absolute)."""

@@ -40,7 +40,7 @@ from typing import Literal
 from datatrove.data import Document
 from pydantic import Field, field_validator
 
-from gristmill.stages.base import Stage, StageParams
+from gristmill.stages.base import Stage, StageParams, scores_by_language
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fasttext import load_fasttext
 
@@ -156,13 +156,7 @@ class LangIdParams(StageParams):
     @field_validator("min_score", mode="before")
     @classmethod
     def _min_scores(cls, v):
-        # YAML 1.1 reads a bare `no` (Norwegian) as False
-        if isinstance(v, dict):
-            v = {("no" if k is False else k): x for k, x in v.items()}
-        for x in v.values() if isinstance(v, dict) else [v]:
-            if isinstance(x, int | float) and not 0.0 <= x <= 1.0:
-                raise ValueError(f"min_score: {x} is not in [0, 1]")
-        return v
+        return scores_by_language(v)
 
 
 def min_scores(v: float | dict[str, float]) -> dict[str, float]:

@@ -28,7 +28,7 @@ from typing import Literal
 from datatrove.data import Document
 from pydantic import Field, field_validator
 
-from gristmill.stages.base import Stage, StageParams
+from gristmill.stages.base import Stage, StageParams, score_for, scores_by_language
 from gristmill.stages.quality.languages import (
     default_bounds,
     in_language,
@@ -111,13 +111,7 @@ class QualityParams(StageParams):
     @field_validator("min_score", mode="before")
     @classmethod
     def _min_scores(cls, v):
-        # YAML 1.1 reads a bare `no` (Norwegian) as False
-        if isinstance(v, dict):
-            v = {("no" if k is False else k): x for k, x in v.items()}
-        for x in v.values() if isinstance(v, dict) else [v]:
-            if isinstance(x, int | float) and not 0.0 <= x <= 1.0:
-                raise ValueError(f"min_score: {x} is not in [0, 1]")
-        return v
+        return scores_by_language(v)
 
     @field_validator("model")
     @classmethod
@@ -162,10 +156,7 @@ class Quality(Stage):
 
     def _floor(self, lang: str) -> float | None:
         """`min_score` for this language (None: no floor)."""
-        v = self.params.min_score
-        if isinstance(v, dict):
-            v = v.get(lang, v.get("default"))
-        return None if v is None else float(v)
+        return score_for(self.params.min_score, lang, None)
 
     def process_batch(self, docs: list[Document]) -> list[str | None]:
         need_prob: list[Document] = []

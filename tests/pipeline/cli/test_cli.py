@@ -50,7 +50,8 @@ def in_jsonl(tmp_path):
         (("apply", "nosuch", "-i", "in.jsonl", "-o", "o.jsonl"), "error: unknown stage 'nosuch'"),
         (
             ("apply", "langid", "-i", "in.jsonl", "-o", "o.jsonl", "--set", "min_score=high"),
-            "error: --set min_score: expected a number (got 'high')",
+            "error: --set min_score: expected a number, or a mapping of strings to numbers "
+            "(got 'high')",
         ),
         (
             ("apply", "langid", "-i", "in.jsonl", "-o", "o.jsonl", "--set", "min_score"),

@@ -102,7 +102,7 @@ def test_parse_settings_reads_yaml_values():
         ("pack", (), "apply pack: it writes a run's output, not jsonl"),
         ("langid", ("min_score",), "--set 'min_score': expected KEY=VALUE"),
         ("langid", ("min_score=[",), "--set min_score: value '[' is not valid YAML"),
-        ("langid", ("min_score=2",), "--set min_score: must be at most 1.0 (got 2)"),
+        ("langid", ("min_score=2",), "--set min_score: must be in [0, 1] (got 2)"),
         ("langid", ("min_scor=0.5",), "--set min_scor: unknown key; did you mean `min_score`?"),
     ],
 )

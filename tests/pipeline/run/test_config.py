@@ -9,7 +9,7 @@ from tests.conftest import minimal_config
 SOURCE_KEYS = "(allowed keys: name, paths, origin, fields)"
 ALL_KEYS = (
     "output, executor, tasks, workers, keep_rejected, strict, max_doc_chars, sources, stages, "
-    "mix, ray, slurm, storage_options, work_dir"
+    "mix, ray, slurm, storage_options, work_dir, dedup_against"
 )
 
 
@@ -86,7 +86,7 @@ def test_wrong_type(write_config):
 def test_out_of_range(write_config):
     stages = [{"langid": {"min_score": 1.5}}, "tokenize", "pack"]
     msg = refused(write_config(with_changes(stages=stages)), "stages[0].langid.min_score")
-    assert msg == ": must be at most 1.0 (got 1.5)"
+    assert msg == ": must be in [0, 1] (got 1.5)"
 
 
 @pytest.mark.parametrize("bad", [{"tasks": 0}, {"workers": -1}, {"max_doc_chars": 0}])
