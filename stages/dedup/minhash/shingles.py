@@ -21,7 +21,7 @@ from typing import Literal
 
 import numpy as np
 
-from gristmill.stages.text.scripts import SPACELESS, lookup_table
+from gristmill.stages.text.scripts import CONJOINING_JAMO, SPACELESS, lookup_table
 
 U64 = np.uint64
 NO_SPACE_SHARE = 0.3  # above this share of letters in no-space scripts: letter shingles
@@ -50,7 +50,7 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         changes_word = nf != ch and (word[c] or any(x.isalnum() for x in nf))
         needs_nfkc[c] = changes_word or cat[0] == "M" or unicodedata.combining(ch) != 0
     word[ord("_")] = True
-    for lo, hi in [(0x1100, 0x11FF), (0xA960, 0xA97F), (0xD7B0, 0xD7FF)]:  # conjoining jamo
+    for lo, hi in CONJOINING_JAMO:  # they compose into syllables
         needs_nfkc[lo : hi + 1] = True
     return word, needs_nfkc, lookup_table(SPACELESS)
 
