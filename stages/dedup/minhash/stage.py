@@ -314,23 +314,30 @@ class MinHashBands(PipelineStep):
     def _confirm(self, store: DocStore, pairs: np.ndarray) -> np.ndarray:
         p = self.params
         est = mh.estimate(store.signatures(pairs[:, 0]), store.signatures(pairs[:, 1]))
+        margin = 0.0 if p.confirm == "estimate" else p.estimate_margin
+        keep = est >= p.threshold - margin
+        self.stat_update("below_threshold_estimate", value=int((~keep).sum()))
         if p.confirm == "estimate":
-            keep = est >= p.threshold
-            self.stat_update("below_threshold_estimate", value=int((~keep).sum()))
-            sims = est
-        else:
-            keep = est >= p.threshold - p.estimate_margin
-            self.stat_update("below_threshold_estimate", value=int((~keep).sum()))
-            sims = np.zeros(len(pairs))
-            for i in np.flatnonzero(keep):
-                a, b = int(pairs[i, 0]), int(pairs[i, 1])
-                sims[i] = mh.jaccard(store.shingle_set(a), store.shingle_set(b))
-            exact_ok = sims >= p.threshold
-            self.stat_update("below_threshold_exact", value=int((keep & ~exact_ok).sum()))
-            keep &= exact_ok
-        out = np.empty(int(keep.sum()), dtype=EDGE)
-        out["a"], out["b"], out["sim"] = pairs[keep, 0], pairs[keep, 1], sims[keep]
-        return out
+            return edge_rows(pairs, keep, est)
+        return confirmed_edges(store, pairs, keep, p.threshold, self.stat_update)
+
+
+def confirmed_edges(store: DocStore, pairs: np.ndarray, keep, threshold: float, stat_update):
+    """The candidate pairs still in `keep` whose exact Jaccard of shingle sets is at least
+    `threshold`, as edges (the rest counted as `below_threshold_exact`)."""
+    sims = np.zeros(len(pairs))
+    for i in np.flatnonzero(keep):
+        a, b = int(pairs[i, 0]), int(pairs[i, 1])
+        sims[i] = mh.jaccard(store.shingle_set(a), store.shingle_set(b))
+    exact_ok = sims >= threshold
+    stat_update("below_threshold_exact", value=int((keep & ~exact_ok).sum()))
+    return edge_rows(pairs, keep & exact_ok, sims)
+
+
+def edge_rows(pairs: np.ndarray, keep, sims: np.ndarray) -> np.ndarray:
+    out = np.empty(int(keep.sum()), dtype=EDGE)
+    out["a"], out["b"], out["sim"] = pairs[keep, 0], pairs[keep, 1], sims[keep]
+    return out
 
 
 class MinHashFilter(Stage):

@@ -33,10 +33,9 @@ from datatrove.pipeline.base import PipelineStep
 from pydantic import Field, model_validator
 
 from gristmill.stages.base import GlobalStage, Stage, StageContext, StageParams, source_of
-from gristmill.stages.dedup.minhash import core as mh
 from gristmill.stages.dedup.minhash import stage as minhash
 from gristmill.stages.dedup.minhash.shingles import shingle_batch
-from gristmill.stages.dedup.minhash.store import BAND, EDGE, DocStore, Files, gid
+from gristmill.stages.dedup.minhash.store import BAND, DocStore, Files, gid
 from gristmill.stages.dedup.simhash import core
 from gristmill.stages.dedup.survivor import Prefer, survivor_key
 from gristmill.stages.formats.docio import AtomicWriter, dumps
@@ -162,16 +161,7 @@ class SimHashBands(minhash.MinHashBands):
         fb = store.signatures(pairs[:, 1]).view("<u8").ravel()
         keep = core.hamming(fa, fb) <= p.hamming
         self.stat_update("over_hamming", value=int((~keep).sum()))
-        sims = np.zeros(len(pairs))
-        for i in np.flatnonzero(keep):
-            a, b = int(pairs[i, 0]), int(pairs[i, 1])
-            sims[i] = mh.jaccard(store.shingle_set(a), store.shingle_set(b))
-        exact_ok = sims >= p.threshold
-        self.stat_update("below_threshold_exact", value=int((keep & ~exact_ok).sum()))
-        keep &= exact_ok
-        out = np.empty(int(keep.sum()), dtype=EDGE)
-        out["a"], out["b"], out["sim"] = pairs[keep, 0], pairs[keep, 1], sims[keep]
-        return out
+        return minhash.confirmed_edges(store, pairs, keep, p.threshold, self.stat_update)
 
 
 class SimHashReport(PipelineStep):
