@@ -62,11 +62,12 @@ def test_an_error_in_the_thread_reaches_the_consumer(emitter):
 def test_torch_dataset_gives_the_same_batches_as_tensors(emitter):
     torch = pytest.importorskip("torch", reason="torch is an optional extra: pip install .[train]")
     sync = emitter()
-    data = torch_dataset(emitter().prefetch(depth=2))
-    loader = torch.utils.data.DataLoader(data, batch_size=None, num_workers=0)
-    for _, batch in zip(range(4), loader, strict=False):
-        want = next(sync)
-        assert all(
-            torch.equal(batch[k], torch.from_numpy(np.ascontiguousarray(want[k]))) for k in want
-        )
-    assert data.state_dict()["samples"] == 16
+    with emitter().prefetch(depth=2) as ahead:  # its thread ends with the block
+        data = torch_dataset(ahead)
+        loader = torch.utils.data.DataLoader(data, batch_size=None, num_workers=0)
+        for _, batch in zip(range(4), loader, strict=False):
+            want = next(sync)
+            assert all(
+                torch.equal(batch[k], torch.from_numpy(np.ascontiguousarray(want[k]))) for k in want
+            )
+        assert data.state_dict()["samples"] == 16
