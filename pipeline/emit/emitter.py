@@ -115,6 +115,7 @@ class Emitter:
             "seq_len": s.seq_len,
             "seed": s.seed,
             "shuffle": s.plan.shuffle,
+            "plan": s.fingerprint(),  # weights or schedule, and rehydration, as planned
         }
 
     def describe(self, doc_id: int) -> tuple[str, str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pyarrow.parquet as pq
+import xxhash
 
 from gristmill.pipeline.mix.materialize import MIX_MANIFEST, SEGMENTS, source_shards
 from gristmill.pipeline.mix.schedule import real_needed, window_shares
@@ -47,6 +48,14 @@ class EpochPlan:
 
     def __len__(self) -> int:
         return len(self.schedule)
+
+    def fingerprint(self, *extra: np.ndarray) -> str:
+        """A hash of the source of every slot (the mix's weights or schedule as planned) and of
+        `extra` arrays (the streams' repeats): what a saved emitter state must match."""
+        h = xxhash.xxh64(self.schedule.tobytes())
+        for a in extra:
+            h.update(np.ascontiguousarray(a).tobytes())
+        return h.hexdigest()
 
     def slots(self, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(epoch, schedule slot) of global samples."""
@@ -111,6 +120,11 @@ class StreamStore:
         # plain ndarray views: slicing a np.memmap runs Python code on every slice
         self.tokens = [[np.asarray(t) for t in s.tokens] for s in streams]
         self.doc_base = _doc_base([s.n_docs for s in streams])
+
+    def fingerprint(self) -> str:
+        none = np.zeros(0, dtype=np.int64)  # a stream without rehydration
+        repeats = [s.repeats if s.repeats is not None else none for s in self.streams]
+        return self.plan.fingerprint(*repeats)
 
     def fill(self, samples: np.ndarray) -> dict:
         L, plan = self.seq_len, self.plan
@@ -215,6 +229,9 @@ class MixStore:
         self.seg_gid = np.array(
             [numbers[k] for k in zip(seg["source"], seg["doc_id"], strict=True)], dtype=np.int64
         )
+
+    def fingerprint(self) -> str:
+        return self.plan.fingerprint()
 
     def describe(self, doc_id: int) -> tuple[str, str]:
         return self.names[doc_id]

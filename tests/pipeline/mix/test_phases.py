@@ -183,3 +183,19 @@ def test_resume_across_a_phase_boundary_with_another_batch_and_world_size(tmp_pa
                 assert np.array_equal(b["labels"][r], y)
                 assert np.array_equal(b["position_ids"][r], p)
     assert sorted(seen) == list(range(150, 310))
+
+
+def test_a_saved_state_is_refused_by_another_schedule(tmp_path):
+    folder = _run(tmp_path)
+    cfg = SimpleNamespace(
+        mixes={"a": phased(TWO, floor=0.5, window=80, tokens=2400)},
+        output=folder,
+        path=folder / "run.yaml",
+    )
+    state = Emitter.from_config(cfg, "a", batch=6).state_dict()
+    again = Emitter.from_config(cfg, "a", batch=4, world_size=2)
+    again.load_state_dict(state)  # another batch and world size: the same plan
+    other = [{**TWO[0], "until": 0.4}, TWO[1]]  # the boundary earlier
+    cfg.mixes["b"] = phased(other, floor=0.5, window=80, tokens=2400)
+    with pytest.raises(GristmillError, match="emitter state is for plan"):
+        Emitter.from_config(cfg, "b", batch=6).load_state_dict(state)
