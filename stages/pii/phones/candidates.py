@@ -30,7 +30,6 @@ from gristmill.stages.pii.phones.context import (
     AFTER_PHONE,
     FIELD_END,
     FIELD_START,
-    LABEL_BEFORE,
     SET_OFF,
     code_before,
     crowded,
@@ -109,11 +108,7 @@ class Phones:
         intl = international(chunk, "".join(DIGITS.findall(chunk))) is not None
         if not intl and code_before(text, s):
             return 0  # LX 903 481 226, 12F 03 6617 2905: part of an id
-        word = (
-            bool(after)
-            or LABEL_BEFORE.search(text, max(0, s - 16), s)
-            or (ctx == "phone" and governs(text, s) and not quantity(text, s, end))
-        )
+        word = bool(after) or (ctx == "phone" and governs(text, s) and not quantity(text, s, end))
         if not self._ok(text, s, e, kind, intl, word):
             return 0
         emit(s, end, "phone")

@@ -40,7 +40,6 @@ AFTER_PHONE = re.compile(
     r"(?i)[ \-(]{0,2}(?:office|fax|mobile|cell|home|work|tel|phone|desk)\b"
     r"(?![ \t]*[:.]?[ \t]*[+(0-9])"
 )
-LABEL_BEFORE = re.compile(r"(?i)\b(?:office|desk|home|work|tel|fax|mobile|cell)\s*[:.]?\s*$")
 
 # words for "number" that may stand between a phone word and its number, any case
 _NUMBER_WORDS = word_list("number_words.txt")

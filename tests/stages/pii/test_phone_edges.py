@@ -146,3 +146,14 @@ def test_context_words_offsets_in_the_original():
     assert [(text[a:b], kind) for a, b, kind in found] == [("Tel", "phone")]
     assert year_like("2024") and not year_like("1403") and year_like("1403", YEARS)
     assert not year_like("7023", YEARS) and not year_like("20245")
+
+
+# 10. a run of spaces parts numbers written side by side (a table's row): each is tried alone
+@pytest.mark.parametrize("pre,post", AROUND)
+def test_a_wide_gap_parts_numbers_side_by_side(pre, post):
+    assert phones(f"{pre}Tel: 020 7946 0958   020 7946 0959{post}") == [
+        "020 7946 0958",
+        "020 7946 0959",
+    ]
+    assert phones(f"{pre}Tel 467 3395    12 34{post}") == ["467 3395"]
+    assert phones(f"{pre}Fax:\u00a0020 7946 0958\u00a0\u00a012 34{post}") == ["020 7946 0958"]
