@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import importlib
+import os
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -78,6 +79,12 @@ def fork_is_safe() -> bool:
     the child; the native threads of OpenBLAS and jemalloc stop or reset themselves at a fork."""
     main = threading.main_thread()
     return all(t is main or t.name == "fsspecIO" for t in threading.enumerate())
+
+
+def _environment(env: dict[str, str]) -> None:
+    """A forkserver worker's start: the environment of the run it works for."""
+    os.environ.clear()
+    os.environ.update(env)
 
 
 def incomplete_ranks(folder: Path, tasks: int) -> list[int]:
@@ -157,12 +164,15 @@ class LocalRunner(PhaseRunner):
 
             if fork_is_safe():
                 self._warm_here()
-                context = multiprocessing.get_context("fork")
+                self.pool = multiprocessing.get_context("fork").Pool(self.workers)
             else:
                 context = multiprocessing.get_context("forkserver")
                 preload = [*WORKER_PRELOAD, *(n for n in self.preload if n not in WORKER_PRELOAD)]
                 context.set_forkserver_preload(["__main__", *preload])
-            self.pool = context.Pool(self.workers)
+                # the forkserver lives as long as this process and keeps the environment of the
+                # run that started it: each worker takes this run's (credentials, endpoints)
+                env = dict(os.environ)
+                self.pool = context.Pool(self.workers, initializer=_environment, initargs=(env,))
         return self.pool
 
     def _pooled(self, phase: Phase) -> bool:

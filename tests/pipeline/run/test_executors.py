@@ -237,6 +237,36 @@ def test_a_running_thread_sends_the_workers_to_a_forkserver(tmp_path):
     assert len(parents) == 1 and str(os.getpid()) not in parents  # the forkserver's children
 
 
+class RecordEnvironment(RecordWorker):
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        (self.folder / f"{rank}.env").write_text(os.environ.get("GRISTMILL_TEST_ENV", "unset"))
+        yield from ()
+
+
+def test_forkserver_workers_take_the_environment_of_their_run(tmp_path, monkeypatch):
+    """The forkserver outlives a run (one per process) and keeps the environment it started
+    with; a later run's workers must see that run's (an object store's credentials)."""
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, name="holds-a-lock-maybe")
+    thread.start()
+    try:
+        for value in ("first", "second"):
+            monkeypatch.setenv("GRISTMILL_TEST_ENV", value)
+            folder = tmp_path / value
+            folder.mkdir()
+            phase = Phase("a", [RecordEnvironment(folder)], 4)
+            runner = LocalRunner(2, [])
+            try:
+                runner.prepare(phase, folder / "logs")
+                runner.run_phase(phase, folder / "logs")
+            finally:
+                runner.close()
+            assert {f.read_text() for f in folder.glob("*.env")} == {value}
+    finally:
+        stop.set()
+        thread.join()
+
+
 WARMED: list[int] = []  # pids that ran RecordWarm.warm
 
 
