@@ -28,6 +28,7 @@ from gristmill.pipeline.run.executors.base import ClusterLost, PhaseRunner
 from gristmill.pipeline.run.phases import Phase
 from gristmill.stages.errors import GristmillError
 
+LOOPBACK = ("127.0.0.1", "localhost")
 MAX_RETRIES = 3  # per task, for a lost worker or node (Ray's own retry of system failures)
 POLL_S = 2.0  # how often the driver checks that the cluster's head still answers
 
@@ -51,9 +52,11 @@ class RayRunner(PhaseRunner):
         if self.started:
             kw = dict(log_to_driver=False, logging_level="WARNING", include_dashboard=False)
             if cfg.address:
+                if cfg.address.rsplit(":", 1)[0] in LOOPBACK:  # a cluster on this machine's
+                    kw["_node_ip_address"] = "127.0.0.1"  # loopback: no route to look up
                 ray.init(address=cfg.address, **kw)
-            else:
-                ray.init(num_cpus=cfg.num_cpus or workers, **kw)
+            else:  # a Ray of this machine only
+                ray.init(num_cpus=cfg.num_cpus or workers, _node_ip_address="127.0.0.1", **kw)
         self.gcs = ray.get_runtime_context().gcs_address
         self.task = ray.remote(max_retries=MAX_RETRIES)(_run_task)
 
