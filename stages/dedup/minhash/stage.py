@@ -242,7 +242,7 @@ class MinHashMap(Stage):
             self._sources[src] = self._sources.get(src, 0) + 1
         self.stat_update("letter_shingled", value=int(by_letters.sum()))
         self.stat_update("no_shingles", value=int((lengths == 0).sum()))
-        sigs = mh.signatures(hashes, offsets, self._perms)
+        sigs = self._signatures(hashes, offsets)
         sets, counts = shingle_sets(hashes, lengths)
         ends = self._end + np.cumsum(counts, dtype=np.uint64)
         self._end = int(ends[-1])
@@ -250,7 +250,7 @@ class MinHashMap(Stage):
         self._out["shingles"].write(sets.tobytes())
         self._out["ends"].write(ends.tobytes())
         has = lengths > 0  # a text without shingles is nobody's duplicate
-        keys = mh.band_keys(sigs[has], *self._lsh)
+        keys = self._keys(sigs[has])
         rec = np.empty(keys.shape, dtype=BAND)
         rec["key"] = keys
         idh = [xxhash.xxh3_64_intdigest(str(d.id).encode()) for d in docs]
@@ -259,6 +259,14 @@ class MinHashMap(Stage):
         self._bands.append(rec.ravel())
         self._index += len(docs)
         return [None] * len(docs)
+
+    def _signatures(self, hashes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """Each document's signature from its shingle hashes (one row a document)."""
+        return mh.signatures(hashes, offsets, self._perms)
+
+    def _keys(self, sigs: np.ndarray) -> np.ndarray:
+        """The candidate keys of each signature (its LSH bands)."""
+        return mh.band_keys(sigs, *self._lsh)
 
     def finish(self, rank: int) -> None:
         for w in (*self._out.values(), self._meta):

@@ -27,18 +27,16 @@ from typing import Literal
 
 import numpy as np
 import orjson
-import xxhash
-from datatrove.data import Document, DocumentsPipeline
+from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 from pydantic import Field, model_validator
 
-from gristmill.stages.base import GlobalStage, Stage, StageContext, StageParams, source_of
+from gristmill.stages.base import GlobalStage, Stage, StageContext, StageParams
 from gristmill.stages.dedup.minhash import stage as minhash
-from gristmill.stages.dedup.minhash.shingles import shingle_batch
-from gristmill.stages.dedup.minhash.store import BAND, DocStore, Files, gid
+from gristmill.stages.dedup.minhash.store import DocStore, Files
 from gristmill.stages.dedup.simhash import core
-from gristmill.stages.dedup.survivor import Prefer, survivor_key
-from gristmill.stages.formats.docio import AtomicWriter, dumps
+from gristmill.stages.dedup.survivor import Prefer
+from gristmill.stages.formats.docio import AtomicWriter
 
 NAME = "simhash_dedup"
 
@@ -121,35 +119,12 @@ class SimHashMap(minhash.MinHashMap):
     name = "simhash_dedup.map"
     Params = SimHashParams
 
-    def process_batch(self, docs: list[Document]) -> list[str | None]:
-        p = self.params
-        hashes, offsets, by_letters = shingle_batch(
-            [d.text for d in docs], p.ngram_words, p.ngram_chars, p.shingles
-        )
-        lengths = np.diff(offsets)
-        for doc, n in zip(docs, lengths.tolist(), strict=True):
-            key, src = survivor_key(doc, self.ctx, p.prefer), source_of(doc)
-            self._meta.write(dumps([*key, src, n]))
-            self._sources[src] = self._sources.get(src, 0) + 1
-        self.stat_update("letter_shingled", value=int(by_letters.sum()))
-        self.stat_update("no_shingles", value=int((lengths == 0).sum()))
-        fps = core.fingerprints(hashes, offsets)
-        sets, counts = minhash.shingle_sets(hashes, lengths)  # the sets DocStore reads
-        ends = self._end + np.cumsum(counts, dtype=np.uint64)
-        self._end = int(ends[-1])
-        self._out["sig"].write(fps.tobytes())
-        self._out["shingles"].write(sets.tobytes())
-        self._out["ends"].write(ends.tobytes())
-        has = lengths > 0
-        keys = core.table_keys(fps[has], p.blocks, p.hamming)
-        rec = np.empty(keys.shape, dtype=BAND)
-        rec["key"] = keys
-        idh = [xxhash.xxh3_64_intdigest(str(d.id).encode()) for d in docs]
-        rec["idh"] = np.array(idh, dtype=np.uint64)[has][:, None]
-        rec["gid"] = gid(self._rank, self._index + np.flatnonzero(has))[:, None]
-        self._bands.append(rec.ravel())
-        self._index += len(docs)
-        return [None] * len(docs)
+    def _signatures(self, hashes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        return core.fingerprints(hashes, offsets)
+
+    def _keys(self, sigs: np.ndarray) -> np.ndarray:
+        """The permuted block tables' keys: documents within `hamming` bits share one."""
+        return core.table_keys(sigs, self.params.blocks, self.params.hamming)
 
 
 class SimHashBands(minhash.MinHashBands):
