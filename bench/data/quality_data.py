@@ -18,7 +18,6 @@ bounds and score weights do not enter signals, only decisions, so refitting them
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 from bench import DATA_DIR, REPO
@@ -129,12 +128,9 @@ def pages(corpus: Path, limit: int | None = None) -> list[dict]:
 
 
 def _write_zst(path: Path, rows: list[dict]) -> None:
-    import orjson
-    import zstandard
+    from gristmill.stages.formats.docio import AtomicWriter
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    with open(tmp, "wb") as raw, zstandard.ZstdCompressor().stream_writer(raw) as fh:
-        for row in rows:
-            fh.write(orjson.dumps(row) + b"\n")
-    os.replace(tmp, path)
+    w = AtomicWriter(path)
+    for row in rows:
+        w.write_record(row)
+    w.close()

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -206,15 +205,12 @@ def build(data: Path, out: Path) -> Path:
 
 
 def _write(path: Path, rows: list[dict]) -> None:
-    import orjson
-    import zstandard
+    from gristmill.stages.formats.docio import AtomicWriter
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    with open(tmp, "wb") as raw, zstandard.ZstdCompressor().stream_writer(raw) as fh:
-        for row in rows:
-            fh.write(orjson.dumps(row) + b"\n")
-    os.replace(tmp, path)
+    w = AtomicWriter(path)
+    for row in rows:
+        w.write_record(row)
+    w.close()
 
 
 def read(path: Path) -> list[dict]:
