@@ -61,7 +61,7 @@ class MinHashCluster(PipelineStep):
         self.params, self.ctx, self.parts = params, ctx, parts
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        p, files = self.params, Files(self.ctx)
+        p, files = self.params, Files(self.ctx, self.params.stage)
         edges = self._edges(files, rank)
         nodes = mh.sorted_unique(np.concatenate([edges["a"], edges["b"]]))
         keys, sources = self._read_meta(files, nodes)

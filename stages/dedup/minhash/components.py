@@ -116,7 +116,7 @@ class MinHashLinks(PipelineStep):
         self.params, self.ctx = params, ctx
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        files = Files(self.ctx)
+        files = Files(self.ctx, self.params.stage)
         recs = [read_part(files, b, rank) for b in range(self.ctx.tasks)]
         recs = np.concatenate(recs) if recs else np.zeros(0, dtype=NODE)
         links = crossing_links(recs)
@@ -138,7 +138,7 @@ class MinHashRoots(PipelineStep):
         self.params, self.ctx, self.parts = params, ctx, parts
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        files = Files(self.ctx)
+        files = Files(self.ctx, self.params.stage)
         links = [read_array(files.links(j), NODE, "links") for j in range(self.parts)]
         links = np.concatenate(links) if links else np.zeros(0, dtype=NODE)
         roots = label_map(links)

@@ -1,5 +1,6 @@
-"""The report of `minhash_dedup` (one task, after the clusters phase): every part's share
-merged into the largest clusters and the documents removed per source. A source losing more
+"""The report of `minhash_dedup` (one task, after the clusters phase), or of the stage its
+parameters name (`stage`: `simhash_dedup` runs these phases too): every part's share merged
+into the largest clusters and the documents removed per source. A source losing more
 than `max_source_loss` of its documents is a warning, or an error with `strict`.
 
 Memory: `top_clusters` clusters per part and a count per source.
@@ -28,7 +29,7 @@ class MinHashReport(PipelineStep):
         self.params, self.ctx, self.parts = params, ctx, parts
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        files = Files(self.ctx)
+        files = Files(self.ctx, self.params.stage)
         shares = [_load(files.part_report(j), "clusters") for j in range(self.parts)]
         per_source: Counter = Counter()
         for t in range(self.ctx.tasks):
@@ -40,7 +41,7 @@ class MinHashReport(PipelineStep):
         for line in report["warnings"]:
             logger.warning(line)
         if self.params.strict and report["warnings"]:
-            raise SourceLossError("; ".join(report["warnings"]) + " [minhash_dedup strict]")
+            raise SourceLossError("; ".join(report["warnings"]) + f" [{self.params.stage} strict]")
         yield from ()
 
     def report(self, shares: list[dict], per_source: Counter) -> dict:
@@ -62,21 +63,21 @@ class MinHashReport(PipelineStep):
             }
             if share > p.max_source_loss:
                 warnings.append(
-                    f"minhash_dedup: source {src!r} loses {removed_by_source[src]} of "
+                    f"{p.stage}: source {src!r} loses {removed_by_source[src]} of "
                     f"{per_source[src]} documents ({share:.1%}), over max_source_loss "
                     f"{p.max_source_loss:.0%}"
                 )
         self.stat_update("sources_over_loss_limit", value=len(warnings))
         n_clusters = sum(share["clusters"] for share in shares)
         n_removed = sum(removed_by_source.values())
-        summary = f"minhash_dedup: {n_clusters:,} clusters, {n_removed:,} documents removed"
+        summary = f"{p.stage}: {n_clusters:,} clusters, {n_removed:,} documents removed"
         if largest:
             top = largest[0]
             summary += f"; largest cluster {top['size']:,} documents ({top['cluster_id']})"
         return {
             "summary": [summary],
-            "stage": "minhash_dedup",
-            "bands_rows": list(p.lsh()),
+            "stage": p.stage,
+            **p.lsh_report(),
             "clusters": n_clusters,
             "clustered_docs": sum(share["clustered_docs"] for share in shares),
             "removed": n_removed,

@@ -30,7 +30,7 @@ The survivor of a cluster follows `stages/dedup/survivor.py` (real before synthe
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 import xxhash
@@ -63,6 +63,10 @@ from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
 
 
 class MinHashParams(StageParams):
+    # the folder of the phases' files under the run's work folder, and the report's name
+    # (`simhash_dedup` runs these phases under its own)
+    stage: ClassVar[str] = "minhash_dedup"
+
     threshold: float = Field(
         0.8,
         gt=0,
@@ -180,6 +184,10 @@ class MinHashParams(StageParams):
             return self.min_survivor_similarity
         return max(0.0, 2 * self.threshold - 1)
 
+    def lsh_report(self) -> dict:
+        """How candidates were found, for the report."""
+        return {"bands_rows": list(self.lsh())}
+
     def lsh(self) -> tuple[int, int]:
         if self.bands is not None:
             return self.bands, self.rows
@@ -216,7 +224,7 @@ class MinHashMap(Stage):
         self._lsh = self.params.lsh()
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
-        files, self._rank = Files(self.ctx), rank
+        files, self._rank = Files(self.ctx, self.params.stage), rank
         self._out = {
             ext: AtomicWriter(files.docs(rank, ext)) for ext in ("sig", "shingles", "ends")
         }
@@ -271,7 +279,7 @@ class MinHashMap(Stage):
     def finish(self, rank: int) -> None:
         for w in (*self._out.values(), self._meta):
             w.close()
-        files, buckets = Files(self.ctx), self.ctx.tasks
+        files, buckets = Files(self.ctx, self.params.stage), self.ctx.tasks
         w = AtomicWriter(files.docs(rank, "sources.json"))
         w.write(dumps(self._sources))
         w.close()
@@ -296,11 +304,11 @@ class MinHashBands(PipelineStep):
         self.params, self.ctx = params, ctx
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        p, files, tasks = self.params, Files(self.ctx), self.ctx.tasks
+        p, files, tasks = self.params, Files(self.ctx, self.params.stage), self.ctx.tasks
         paths = [files.bands(rank, t) for t in range(tasks)]
         missing = [x for x in paths if not x.exists()]
         if missing:
-            raise RuntimeError(f"minhash_dedup: map output missing: {missing[0]}")
+            raise RuntimeError(f"{p.stage}: map output missing: {missing[0]}")
         recs = np.concatenate([np.fromfile(x, dtype=BAND) for x in paths])
         recs = recs[np.lexsort((recs["idh"], recs["key"]))]
         pairs = mh.candidate_pairs(recs["key"], recs["gid"], p.max_bucket)
@@ -354,7 +362,7 @@ class MinHashFilter(Stage):
     replays_cheaply = True  # a dict lookup a document
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
-        files, parts = Files(self.ctx), self.params.parts(self.ctx.tasks)
+        files, parts = Files(self.ctx, self.params.stage), self.params.parts(self.ctx.tasks)
         self._decisions = {
             rec[0]: rec for j in range(parts) for rec in read_records(files.clusters(rank, j))
         }

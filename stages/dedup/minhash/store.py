@@ -1,4 +1,5 @@
-"""The files `minhash_dedup` passes between its phases, under `<work>/minhash_dedup/`.
+"""The files `minhash_dedup` passes between its phases, under `<work>/minhash_dedup/` (or the
+folder of another stage that runs these phases, `simhash_dedup`'s: `Files(ctx, folder)`).
 
     sigs/docs/<task>.sig         uint32 (docs, num_perm): every document's signature, in order
     sigs/docs/<task>.shingles    uint32: every document's shingle set (sorted, no repeats),
@@ -100,8 +101,8 @@ def meta_lines(files: Files, task: int):
 
 
 class Files:
-    def __init__(self, ctx: StageContext):
-        self.root = Path(ctx.work or ".") / FOLDER
+    def __init__(self, ctx: StageContext, folder: str = FOLDER):
+        self.root, self.folder = Path(ctx.work or ".") / folder, folder
 
     def docs(self, task: int, ext: str) -> Path:
         return self.root / "sigs" / "docs" / f"{task:05d}.{ext}"
@@ -129,7 +130,7 @@ class Files:
 
     def report(self) -> Path:
         """Kept after the run (the runner removes `sigs/` and `drops/`), for the manifest."""
-        return self.root.parent / "reports" / f"{FOLDER}.json"
+        return self.root.parent / "reports" / f"{self.folder}.json"
 
 
 class DocStore:

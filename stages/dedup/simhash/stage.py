@@ -14,34 +14,32 @@ then     `minhash_dedup`'s own phases on the confirmed pairs: components, cluste
          `near_duplicate`, with `cluster_id`, `cluster_size`, `duplicate_of` and
          `duplicate_similarity`.
 
-The files are MinHash's (`stages/dedup/minhash/store.py`) under `<work>/simhash_dedup/`, the
-fingerprint in place of the signature (two 32-bit halves), so the reused phases read them.
+The files are MinHash's (`stages/dedup/minhash/store.py`) under `<work>/simhash_dedup/` (the
+parameters' `stage`), the fingerprint in place of the signature (two 32-bit halves), so the
+reused phases read them; the runner removes their `sigs/` and `drops/` as MinHash's.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
-import orjson
-from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 from pydantic import Field, model_validator
 
-from gristmill.stages.base import GlobalStage, Stage, StageContext, StageParams
+from gristmill.stages.base import GlobalStage, Stage, StageParams
 from gristmill.stages.dedup.minhash import stage as minhash
-from gristmill.stages.dedup.minhash.store import DocStore, Files
+from gristmill.stages.dedup.minhash.store import DocStore
 from gristmill.stages.dedup.simhash import core
 from gristmill.stages.dedup.survivor import Prefer
-from gristmill.stages.formats.docio import AtomicWriter
 
 NAME = "simhash_dedup"
 
 
 class SimHashParams(StageParams):
+    stage: ClassVar[str] = NAME  # the reused phases' folder and the report's name
+
     threshold: float = Field(
         0.8, gt=0, le=1, description="exact Jaccard of shingle sets that makes near duplicates"
     )
@@ -99,6 +97,9 @@ class SimHashParams(StageParams):
     def lsh(self) -> tuple[int, int]:
         return math.comb(self.blocks, self.hamming), self.hamming
 
+    def lsh_report(self) -> dict:
+        return {"tables_hamming": list(self.lsh())}
+
     def parts(self, tasks: int) -> int:
         return self.cluster_tasks or tasks
 
@@ -106,11 +107,6 @@ class SimHashParams(StageParams):
         if self.min_survivor_similarity is not None:
             return self.min_survivor_similarity
         return max(0.0, 2 * self.threshold - 1)
-
-
-def own(ctx: StageContext) -> StageContext:
-    """The context the reused phases get: their files under `<work>/simhash_dedup/`."""
-    return dataclasses.replace(ctx, work=Path(ctx.work or ".") / NAME)
 
 
 class SimHashMap(minhash.MinHashMap):
@@ -139,28 +135,6 @@ class SimHashBands(minhash.MinHashBands):
         return minhash.confirmed_edges(store, pairs, keep, p.threshold, self.stat_update)
 
 
-class SimHashReport(PipelineStep):
-    """`minhash_dedup`'s report of these clusters, under this stage's name, where the manifest
-    reads reports."""
-
-    name = "simhash_dedup.report"
-    type = "dedup"
-
-    def __init__(self, ctx: StageContext):
-        super().__init__()
-        self.ctx = ctx
-
-    def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        src = Files(own(self.ctx)).report()
-        text = src.read_text(encoding="utf-8").replace("minhash_dedup", NAME)
-        report = orjson.loads(text)
-        report["tables_hamming"] = report.pop("bands_rows", None)
-        w = AtomicWriter(Path(self.ctx.work or ".") / "reports" / f"{NAME}.json")
-        w.write(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
-        w.close()
-        yield from ()
-
-
 class SimHashFilter(minhash.MinHashFilter):
     name = NAME
     Params = SimHashParams
@@ -172,15 +146,14 @@ class SimHashDedup(GlobalStage):
     preload = minhash.MinHashBands.preload
 
     def map_step(self) -> Stage:
-        return SimHashMap(self.params, own(self.ctx))
+        return SimHashMap(self.params, self.ctx)
 
     def reduce_step(self) -> PipelineStep:
-        return SimHashBands(self.params, own(self.ctx))
+        return SimHashBands(self.params, self.ctx)
 
     def reduce_steps(self) -> list[tuple[PipelineStep, int]]:
-        inner = minhash.MinHashDedup(self.params, own(self.ctx)).reduce_steps()
-        steps = [(self.reduce_step(), self.ctx.tasks), *inner[1:]]
-        return [*steps, (SimHashReport(self.ctx), 1)]
+        inner = minhash.MinHashDedup(self.params, self.ctx).reduce_steps()
+        return [(self.reduce_step(), self.ctx.tasks), *inner[1:]]
 
     def filter_step(self) -> Stage:
-        return SimHashFilter(self.params, own(self.ctx))
+        return SimHashFilter(self.params, self.ctx)
