@@ -107,11 +107,16 @@ def source_totals(shards: list[dict]) -> tuple[dict, dict]:
     return sources, totals
 
 
-def rejected_entries(out: Path) -> list[dict]:
+def rejected_entries(out: Path, pattern: str = "*/*.jsonl.zst") -> list[dict]:
     return [
         {"path": p.relative_to(out).as_posix()} | file_entry(p)
-        for p in sorted((out / "rejected").glob("*/*.jsonl.zst"))
+        for p in sorted((out / "rejected").glob(pattern))
     ]
+
+
+# what a stage removed from documents it kept (substring_dedup's spans, `<stage>/spans/`): not
+# dropped documents, so apart from `rejected`, whose readers take every record for one
+REMOVED_SPANS = "*/spans/*.jsonl.zst"
 
 
 def index_entries(out: Path) -> list[dict]:
@@ -144,19 +149,23 @@ def build(
 ) -> dict:
     shards = shard_entries(out)
     sources, totals = source_totals(shards)
-    return {
-        "gristmill_version": __version__,
-        "config_hash": config_hash,
-        "config": resolved,
-        "inputs": inputs,
-        "stages": stage_counts(phase_dirs),
-        "sources": sources,
-        "totals": totals,
-        "tokenizer": tokenizer,
-        "shards": shards,
-        "rejected": rejected_entries(out),
-        "timing": timing,
-    } | ({"index": index} if (index := index_entries(out)) else {})
+    return (
+        {
+            "gristmill_version": __version__,
+            "config_hash": config_hash,
+            "config": resolved,
+            "inputs": inputs,
+            "stages": stage_counts(phase_dirs),
+            "sources": sources,
+            "totals": totals,
+            "tokenizer": tokenizer,
+            "shards": shards,
+            "rejected": rejected_entries(out),
+            "timing": timing,
+        }
+        | ({"rejected_spans": spans} if (spans := rejected_entries(out, REMOVED_SPANS)) else {})
+        | ({"index": index} if (index := index_entries(out)) else {})
+    )
 
 
 def stage_reports(work: Path) -> dict:

@@ -60,8 +60,14 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
             problems.append(f"{shard['prefix']}{mf.SIDECAR}: documents of another source")
     on_disk = {p.relative_to(out).as_posix() for p in (out / "tokens").rglob("*") if p.is_file()}
     problems += [f"{p}: on disk but not in the manifest" for p in sorted(on_disk - listed)]
-    for rej in [*manifest["rejected"], *manifest.get("index", [])]:
+    files = [*manifest["rejected"], *manifest.get("rejected_spans", []), *manifest.get("index", [])]
+    for rej in files:
         problems += _check_file(out, rej["path"], rej)
+    rejects = {r["path"] for r in files}
+    for pattern in ("*/*.jsonl.zst", mf.REMOVED_SPANS):
+        for p in sorted((out / "rejected").glob(pattern)):
+            if (rel := p.relative_to(out).as_posix()) not in rejects:
+                problems.append(f"{rel}: on disk but not in the manifest")
     mixes = sorted((out / "mixes").glob("*/mix_manifest.json"))
     for mix_manifest in mixes:
         problems += _check_mix(out, mix_manifest, vocab)

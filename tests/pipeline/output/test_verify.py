@@ -1,10 +1,12 @@
+import random
 import shutil
 
 import orjson
 import pytest
 
+from gristmill.pipeline.output.manifest import sha256_file
 from gristmill.pipeline.output.verify import verify_run
-from tests.conftest import make_tiny_run, run_quietly
+from tests.conftest import make_tiny_run, run_quietly, write_jsonl
 
 WEB = "tokens/web/00000"  # task 0 read web.jsonl: 3 documents (w3 was a duplicate)
 
@@ -124,3 +126,44 @@ def test_manifest_not_json(out):
     (out / "manifest.json").write_text("{not json")
     [problem] = verify_run(out)[0]
     assert problem.startswith(f"{out / 'manifest.json'}: not valid JSON")
+
+
+SUBSTRING_RUN = """\
+output: out
+tasks: 1
+workers: 1
+sources:
+  - {name: web, paths: [data/web.jsonl]}
+stages:
+  - substring_dedup: {min_tokens: 8}
+  - tokenize
+  - pack
+"""
+
+
+def test_substring_spans_are_listed_and_verified(tmp_path):
+    """The spans substring_dedup removed are in the manifest with their sha256, so `verify`
+    catches a changed or an unlisted spans file as it catches a changed rejected file."""
+    notice = "この文書は翻訳です。原文は英語で書かれています。詳しくは原文をご覧ください。"
+    rng = random.Random(4)
+    bodies = ["".join(chr(rng.randint(0x4E00, 0x9FFF)) for _ in range(40)) for _ in range(3)]
+    texts = [f"{notice}\n{body}。" for body in bodies]
+    write_jsonl(
+        tmp_path / "data" / "web.jsonl", [{"id": f"d{i}", "text": t} for i, t in enumerate(texts)]
+    )
+    (tmp_path / "run.yaml").write_text(SUBSTRING_RUN)
+    manifest = run_quietly(tmp_path / "run.yaml")
+    out = tmp_path / "out"
+    assert manifest["stages"]["substring_dedup"]["spans_removed"] == 2
+    [entry] = manifest["rejected_spans"]
+    assert entry["path"] == "rejected/substring_dedup/spans/00000.jsonl.zst"
+    assert entry["sha256"] == sha256_file(out / entry["path"])
+    assert verify_run(out)[0] == []
+    spans = out / entry["path"]
+    spans.write_bytes(spans.read_bytes()[:-1])
+    assert verify_run(out)[0][0].startswith(f"{entry['path']}: ")
+    shutil.copy(spans, spans.with_name("00001.jsonl.zst"))
+    assert (
+        f"{entry['path'][:-15]}00001.jsonl.zst: on disk but not in the manifest"
+        in verify_run(out)[0]
+    )
