@@ -162,20 +162,6 @@ def _chunks(path: Path):
             yield np.frombuffer(raw, dtype=REC)
 
 
-def _write(path: Path, arr: np.ndarray) -> None:
-    w = AtomicWriter(path)
-    w.write(np.ascontiguousarray(arr).tobytes())
-    w.close()
-
-
-def _inputs(files: _Files, bucket: int, tasks: int) -> list[Path]:
-    paths = [files.recs(bucket, t) for t in range(tasks)]
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        raise RuntimeError(f"exact_dedup: map output missing: {missing[0]}")
-    return paths
-
-
 class BloomReduce(PipelineStep):
     """Per bucket: duplicates (documents) or the repeated-unit filter (paragraphs, lines)."""
 
@@ -188,7 +174,7 @@ class BloomReduce(PipelineStep):
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         files = _Files(self.ctx)
-        paths = _inputs(files, rank, self.ctx.tasks)
+        paths = para.map_outputs([files.recs(rank, t) for t in range(self.ctx.tasks)])
         n = sum(p.stat().st_size for p in paths) // REC.itemsize
         if self.params.level == "document":
             self._documents(files, paths, rank, n)
@@ -202,7 +188,7 @@ class BloomReduce(PipelineStep):
         for task, path in enumerate(paths):
             dupes = [c["idx"][bloom.check_add(c["h1"], c["h2"])] for c in _chunks(path)]
             dupes = np.concatenate(dupes) if dupes else np.zeros(0, np.uint64)
-            _write(files.drops(rank, task), dupes)
+            para.write_array(files.drops(rank, task), dupes)
             total += len(dupes)
         self.stat_update("duplicates", value=total)
         self.stat_update("state_bytes", value=bloom.nbytes)
@@ -219,7 +205,7 @@ class BloomReduce(PipelineStep):
                 again = seen.check_add(c["h1"], c["h2"])
                 repeated.add(c["h1"][again], c["h2"][again])
         header = np.array([repeated.k, repeated.m], dtype=np.uint64)
-        _write(files.repeated(rank), np.concatenate([header, repeated.words]))
+        para.write_array(files.repeated(rank), np.concatenate([header, repeated.words]))
         self.stat_update("repeated_occurrences", value=repeats)
         self.stat_update("state_bytes", value=seen.nbytes + repeated.nbytes)
 

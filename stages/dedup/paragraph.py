@@ -76,10 +76,19 @@ class _Files:
         return self.root / "drops" / f"{bucket:05d}.u64"
 
 
-def _write_array(path: Path, arr: np.ndarray) -> None:
+def write_array(path: Path, arr: np.ndarray) -> None:
     w = AtomicWriter(path)
     w.write(np.ascontiguousarray(arr, dtype=np.uint64).tobytes())
     w.close()
+
+
+def map_outputs(paths: list[Path]) -> list[Path]:
+    """`paths`, the map's files a reduce task reads, once every one is there (the paragraph and
+    the Bloom methods'); the first missing one is named."""
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        raise RuntimeError(f"exact_dedup: map output missing: {missing[0]}")
+    return paths
 
 
 class ParagraphMap(Stage):
@@ -102,7 +111,7 @@ class ParagraphMap(Stage):
         bucket_of = hashes % np.uint64(buckets)
         for bucket in range(buckets):  # every bucket gets a file, so reduce can check all arrived
             sel = bucket_of == bucket
-            _write_array(
+            write_array(
                 files.counts(bucket, rank),
                 np.stack([hashes[sel], counts[sel].astype(np.uint64)], axis=1),
             )
@@ -121,17 +130,14 @@ class ParagraphReduce(PipelineStep):
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         files = _Files(self.ctx)
-        paths = [files.counts(rank, r) for r in range(self.ctx.tasks)]
-        missing = [p for p in paths if not p.exists()]
-        if missing:
-            raise RuntimeError(f"exact_dedup: map output missing: {missing[0]}")
+        paths = map_outputs([files.counts(rank, r) for r in range(self.ctx.tasks)])
         table = np.concatenate([np.fromfile(p, dtype=np.uint64).reshape(-1, 2) for p in paths])
         table = table[np.argsort(table[:, 0], kind="stable")]
         hashes = table[:, 0]
         starts = np.flatnonzero(np.r_[True, hashes[1:] != hashes[:-1]]) if len(hashes) else []
         totals = np.add.reduceat(table[:, 1], starts) if len(hashes) else np.zeros(0, np.uint64)
         repeated = totals > self.params.max_occurrences
-        _write_array(files.repeated(rank), hashes[starts][repeated] if len(hashes) else totals)
+        write_array(files.repeated(rank), hashes[starts][repeated] if len(hashes) else totals)
         self.stat_update("distinct_units", value=len(totals))
         self.stat_update("repeated_units", value=int(repeated.sum()))
         self.stat_update("repeated_occurrences", value=int(totals[repeated].sum()))

@@ -4,7 +4,7 @@ import pytest
 from datatrove.data import Document
 
 from gristmill.stages.base import StageContext
-from gristmill.stages.dedup.exact import ExactDedup
+from gristmill.stages.dedup.exact import ExactDedup, ExactDedupParams
 from gristmill.stages.dedup.textnorm import normalize, text_hash
 from tests.conftest import rejected_records, run_step, stats
 
@@ -157,8 +157,17 @@ def test_map_writes_a_file_for_every_bucket(tmp_path):
     assert sigs == [f"exact_dedup/sigs/{b:05d}/00001.jsonl" for b in range(3)]
 
 
-def test_reduce_refuses_missing_map_output(tmp_path):
-    stage = ExactDedup(ctx=StageContext(work=tmp_path, tasks=2))
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"level": "paragraph"},
+        {"method": "bloom"},
+        {"method": "bloom", "level": "paragraph"},
+    ],
+)
+def test_reduce_refuses_missing_map_output(tmp_path, params):
+    stage = ExactDedup(ExactDedupParams(**params), ctx=StageContext(work=tmp_path, tasks=2))
     run_step(stage.map_step(), [doc("a", "text")], rank=0, world_size=2)  # rank 1 never ran
-    with pytest.raises(RuntimeError, match="map output missing"):
+    with pytest.raises(RuntimeError, match=r"exact_dedup: map output missing: .*00001"):
         run_step(stage.reduce_step(), None, 0, 2)
