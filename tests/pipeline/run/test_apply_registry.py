@@ -198,6 +198,43 @@ def test_apply_on_plain_records(tmp_path, stage):
     STAGE_CHECKS[stage](kept, dropped)
 
 
+def apply_plain(tmp_path, stage: str, *settings: str) -> tuple[dict, dict]:
+    """(kept, dropped) by id after `gristmill apply STAGE --set ...` on RECORDS."""
+    inp = write_jsonl(tmp_path / "in.jsonl", RECORDS)
+    out, rej = tmp_path / "out.jsonl", tmp_path / "rejected.jsonl"
+    args = ["apply", stage, "-i", str(inp), "-o", str(out), "--rejected", str(rej)]
+    args += [x for s in settings for x in ("--set", s)]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    kept = {r["id"]: r for r in read_records(out)}
+    dropped = {r["id"]: r for r in read_records(rej)}
+    assert sorted([*kept, *dropped]) == sorted(TEXT)
+    return kept, dropped
+
+
+def test_apply_exact_dedup_bloom_on_plain_records(tmp_path):
+    """The Bloom method drops what the exact method drops; a Bloom filter names no survivor."""
+    kept, dropped = apply_plain(tmp_path, "exact_dedup", "method=bloom")
+    assert {i: (r["reason"], r["metadata"]["duplicate_of"]) for i, r in dropped.items()} == {
+        "en-upper": ("duplicate_exact", None)
+    }
+    assert all(r["text"] == TEXT[i] for i, r in kept.items())
+
+
+@pytest.mark.parametrize("method", ["exact", "bloom"])
+def test_apply_exact_dedup_paragraphs_on_plain_records(tmp_path, method):
+    """Paragraph level, either method: the paragraph every copy of EN shares (after case and
+    width are normalised) is removed from all of them, the others' texts stay."""
+    kept, dropped = apply_plain(
+        tmp_path, "exact_dedup", "level=paragraph", "max_occurrences=1", f"method={method}"
+    )
+    assert {i: r["reason"] for i, r in dropped.items()} == {
+        "en": "empty_after_paragraph_dedup",
+        "en-upper": "empty_after_paragraph_dedup",
+    }
+    assert all(kept[i]["text"] == TEXT[i] for i in ("en-near", *SCRIPTS))
+
+
 def test_apply_pack_is_one_line_exit_2(tmp_path):
     inp = write_jsonl(tmp_path / "in.jsonl", RECORDS[:1])
     cmd = [sys.executable, "-m", "gristmill.pipeline.cli.main", "apply", "pack", "-i", str(inp)]
