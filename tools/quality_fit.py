@@ -16,11 +16,12 @@ the other packages (`bench/evals/quality_eval.py` section 4, `tests/stages/test_
 
 `score`: on every domain of `bench/data/quality_domains.py` together (documentation pages,
 web pages, SMS, degraded text; built under the temporary folder from ../shared/data), the
-weights that rank each domain's good texts above its bad ones (`fit.fit_rank_weights`, every
-domain weighing the same), the calibration percentiles over those texts (each (domain, label)
-weighing the same), and each language's `score_offset` from the clean gnome-user-docs pages
-(`fit.language_offsets`). The figures on held-out domains are `bench/evals/quality_lodo.py`'s;
-this prints the documentation corpus's pairs as `bench/evals/quality_eval.py` does.
+weights that rank each domain's good texts above its bad ones (`rank_weights`: the worst
+domain first, around the line score's prior weight), the calibration percentiles over those
+texts (each (domain, label) weighing the same), and each language's `score_offset` from the
+clean gnome-user-docs pages (`fit.language_offsets`). The figures on held-out domains are
+`bench/evals/quality_lodo.py`'s; this prints the documentation corpus's pairs as
+`bench/evals/quality_eval.py` does.
 
 Without --write, nothing is written; the figures are those of the fit just made.
 `--hold-sources a,b` splits by package instead, for a check of the method only (fit on the other
@@ -135,6 +136,21 @@ def deficits(sig: dict, lang: str) -> np.ndarray:
     return np.array(row)
 
 
+# the score fit's settings (`fit.fit_rank_weights`): the soft maximum's temperature over the
+# domains' losses, and the ridge around each signal's `prior` weight (the spec's, else 0)
+WORST, RIDGE = 0.05, 0.1
+
+
+def rank_weights(x: np.ndarray, y: np.ndarray, domains: list[str]) -> np.ndarray:
+    """The score's weights on these deficits (columns in `score_spec()` order): the worst
+    domain first, each weight pulled toward its prior."""
+    from gristmill.stages.quality.fit import fit_rank_weights
+    from gristmill.stages.quality.languages import score_spec
+
+    prior = np.array([float(s.get("prior", 0.0)) for s in score_spec().values()])
+    return fit_rank_weights(x, y, domains, l2=RIDGE, prior=prior, worst=WORST)
+
+
 def domain_matrix(rows: list[dict]) -> np.ndarray:
     """The deficits of every record of `bench/data/quality_domains.py` (in its language)."""
     return np.array([deficits(r["signals"], r["lang"]) for r in rows])
@@ -143,13 +159,13 @@ def domain_matrix(rows: list[dict]) -> np.ndarray:
 def fit_score(rows: list[dict]) -> dict:
     """Weights on every development domain together (each (domain, label) weighing the same),
     the calibration knots over those texts, and each language's offset from the clean pages."""
-    from gristmill.stages.quality.fit import balanced, fit_rank_weights, knots, language_offsets
+    from gristmill.stages.quality.fit import balanced, knots, language_offsets
     from gristmill.stages.quality.languages import score_spec
 
     dev = [r for r in rows if r["domain"] != "clean"]
     x, y = domain_matrix(dev), np.array([float(r["label"]) for r in dev])
     weight = balanced([(r["domain"], r["label"]) for r in dev])
-    w = fit_rank_weights(x, y, [r["domain"] for r in dev])
+    w = rank_weights(x, y, [r["domain"] for r in dev])
     names = list(score_spec())
     weights = {n: round(float(v), 3) for n, v in zip(names, w, strict=True)}
     domains = sorted({r["domain"] for r in dev})

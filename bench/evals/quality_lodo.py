@@ -3,7 +3,7 @@ language at a threshold of 0.5.
 
 On the records of `bench/data/quality_domains.py` (good text 1, bad text 0; docs_web, web,
 sms, degraded), for each domain in turn: the score's weights fitted as `tools.quality_fit`
-fits them (`fit.fit_rank_weights` on every other domain, each weighing the same) and the ROC
+fits them (`tools.quality_fit.rank_weights` on every other domain) and the ROC
 AUC of its penalty on the held-out domain. Beside it, on the same records: the score before
 this fit (the weights of `bench/data/quality_fitted_before.yaml`), the shipped score, and the
 naive line score: the share of lines ending in `. ! ? "` times min(1, words per line / 15).
@@ -57,9 +57,8 @@ def weights_of(doc: dict) -> np.ndarray:
 
 
 def lodo(rows: list[dict]) -> list[tuple]:
-    from gristmill.stages.quality.fit import fit_rank_weights
     from gristmill.stages.quality.languages import fitted
-    from tools.quality_fit import domain_matrix
+    from tools.quality_fit import domain_matrix, rank_weights
 
     dev = [r for r in rows if r["domain"] != "clean"]
     x = domain_matrix(dev)
@@ -71,7 +70,7 @@ def lodo(rows: list[dict]) -> list[tuple]:
     out = []
     for d in sorted(set(dom)):
         train, test = dom != d, dom == d
-        w = fit_rank_weights(x[train], y[train], list(dom[train]))
+        w = rank_weights(x[train], y[train], list(dom[train]))
         yt = y[test]
         row = [d, int(yt.sum()), int(len(yt) - yt.sum())]
         row += [auc(-x[test] @ w, yt), auc(-x[test] @ w_before, yt), auc(-x[test] @ w_now, yt)]

@@ -6,8 +6,9 @@ them is on the other part:
 
 - the score (`fit_rank_weights`): on good (label 1) and bad (label 0) texts of several domains
   (`bench/data/quality_domains.py`), non-negative weights over each signal's deficit (1 - its
-  component, see `rules.component`) that rank each domain's good texts above its bad ones, every
-  domain weighing the same: a signal may only lower the score, and by its own rule's direction.
+  component, see `rules.component`) that rank each domain's good texts above its bad ones, the
+  worst domain first, around a prior (the line score's weight): a signal may only lower the
+  score, and by its own rule's direction.
   The score is then calibrated to rank: the penalty (weighted sum of deficits) is mapped
   through the reference texts' empirical distribution (`knots`, weighted the same way), so a
   score s means that a share s of the reference carries a larger penalty. Each language's
@@ -92,28 +93,42 @@ def fit_rank_weights(
     steps: int = 1500,
     lr: float = 0.05,
     seed: int = 0,
+    prior: np.ndarray | None = None,
+    worst: float | None = None,
 ) -> np.ndarray:
     """Non-negative weights w of the deficits `x` (penalty x @ w) that rank each group's
     y = 1 rows above its y = 0 rows: RankNet's pairwise loss, log(1 + exp(-(s_good - s_bad)))
-    with s = -penalty, on `pairs` random (good, bad) pairs of each group, every group weighing
-    the same (a smooth stand-in for the mean of the groups' ROC AUCs). Projected Adam from
-    w = 0 with a seeded sampler: deterministic; `l2` is the ridge on w."""
+    with s = -penalty, on `pairs` random (good, bad) pairs of each group (a smooth stand-in for
+    1 - the group's ROC AUC). The groups' losses are averaged, every group weighing the same,
+    or, with `worst` (a temperature), combined as their soft maximum, worst * log(sum(exp(
+    loss / worst))): the fit then raises the worst group first, which is what a group it has
+    not seen needs more than a higher mean. `l2` is the ridge on w - `prior` (default 0): a
+    weight moves from its prior only as far as the loss gains. Projected Adam from w = prior
+    with a seeded sampler: deterministic."""
     rng = np.random.default_rng(seed)
     labels, names = np.asarray(y), np.asarray(groups)
-    diffs, share = [], []
+    diffs = []
     for g in sorted(set(groups)):
         good = np.flatnonzero((names == g) & (labels == 1))
         bad = np.flatnonzero((names == g) & (labels == 0))
         if not len(good) or not len(bad):
             continue
         diffs.append(x[rng.choice(bad, pairs)] - x[rng.choice(good, pairs)])
-    d = np.vstack(diffs)  # s_good - s_bad = d @ w
-    share = np.full(len(d), 1.0 / len(d))
     k = x.shape[1]
-    w, m, v = np.zeros(k), np.zeros(k), np.zeros(k)
+    w0 = np.zeros(k) if prior is None else np.asarray(prior, float)
+    w, m, v = w0.copy(), np.zeros(k), np.zeros(k)
     for t in range(1, steps + 1):
-        p = 1.0 / (1.0 + np.exp(np.clip(d @ w, -50, 50)))
-        grad = -(d.T @ (p * share)) + l2 * w
+        losses, grads = np.empty(len(diffs)), np.empty((len(diffs), k))
+        for i, d in enumerate(diffs):  # s_good - s_bad = d @ w
+            z = d @ w
+            losses[i] = np.mean(np.logaddexp(0.0, -z))
+            grads[i] = -(d.T @ (1.0 / (1.0 + np.exp(np.clip(z, -50, 50))))) / len(d)
+        if worst is None:
+            share = np.full(len(diffs), 1.0 / len(diffs))
+        else:
+            e = np.exp((losses - losses.max()) / worst)
+            share = e / e.sum()
+        grad = share @ grads + l2 * (w - w0)
         m = 0.9 * m + 0.1 * grad
         v = 0.999 * v + 0.001 * grad**2
         w -= lr * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)

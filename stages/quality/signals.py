@@ -8,8 +8,8 @@ choice is written next to the code):
 - FineWeb (Penedo et al. 2024): line punctuation, short lines, duplicated-line characters,
   list-like documents (newlines per word).
 - Line structure (ours, for the score): the share of lines that read as link or menu items,
-  words per line, and the prose share (lines ending in their script's sentence end, weighted
-  by words per line up to 15).
+  words per line, and the prose share (lines ending in their script's sentence end or an
+  ellipsis, weighted by words per line up to 15).
 - Boilerplate (ours, for the score): words in capitals (menu and sidebar labels) and
   lower-to-upper case joins inside words (page blocks run together by an extractor).
 
@@ -125,14 +125,16 @@ def compute_signals(text: str, profile: LangProfile) -> dict[str, float | int | 
 def _line_structure(c: list[int], words: float) -> dict[str, float]:
     """The page as lines: the share that read as link or menu items (`scan.py`), words per line
     (a word of a script without spaces is `ngram_scale` characters), and the prose share: lines
-    ending in their script's terminal punctuation times min(1, words per line / PROSE_WORDS)."""
+    ending in their script's terminal punctuation or in an ellipsis (the end of a sentence in
+    chat and fiction) times min(1, words per line / PROSE_WORDS)."""
     from gristmill.stages.quality import kernels as k
 
     n = c[k.LINES]
     if not n:
         return {"lines_link": 0.0, "lines_words": 0.0, "lines_prose": 0.0}
     per_line = words / n
-    prose = c[k.PUNCT_LINES] / n * min(1.0, per_line / PROSE_WORDS)
+    ends = c[k.PUNCT_LINES] + c[k.ELLIPSIS_LINES]  # no line is counted in both
+    prose = ends / n * min(1.0, per_line / PROSE_WORDS)
     return {"lines_link": c[k.LINK_LINES] / n, "lines_words": per_line, "lines_prose": prose}
 
 

@@ -114,3 +114,45 @@ def test_language_offsets_equalise_the_pass_rate_at_one_half():
     ]
     assert abs(rate[0] - rate[1]) < 0.02
     assert language_offsets(np.zeros(5), ["zz"] * 5, ks) == {}  # too few pages: none
+
+
+def _two_domains(seed=0, n=400):
+    """Domain a: deficit 0 separates it, deficit 1 is larger on its good texts (it hurts a);
+    domain b: deficit 0 is weak, deficit 1 separates it. Deficit 2 is noise everywhere."""
+    rng = np.random.default_rng(seed)
+    y = np.tile([1.0, 0.0], n)
+    bad = 1 - y
+    x = rng.random((4 * n, 3)) * 0.5
+    x[: 2 * n, 0] += 0.6 * bad
+    x[: 2 * n, 1] += 0.3 * y
+    x[2 * n :, 0] += 0.1 * bad
+    x[2 * n :, 1] += 0.4 * bad
+    return x, np.concatenate([y, y]), ["a"] * (2 * n) + ["b"] * (2 * n)
+
+
+def test_rank_fit_with_worst_raises_the_worst_domain():
+    from gristmill.stages.quality.fit import fit_rank_weights
+    from gristmill.stages.quality.model import roc_auc
+
+    x, y, groups = _two_domains()
+    g = np.array(groups)
+
+    def aucs(w):
+        return [roc_auc(list(-x[g == d] @ w), list(y[g == d])) for d in ("a", "b")]
+
+    mean = fit_rank_weights(x, y, groups, steps=600)
+    worst = fit_rank_weights(x, y, groups, steps=600, worst=0.02)
+    assert (mean >= 0).all() and (worst >= 0).all()
+    assert min(aucs(worst)) > min(aucs(mean)) + 0.01
+    assert aucs(worst)[0] < aucs(mean)[0]  # what the worst domain gains, the best one pays
+    assert (fit_rank_weights(x, y, groups, steps=600, worst=0.02) == worst).all()
+
+
+def test_rank_fit_keeps_a_prior_weight_the_data_do_not_contradict():
+    from gristmill.stages.quality.fit import fit_rank_weights
+
+    x, y, groups = _two_domains()
+    prior = np.array([0.0, 0.0, 2.0])
+    w = fit_rank_weights(x, y, groups, steps=600, l2=1.0, prior=prior)
+    assert w[2] > 1.0  # noise: held near its prior by the ridge
+    assert fit_rank_weights(x, y, groups, steps=600, l2=1.0)[2] < 0.2  # near 0 without one

@@ -193,3 +193,24 @@ def test_stop_words_lower_case_each_word_as_the_whole_text_does():
     text = "ΤΗΣ ΠΟΛΗΣ, και «ΤΗΣ»\u00a0ΣΑΣ"
     assert set(text.lower().split()) == {w.lower() for w in text.split()}
     assert sig(text, el)["gopher_stop_words"] == 2  # της, και
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "prose"),
+    [
+        # 2 lines, both ending a sentence (one in an ellipsis): 1 x min(1, 11 words / 2 / 15)
+        ("I will call you later...\nOk see you at the station.", "en", 11 / 2 / 15),
+        ("I will call you later …\nOk", "en", 1 / 2 * (6 / 2 / 15)),  # spaced ellipsis ends
+        ("Menu\nHome", "en", 0.0),
+        # characters: 16 + 8 letters (punctuation is not a word) = 12 words of 2, on 2 lines
+        ("这是一个完整的句子，我们都很喜欢它。\n价格只要九十九元……", "zh", 1 * 12 / 2 / 15),
+        ("これは日本語の文です！\n本当ですか？", "ja", 1 * (10 + 5) / 2 / 2 / 15),
+        ("이것은 한국어 문장입니다.\n메뉴", "ko", 1 / 2 * (4 / 2 / 15)),
+        ("هذه جملة عربية كاملة؟\nالرئيسية", "ar", 1 / 2 * (5 / 2 / 15)),
+        ("यह एक पूरा वाक्य है।\nमुखपृष्ठ", "hi", 1 / 2 * (6 / 2 / 15)),
+        ("Это полное предложение.\nГлавная", "ru", 1 / 2 * (4 / 2 / 15)),
+        ("Это полное предложение .\nГлавная", "ru", 1 / 2 * (4 / 2 / 15)),  # spaced: the same
+    ],
+)
+def test_lines_prose_counts_each_scripts_sentence_ends_and_ellipses(text, lang, prose):
+    assert sig(text, profile(lang))["lines_prose"] == pytest.approx(prose)
