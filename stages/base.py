@@ -123,6 +123,21 @@ class StageHooks:
         """The values of `gives`, for the stages after this one."""
         return {}
 
+    @classmethod
+    def index_params(cls, params: StageParams) -> dict | None:
+        """Whether this stage, with these parameters, keeps an index of what the run kept in
+        `OUT/index/<name>/` and looks documents up in earlier runs' (`dedup_against`,
+        `stages/dedup/earlier.py`): None if not; else what a later run's same stage must share
+        with this one for the two indexes to be comparable (recorded in the index's meta.json,
+        checked by that later run; `{}`: nothing)."""
+        return None
+
+    def write_index(self, kept: set[tuple[int, str]], out: Path) -> Path | None:
+        """At the end of a run whose stage keeps an index (`index_params`): the index of the
+        documents in `tokens/` (`kept`: their (source rank, id)) under `out`, from this
+        stage's work files; its folder."""
+        return None
+
 
 class Stage(StageHooks, PipelineStep):
     type = "stage"

@@ -21,7 +21,7 @@ from pydantic import Field, ValidationError, field_validator
 from gristmill.pipeline.run.config_errors import format_error
 from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, resolve
 from gristmill.pipeline.run.source_paths import SourceError, check_overlap, expand
-from gristmill.stages.base import FIRST, LAST, StrictModel
+from gristmill.stages.base import FIRST, LAST, StageHooks, StrictModel
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fs import is_url, local_path
 from gristmill.stages.registry import STAGES, UnknownStage, get_stage, implicit_first
@@ -137,17 +137,22 @@ class LoadedConfig:
             p if is_url(p) else str((self.root / local_path(p)).resolve())
             for p in run.dedup_against
         ]
-        if self.dedup_against and not self.exact_index():
+        if self.dedup_against and not self.indexed():
+            able = ", ".join(name for name, c in STAGES.items() if _keeps_index(c))
             raise ConfigError(
-                "dedup_against: needs exact_dedup (level document, method exact) among the stages"
+                f"dedup_against: needs a stage that keeps an index among the stages ({able}; "
+                "exact_dedup at level document with method exact)"
             )
 
-    def exact_index(self) -> bool:
-        """Whether the run's exact_dedup keeps (and looks up) an index of document keys."""
-        return any(
-            s.name == "exact_dedup" and p.level == "document" and p.method == "exact"
-            for s, p in self.stage_params
-        )
+    def indexed(self) -> dict[str, dict]:
+        """Stage name -> its `index_params`, for every stage of the run that keeps an index
+        of what the run kept (and looks documents up in the `dedup_against` runs' indexes)."""
+        found = {}
+        for entry, params in self.stage_params:
+            index = get_stage(entry.name).index_params(params)
+            if index is not None:
+                found[entry.name] = index
+        return found
 
     def resolved(self) -> dict:
         """The config with every default filled in, as recorded in the manifest. Without the
@@ -165,6 +170,11 @@ class LoadedConfig:
         bytes, so a run started on Slurm can be finished (or resumed) by another executor."""
         data = {k: v for k, v in self.resolved().items() if k not in EXECUTOR_KEYS}
         return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def _keeps_index(cls) -> bool:
+    """Whether the stage class can keep an index (with some parameters)."""
+    return cls.index_params.__func__ is not StageHooks.index_params.__func__
 
 
 def work_folder(root: Path, url: str, work_dir: str | None) -> Path:

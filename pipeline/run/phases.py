@@ -100,8 +100,9 @@ def input_files(cfg: LoadedConfig) -> list[InputFile]:
 
 def run_context(cfg: LoadedConfig, work: Path) -> StageContext:
     run = cfg.run
-    earlier = tuple(  # a URL's index copied into the work folder once
-        (p, str(fetch_index(p, work / "earlier" / f"{i:02d}", cfg.storage_options)))
+    indexed = cfg.indexed()  # each stage's index, checked; a URL's copied into work/ once
+    earlier = tuple(
+        (p, str(fetch_index(p, work / "earlier" / f"{i:02d}", indexed, cfg.storage_options)))
         for i, p in enumerate(cfg.dedup_against)
     )
     return StageContext(

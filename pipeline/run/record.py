@@ -13,9 +13,11 @@ from pathlib import Path
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run.observe import RunObserver, RunState
-from gristmill.stages.dedup.earlier import write_exact_index
+from gristmill.stages.registry import get_stage
 
-SCRATCH = ("docs_*", "*/sigs", "*/drops")  # phases' intermediates; markers and stats stay
+# phases' intermediates and the copies of earlier runs' indexes (`dedup_against` URLs);
+# markers and stats stay
+SCRATCH = ("docs_*", "*/sigs", "*/drops", "earlier")
 
 
 class Record(RunObserver):
@@ -23,9 +25,14 @@ class Record(RunObserver):
         self.after = after
 
     def on_run_end(self, run: RunState) -> None:
-        if run.cfg.exact_index():  # what a later run's `dedup_against` reads
-            kept = mf.kept_docs(run.out, run.ctx.source_order)
-            write_exact_index(run.work / "exact_dedup" / "sigs", kept, run.out)
+        kept = None
+        for entry, params in run.cfg.stage_params:  # what a later run's `dedup_against` reads
+            cls = get_stage(entry.name)
+            if cls.index_params(params) is None:
+                continue
+            if kept is None:
+                kept = mf.kept_docs(run.out, run.ctx.source_order)
+            cls(params, run.ctx).write_index(kept, run.out)
         manifest = mf.build(
             run.out,
             run.cfg.resolved(),

@@ -1,14 +1,42 @@
 """Dedup against earlier runs: the index a run leaves of what it kept, and the lookups a later
 run (`dedup_against: [...]`) makes in it.
 
-The index of `exact_dedup` (document level, method exact) is `OUT/index/exact_dedup/v1/`:
-`keys.npy`, the sorted distinct 16-byte keys (xxh3-128 of `normalize(text)`, the stage's own key)
-of every document the run kept in `tokens/`, and `meta.json` (what the key is, how many).
-A later run's `exact_dedup` reduce drops every document whose key is in an earlier index, all
-copies, with reason `in_earlier_run` and the earlier run's path in `in_earlier_run`; the rest
-is deduplicated among themselves as usual. The key is the text as `exact_dedup` sees it, so the
-stages before it must be the same in both runs for the keys to agree.
+A stage keeps an index when its `index_params` (`stages/base.py`) says so: `exact_dedup`
+(document level, method exact), `minhash_dedup` and `simhash_dedup`. At the end of the run each
+writes `OUT/index/<stage>/v1/`, of the documents the run kept in `tokens/` only (what a stage
+kept and a later one dropped is not there), with a `meta.json`: the stage, the version, how
+many documents, the files, and `params`, what a later run's same stage must share with it.
 
+- `exact_dedup`: `keys.npy`, the sorted distinct 16-byte keys (xxh3-128 of `normalize(text)`,
+  the stage's own key). A later run's reduce drops every document whose key is there, all
+  copies; the rest is deduplicated among themselves as usual.
+- `minhash_dedup`: `keys.npy`, every kept document's LSH band keys (uint64, sorted, so a later
+  run looks them up by binary search in the memory-mapped file), `rows.npy` (uint32: for each
+  key, its document's row), `signatures.npy` (uint32, a row of `num_perm` values a document),
+  `ids.bin` and `ids_ends.npy` (the documents' ids, UTF-8 back to back, and where each ends).
+  `params`: num_perm, bands, rows, seed and the shingle settings.
+- `simhash_dedup`: the same files with its permuted block tables' keys for band keys and the
+  64-bit fingerprints (two uint32 halves each) for a signature; `params`: the fingerprint and
+  table settings (blocks, hamming) and the shingle settings.
+
+A later run's `minhash_dedup` / `simhash_dedup` map looks up every document's keys in each
+earlier index as it makes them (`stages/dedup/minhash/index.py`). The earlier texts are not
+kept, so a candidate cannot be confirmed by exact Jaccard as pairs within a run are: it is
+confirmed by its signatures, MinHash's estimated Jaccard at least the later run's `threshold`
+(a standard error of sqrt(J (1 - J) / num_perm), 0.035 at J = 0.8 with 128 permutations, so a
+pair at exactly the threshold is found about half the time), SimHash's fingerprints no farther
+apart than the Hamming distance expected at `threshold` (the same estimate from the bits that
+differ). datatrove's
+`MinhashBuildIndex` with a dedup's `index_folder` drops a document on any band match, without
+confirmation. A confirmed document is dropped before the run's own candidates are made, as if
+it were not in the input: reason `in_earlier_run`, with the earlier run in `in_earlier_run`,
+the earlier document's id in `duplicate_of`, and the estimate (`duplicate_similarity`) or the
+distance (`duplicate_hamming`).
+
+Every kind of index compares texts as its stage sees them, so the stages before it must be the
+same in both runs for the keys and signatures to agree. A later run checks, before any work,
+that each of its indexed stages finds its index in every earlier output and that the index's
+`params` equal its own: a missing index or a differing parameter is a GristmillError naming it.
 A version is a folder: a change of key or format is `v2`, and a run reads only the versions it
 knows.
 """
@@ -28,12 +56,19 @@ from gristmill.stages.formats.fs import is_url, open_file
 VERSION = "v1"
 EXACT = "exact_dedup"
 KEY = "xxh3-128 of normalize(text), document level"
-FILES = ("keys.npy", "meta.json")
+META = "meta.json"
 DTYPE = "S16"
+IN_EARLIER_RUN = "in_earlier_run"  # the reason of a document an earlier run kept
 
 
 def index_dir(out: Path, stage: str = EXACT) -> Path:
     return out / "index" / stage / VERSION
+
+
+def write_meta(folder: Path, stage: str, docs: int, files: list[str], **more) -> None:
+    """meta.json, written last: an index folder with it is whole."""
+    meta = {"stage": stage, "version": VERSION, "docs": docs, "files": files, **more}
+    write_bytes(folder / META, orjson.dumps(meta, option=orjson.OPT_INDENT_2))
 
 
 def write_exact_index(sigs: Path, kept: set[tuple[int, str]], out: Path) -> Path | None:
@@ -51,42 +86,74 @@ def write_exact_index(sigs: Path, kept: set[tuple[int, str]], out: Path) -> Path
     arr = np.array(sorted(bytes.fromhex(k) for k in keys), dtype=DTYPE)
     folder = index_dir(out)
     folder.mkdir(parents=True, exist_ok=True)
-    meta = {"stage": EXACT, "version": VERSION, "key": KEY, "docs": len(arr)}
     with atomic_path(folder / "keys.npy") as tmp, open(tmp, "wb") as fh:
         np.save(fh, arr)
-    write_bytes(folder / "meta.json", orjson.dumps(meta, option=orjson.OPT_INDENT_2))
+    write_meta(folder, EXACT, len(arr), ["keys.npy"], key=KEY, params={})
     return folder
 
 
-def fetch_index(run: str, into: Path, storage_options=None) -> Path:
-    """The exact index of the earlier run `run` (a folder or a URL) as a local folder: a URL's
-    files are copied into `into` (whole, then renamed) once."""
+def fetch_index(run: str, into: Path, stages: dict[str, dict], storage_options=None) -> Path:
+    """The `index/` folder of the earlier run `run` (a folder or a URL) as a local folder, with
+    the index of every stage in `stages` (name -> its `index_params` in this run), each checked
+    against this run's parameters. A URL's files are copied into `into` (whole, then renamed)
+    once."""
+    root = Path(run) / "index" if not is_url(run) else into
+    for stage, params in stages.items():
+        folder = root / stage / VERSION
+        meta = _meta(run, stage, folder, storage_options)
+        for name in meta.get("files", ["keys.npy"]):
+            _fetched(run, stage, folder, name, storage_options)
+        check_params(run, stage, meta, params)
+    return root
+
+
+def _meta(run: str, stage: str, folder: Path, storage_options) -> dict:
+    path = _fetched(run, stage, folder, META, storage_options)
+    return orjson.loads(path.read_bytes())
+
+
+def _fetched(run: str, stage: str, folder: Path, name: str, storage_options) -> Path:
+    """`folder / name`, copied there first when `run` is a URL."""
+    path = folder / name
     if not is_url(run):
-        folder = index_dir(Path(run))
-        if not (folder / "keys.npy").is_file():
-            raise GristmillError(f"dedup_against: {run}: no {EXACT} index ({folder})")
-        return folder
-    into.mkdir(parents=True, exist_ok=True)
-    for name in FILES:
-        if (into / name).is_file():
-            continue
-        url = f"{run.rstrip('/')}/index/{EXACT}/{VERSION}/{name}"
-        try:
-            with open_file(url, storage_options) as fh:
-                data = fh.read()
-        except FileNotFoundError:
-            raise GristmillError(f"dedup_against: {run}: no {EXACT} index ({url})") from None
-        write_bytes(into / name, data)
-    return into
+        if not path.is_file():
+            raise GristmillError(f"dedup_against: {run}: no {stage} index ({path})")
+        return path
+    if path.is_file():
+        return path
+    url = f"{run.rstrip('/')}/index/{stage}/{VERSION}/{name}"
+    try:
+        with open_file(url, storage_options) as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise GristmillError(f"dedup_against: {run}: no {stage} index ({url})") from None
+    folder.mkdir(parents=True, exist_ok=True)
+    write_bytes(path, data)
+    return path
+
+
+def check_params(run: str, stage: str, meta: dict, params: dict) -> None:
+    """The earlier index was made with this run's parameters, or a GristmillError naming the
+    first that differs."""
+    theirs = meta.get("params", {})
+    for key, ours in params.items():
+        if theirs.get(key) != ours:
+            raise GristmillError(
+                f"dedup_against: {run}: its {stage} index was made with {key} = "
+                f"{theirs.get(key)!r}, this run's {stage} has {key} = {ours!r}: they must match "
+                f"to compare documents"
+            )
 
 
 class EarlierKeys:
-    """The keys of the earlier runs' indexes, memory-mapped; `which(keys)` says, per hex key,
-    the first earlier run that kept it (its label) or None."""
+    """The keys of the earlier runs' exact indexes, memory-mapped; `which(keys)` says, per hex
+    key, the first earlier run that kept it (its label) or None."""
 
     def __init__(self, earlier: tuple[tuple[str, str], ...]):
         self.labels = [label for label, _ in earlier]
-        self.keys = [np.load(Path(f) / "keys.npy", mmap_mode="r") for _, f in earlier]
+        self.keys = [
+            np.load(Path(root) / EXACT / VERSION / "keys.npy", mmap_mode="r") for _, root in earlier
+        ]
 
     def which(self, hex_keys: list[str]) -> list[str | None]:
         found: list[str | None] = [None] * len(hex_keys)

@@ -17,6 +17,7 @@ lines, see `stages/dedup/paragraph.py`. Writes `paragraphs_removed` and
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from datatrove.data import Document
@@ -26,6 +27,7 @@ from pydantic import Field, model_validator
 from gristmill.stages.base import GlobalStage, Stage, StageParams
 from gristmill.stages.dedup import bloom
 from gristmill.stages.dedup import paragraph as para
+from gristmill.stages.dedup.earlier import write_exact_index
 from gristmill.stages.dedup.keyed import KeyFilter, KeyMap, KeyReduce
 from gristmill.stages.dedup.survivor import Prefer
 from gristmill.stages.dedup.textnorm import text_hash
@@ -111,6 +113,15 @@ class ExactDedupFilter(KeyFilter):
 class ExactDedup(GlobalStage):
     name = "exact_dedup"
     Params = ExactDedupParams
+
+    @classmethod
+    def index_params(cls, params: ExactDedupParams) -> dict | None:
+        """Document level, method exact: the keys of the kept texts (`stages/dedup/earlier.py`);
+        the key has no parameters."""
+        return {} if params.level == "document" and params.method == "exact" else None
+
+    def write_index(self, kept: set[tuple[int, str]], out: Path) -> Path | None:
+        return write_exact_index(Path(self.ctx.work or ".") / self.name / "sigs", kept, out)
 
     def map_step(self) -> Stage:
         if self.params.method == "bloom":

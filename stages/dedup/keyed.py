@@ -27,12 +27,11 @@ from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.stages.base import Stage, StageContext
-from gristmill.stages.dedup.earlier import EarlierKeys
+from gristmill.stages.dedup.earlier import IN_EARLIER_RUN, EarlierKeys
 from gristmill.stages.dedup.survivor import survivor_key
 from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
 
 SURVIVOR_ID, INDEX, MAP_RANK = 4, 5, 6  # fields of a record (MAP_RANK added by the reduce)
-IN_EARLIER_RUN = "in_earlier_run"  # the reason of a document an earlier run kept
 CHUNK = 1 << 16  # key groups looked up in the earlier indexes at a time
 
 

@@ -23,10 +23,16 @@ def run_global(
     tasks: int = 1,
     params=None,
     order: dict[str, int] | None = None,
+    earlier: tuple[tuple[str, str], ...] = (),
 ) -> tuple[dict[str, Document], dict[str, Document]]:
-    """({id: kept document}, {id: dropped document}) after the filter, metadata included."""
+    """({id: kept document}, {id: dropped document}) after the filter, metadata included;
+    `earlier`: (label, index folder) of earlier runs (`StageContext.earlier`)."""
     ctx = StageContext(
-        work=tmp / "work", rejected=tmp / "rejected", tasks=tasks, source_order=order or {}
+        work=tmp / "work",
+        rejected=tmp / "rejected",
+        tasks=tasks,
+        source_order=order or {},
+        earlier=earlier,
     )
     stage = cls(params, ctx)
 

@@ -3,6 +3,10 @@ parameters name (`stage`: `simhash_dedup` runs these phases too): every part's s
 into the largest clusters and the documents removed per source. A source losing more
 than `max_source_loss` of its documents is a warning, or an error with `strict`.
 
+With `dedup_against`, the documents the map dropped for an earlier run (`in_earlier_run`) are
+counted apart, per source and per earlier run; they are not in `removed` nor in the loss
+warning (they are what the run was asked to drop).
+
 Memory: `top_clusters` clusters per part and a count per source.
 """
 
@@ -17,7 +21,7 @@ from loguru import logger
 
 from gristmill.stages.dedup.minhash.cluster import SourceLossError
 from gristmill.stages.dedup.minhash.store import Files
-from gristmill.stages.formats.docio import AtomicWriter
+from gristmill.stages.formats.docio import AtomicWriter, read_records
 
 
 class MinHashReport(PipelineStep):
@@ -34,7 +38,13 @@ class MinHashReport(PipelineStep):
         per_source: Counter = Counter()
         for t in range(self.ctx.tasks):
             per_source.update(_load(files.docs(t, "sources.json"), "map"))
-        report = self.report(shares, per_source)
+        earlier = None
+        if self.ctx.earlier:  # [index, earlier run, earlier id, value, source] per document
+            recs = [
+                r for t in range(self.ctx.tasks) for r in _records(files.docs(t, "earlier.jsonl"))
+            ]
+            earlier = (Counter(r[4] for r in recs), Counter(r[1] for r in recs))
+        report = self.report(shares, per_source, earlier)
         w = AtomicWriter(files.report())
         w.write(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
         w.close()
@@ -44,7 +54,13 @@ class MinHashReport(PipelineStep):
             raise SourceLossError("; ".join(report["warnings"]) + f" [{self.params.stage} strict]")
         yield from ()
 
-    def report(self, shares: list[dict], per_source: Counter) -> dict:
+    def report(
+        self,
+        shares: list[dict],
+        per_source: Counter,
+        earlier: tuple[Counter, Counter] | None = None,
+    ) -> dict:
+        """`earlier`: (documents dropped for an earlier run per source, and per earlier run)."""
         p = self.params
         removed_by_source: Counter = Counter()
         for share in shares:
@@ -61,6 +77,8 @@ class MinHashReport(PipelineStep):
                 "removed": removed_by_source[src],
                 "share_removed": round(share, 6),
             }
+            if earlier is not None:
+                sources[str(src)]["in_earlier_run"] = earlier[0][src]
             if share > p.max_source_loss:
                 warnings.append(
                     f"{p.stage}: source {src!r} loses {removed_by_source[src]} of "
@@ -74,6 +92,11 @@ class MinHashReport(PipelineStep):
         if largest:
             top = largest[0]
             summary += f"; largest cluster {top['size']:,} documents ({top['cluster_id']})"
+        more = {}
+        if earlier is not None:
+            n = sum(earlier[1].values())
+            summary += f"; {n:,} dropped as near duplicates of earlier runs' documents"
+            more["in_earlier_run"] = {"docs": n, "by_run": dict(sorted(earlier[1].items()))}
         return {
             "summary": [summary],
             "stage": p.stage,
@@ -91,8 +114,15 @@ class MinHashReport(PipelineStep):
                 for c in largest
             ],
             "sources": sources,
+            **more,
             "warnings": warnings,
         }
+
+
+def _records(path):
+    if not path.exists():
+        raise RuntimeError(f"minhash_dedup: map output missing: {path}")
+    return read_records(path)
 
 
 def _load(path, what: str):

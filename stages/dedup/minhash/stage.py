@@ -24,12 +24,19 @@ report   one task: the report (largest clusters, documents removed per source) a
 filter   per task: writes `cluster_id`, `cluster_size` on every clustered document and
          `duplicate_of`, `duplicate_similarity` on the removed ones; reason `near_duplicate`.
 
+Against earlier runs (`dedup_against`, `stages/dedup/earlier.py`): the map looks up each
+document's band keys in the earlier runs' indexes (`stages/dedup/minhash/index.py`); a document
+whose estimated Jaccard with a document an earlier run kept reaches `threshold` gets no band
+records (it takes part in nothing after) and the filter drops it, reason `in_earlier_run`. At
+the end of the run the kept documents' band keys and signatures become this run's index.
+
 The survivor of a cluster follows `stages/dedup/survivor.py` (real before synthetic, source order,
 `prefer` (default: the longest text), smallest id).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -39,7 +46,9 @@ from datatrove.pipeline.base import PipelineStep
 from pydantic import Field, model_validator
 
 from gristmill.stages.base import GlobalStage, Stage, StageParams, source_of
+from gristmill.stages.dedup.earlier import IN_EARLIER_RUN, index_dir
 from gristmill.stages.dedup.minhash import core as mh
+from gristmill.stages.dedup.minhash import index
 from gristmill.stages.dedup.minhash.cluster import MinHashCluster
 from gristmill.stages.dedup.minhash.components import (
     MinHashLinks,
@@ -232,6 +241,11 @@ class MinHashMap(Stage):
         self._perms = mh.permutations(self.params.num_perm, self.params.seed)
         self._bands, self._index, self._end = [], 0, 0
         self._sources: dict[str, int] = {}
+        self._lookup = None
+        if self.ctx.earlier:  # [index, earlier run, earlier id, value, source] per match
+            p = self.params
+            self._lookup = index.EarlierLookup(self.ctx.earlier, p.stage, p.num_perm)
+            self._out["earlier"] = AtomicWriter(files.docs(rank, "earlier.jsonl"))
         try:
             yield from super().run(data, rank, world_size)
         except BaseException:
@@ -259,6 +273,8 @@ class MinHashMap(Stage):
         self._out["ends"].write(ends.tobytes())
         has = lengths > 0  # a text without shingles is nobody's duplicate
         keys = self._keys(sigs[has])
+        if self._lookup is not None:
+            keys = self._drop_earlier(docs, sigs, has, keys)
         rec = np.empty(keys.shape, dtype=BAND)
         rec["key"] = keys
         idh = [xxhash.xxh3_64_intdigest(str(d.id).encode()) for d in docs]
@@ -275,6 +291,33 @@ class MinHashMap(Stage):
     def _keys(self, sigs: np.ndarray) -> np.ndarray:
         """The candidate keys of each signature (its LSH bands)."""
         return mh.band_keys(sigs, *self._lsh)
+
+    def _stored(self, rows: np.ndarray) -> np.ndarray:
+        """Signatures as `_signatures` makes them, from their rows in the map's files
+        (uint32, num_perm a document)."""
+        return rows
+
+    earlier_value = "duplicate_similarity"  # the metadata key of `_agree`'s value
+
+    def _agree(self, a: np.ndarray, b: np.ndarray):
+        """(confirmed, score: larger is closer, the value a reject records) of this run's and
+        an earlier run's signatures, row by row: the estimated Jaccard, at least `threshold`
+        (the earlier texts are not kept: nothing exact to confirm with)."""
+        est = mh.estimate(a, b)
+        return est >= self.params.threshold, est, est
+
+    def _drop_earlier(self, docs, sigs, has, keys) -> np.ndarray:
+        """Records the batch's documents that near-duplicate a document an earlier run kept,
+        takes them out of `has`, and returns the keys of the others."""
+        rows = np.flatnonzero(has)
+        found = self._lookup.match(sigs[rows], keys, self._agree, self.params.max_bucket)
+        matched = np.array([f is not None for f in found], dtype=bool)
+        for r, f in zip(rows.tolist(), found, strict=True):
+            if f is not None:
+                self._out["earlier"].write(dumps([self._index + r, *f, source_of(docs[r])]))
+        self.stat_update("in_earlier_run", value=int(matched.sum()))
+        has[rows[matched]] = False
+        return keys[~matched]
 
     def finish(self, rank: int) -> None:
         for w in (*self._out.values(), self._meta):
@@ -360,17 +403,27 @@ class MinHashFilter(Stage):
     name = "minhash_dedup"
     Params = MinHashParams
     replays_cheaply = True  # a dict lookup a document
+    earlier_value = MinHashMap.earlier_value  # what an earlier run's match records
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         files, parts = Files(self.ctx, self.params.stage), self.params.parts(self.ctx.tasks)
         self._decisions = {
             rec[0]: rec for j in range(parts) for rec in read_records(files.clusters(rank, j))
         }
+        self._earlier = {}
+        if self.ctx.earlier:
+            self._earlier = {r[0]: r for r in read_records(files.docs(rank, "earlier.jsonl"))}
         self._idx = -1
         yield from super().run(data, rank, world_size)
 
     def process(self, doc: Document) -> str | None:
         self._idx += 1
+        if (earlier := self._earlier.get(self._idx)) is not None:
+            _, run, earlier_id, value, _ = earlier
+            doc.metadata["in_earlier_run"] = run
+            doc.metadata["duplicate_of"] = earlier_id
+            doc.metadata[self.earlier_value] = value
+            return IN_EARLIER_RUN
         rec = self._decisions.get(self._idx)
         if rec is None:
             return None
@@ -387,6 +440,35 @@ class MinHashFilter(Stage):
 class MinHashDedup(GlobalStage):
     name = "minhash_dedup"
     Params = MinHashParams
+
+    @classmethod
+    def index_params(cls, params: MinHashParams) -> dict:
+        """What makes two runs' band keys and signatures comparable."""
+        bands, rows = params.lsh()
+        return {
+            "num_perm": params.num_perm,
+            "bands": bands,
+            "rows": rows,
+            "seed": params.seed,
+            "shingles": params.shingles,
+            "ngram_words": params.ngram_words,
+            "ngram_chars": params.ngram_chars,
+        }
+
+    def write_index(self, kept: set[tuple[int, str]], out: Path) -> Path | None:
+        """The kept documents' keys and signatures (`stages/dedup/minhash/index.py`); the
+        same for `simhash_dedup`, whose map makes its own."""
+        p, step = self.params, self.map_step()
+        return index.write_index(
+            Files(self.ctx, p.stage),
+            self.ctx.tasks,
+            p.num_perm,
+            lambda rows: step._keys(step._stored(rows)),
+            kept,
+            index_dir(out, p.stage),
+            p.stage,
+            self.index_params(p),
+        )
 
     def map_step(self) -> Stage:
         return MinHashMap(self.params, self.ctx)

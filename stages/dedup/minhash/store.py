@@ -91,8 +91,8 @@ class MetaWriter(AtomicWriter):
 def meta_lines(files: Files, task: int):
     """A function from a document's index in `task` to its metadata record."""
 
-    data = _memmap(files.docs(task, "meta.jsonl"), np.uint8)
-    ends = _memmap(files.docs(task, "meta.ends"), np.uint64)
+    data = read_memmap(files.docs(task, "meta.jsonl"), np.uint8)
+    ends = read_memmap(files.docs(task, "meta.ends"), np.uint64)
 
     def line(i: int):
         return orjson.loads(data[int(ends[i - 1]) if i else 0 : int(ends[i])].tobytes())
@@ -147,8 +147,8 @@ class DocStore:
             if path.stat().st_size:
                 sig = np.memmap(path, dtype=np.uint32, mode="r").view(np.ndarray)
                 self._sig[t] = sig.reshape(-1, num_perm)  # a plain view: memmap's slicing is slow
-                self._sh[t] = _memmap(files.docs(t, "shingles"), np.uint32)
-                self._ends[t] = _memmap(files.docs(t, "ends"), np.uint64)
+                self._sh[t] = read_memmap(files.docs(t, "shingles"), np.uint32)
+                self._ends[t] = read_memmap(files.docs(t, "ends"), np.uint64)
 
     def signatures(self, gids: np.ndarray) -> np.ndarray:
         tasks, idx = split_gid(gids)
@@ -172,7 +172,8 @@ def read_array(path: Path, dtype, what: str) -> np.ndarray:
     return np.fromfile(path, dtype=dtype)
 
 
-def _memmap(path: Path, dtype) -> np.ndarray:
+def read_memmap(path: Path, dtype) -> np.ndarray:
+    """A raw array file of this module, memory-mapped (an empty file: an empty array)."""
     if not path.stat().st_size:
         return np.zeros(0, dtype=dtype)
     return np.memmap(path, dtype=dtype, mode="r").view(np.ndarray)

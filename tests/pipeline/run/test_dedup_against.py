@@ -1,54 +1,16 @@
-"""`dedup_against`: run A on half the sample corpus, run B on all of it against A's output. B
-keeps exactly what A did not have: nothing A kept, and together with A what one run over
-everything keeps; a document B drops for A has reason `in_earlier_run` and A's path."""
-
-import glob
-from pathlib import Path
+"""`dedup_against` with exact_dedup: run A on half the sample corpus, run B on all of it against
+A's output. B keeps exactly what A did not have: nothing A kept, and together with A what one
+run over everything keeps; a document B drops for A has reason `in_earlier_run` and A's path.
+(MinHash and SimHash: test_dedup_against_fuzzy.py.)"""
 
 import numpy as np
 import orjson
-import pyarrow.parquet as pq
 import pytest
 import yaml
 
 from gristmill.pipeline.output.verify import verify_run
 from gristmill.pipeline.run.config import ConfigError, load_config
-from gristmill.stages.formats.docio import read_records
-from tests.conftest import run_quietly
-
-REPO = Path(__file__).resolve().parents[3]
-WEB = REPO / "sample_data" / "web"
-HALF = [str(WEB / "part-00000.jsonl"), str(WEB / "part-00001.jsonl")]
-REST = [str(p) for p in sorted(WEB.glob("part-*")) if str(p) not in HALF]
-STAGES = ["exact_dedup", {"tokenize": {"tokenizer": "gpt2"}}, "pack"]
-
-
-def run(tmp: Path, name: str, web: list[str], **extra) -> Path:
-    out = tmp / name
-    data = {"output": str(out), "tasks": 2, "workers": 1, "stages": STAGES, **extra}
-    # one source: ids grow in file order, so in one run over everything A's copy of a text
-    # survives, as it does in A (a synthetic copy in A would lose to a real one in the rest)
-    data["sources"] = [{"name": "web", "paths": web}]
-    cfg = tmp / f"{name}.yaml"
-    cfg.write_text(yaml.safe_dump(data, sort_keys=False))
-    run_quietly(cfg)
-    return out
-
-
-def kept(out: Path) -> set[str]:
-    return {
-        r["doc_id"]
-        for f in glob.glob(str(out / "tokens" / "*" / "*.docs.parquet"))
-        for r in pq.read_table(f).to_pylist()
-    }
-
-
-def rejects(out: Path, stage: str) -> dict[str, dict]:
-    return {
-        r["id"]: r
-        for f in glob.glob(str(out / "rejected" / stage / "*.jsonl.zst"))
-        for r in read_records(f)
-    }
+from tests.pipeline.run.against import HALF, REST, kept, rejects, run
 
 
 @pytest.fixture(scope="module")
@@ -95,12 +57,12 @@ def test_the_index_is_listed_and_verified(runs):
     assert any(p.startswith("index/exact_dedup/v1/keys.npy: sha256") for p in problems)
 
 
-def test_dedup_against_needs_the_exact_index(tmp_path):
+def test_dedup_against_needs_an_indexed_stage(tmp_path):
     cfg = tmp_path / "c.yaml"
     data = {"output": str(tmp_path / "o"), "sources": [{"name": "w", "paths": HALF}]}
     data |= {"stages": [{"tokenize": {"tokenizer": "gpt2"}}, "pack"], "dedup_against": ["x"]}
     cfg.write_text(yaml.safe_dump(data))
-    with pytest.raises(ConfigError, match="dedup_against: needs exact_dedup"):
+    with pytest.raises(ConfigError, match="dedup_against: needs a stage that keeps an index"):
         load_config(cfg)
     data["stages"].insert(0, {"exact_dedup": {"method": "bloom"}})
     cfg.write_text(yaml.safe_dump(data))

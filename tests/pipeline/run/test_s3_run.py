@@ -243,3 +243,26 @@ def test_the_emitter_serves_a_run_on_the_store_as_its_local_copy(s3_run, tmp_pat
         assert x.keys() == y.keys()
         for key in x:
             assert np.array_equal(np.asarray(x[key]), np.asarray(y[key])), key
+
+
+def test_dedup_against_an_earlier_run_on_the_store(s3, fuzzy_ab, tmp_path):
+    """The fuzzy A/B (tests/pipeline/run/conftest.py) with A written to the store: B, run
+    locally against A's URL, keeps and drops what it keeps and drops against the local A (the
+    index copied once into B's work folder through `stages/formats/fs.py`)."""
+    from tests.pipeline.run.against import FUZZY, kept, rejects, run
+
+    url = f"s3://{BUCKET}/runs/fuzzy-a"
+    run(tmp_path, "a", fuzzy_ab.half, FUZZY, output=url)
+    copy = download(s3, f"{url}/index", tmp_path / "index")
+    assert files(copy.parent, "index") == files(fuzzy_ab.a, "index")  # the same index bytes
+    b = run(tmp_path, "b", fuzzy_ab.half + fuzzy_ab.rest, FUZZY, dedup_against=[url])
+    assert kept(b) == kept(fuzzy_ab.b)
+    for stage in ("exact_dedup", "minhash_dedup"):
+        here, there = rejects(fuzzy_ab.b, stage), rejects(b, stage)
+        assert any(r["reason"] == "in_earlier_run" for r in there.values())
+        for r in there.values():
+            if r["reason"] == "in_earlier_run":
+                assert r["metadata"]["in_earlier_run"] == url
+                r["metadata"]["in_earlier_run"] = str(fuzzy_ab.a)
+        assert there == here
+    assert not list((b / "_work").glob("*/earlier"))  # the copy of A's index: scratch

@@ -1,0 +1,177 @@
+"""The index `minhash_dedup` and `simhash_dedup` keep of the documents a run kept, and the
+lookup a later run's map makes in it (`dedup_against`; the whole scheme in
+`stages/dedup/earlier.py`).
+
+    OUT/index/<stage>/v1/keys.npy        uint64 (docs x bands,): every kept document's band
+                                         (SimHash: table) keys, sorted
+    OUT/index/<stage>/v1/rows.npy        uint32, beside each key: its document's row
+    OUT/index/<stage>/v1/signatures.npy  uint32 (docs, num_perm): the signatures (SimHash: the
+                                         fingerprint as two halves), in task and input order
+    OUT/index/<stage>/v1/ids.bin         the documents' ids, UTF-8, back to back
+    OUT/index/<stage>/v1/ids_ends.npy    uint64 (docs,): where each id ends
+    OUT/index/<stage>/v1/meta.json       stage, version, docs, files, params
+
+Written at the end of the run from the map's files (`store.py`), which hold every document's
+signature: the kept documents (in `tokens/`) that have shingles, in the order the map saw them,
+so the index's bytes are the same for every executor and every resume. Memory while writing:
+the kept documents' keys and rows (12 bytes a key, bands keys a document) and their sort
+order; the signatures go to the file task by task.
+
+Lookup: a document's keys are searched (binary search on the memory-mapped `keys.npy`) in each
+earlier index; at most `max_bucket` earlier documents per key are taken, as a run's own LSH
+buckets are capped; each candidate's signature is read from the memory-mapped
+`signatures.npy` and compared with the document's own by the stage's rule (MinHash: estimated
+Jaccard at least `threshold`; SimHash: at most `hamming` bits apart). The closest confirmed
+earlier document of the first earlier run that has one is the document's match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from gristmill.stages.dedup.earlier import VERSION, write_meta
+from gristmill.stages.dedup.minhash.core import unique_rows
+from gristmill.stages.dedup.minhash.store import Files, read_memmap
+from gristmill.stages.formats.atomic import atomic_path
+from gristmill.stages.formats.docio import read_records
+
+FILES = ["keys.npy", "rows.npy", "signatures.npy", "ids.bin", "ids_ends.npy"]
+# a map's meta.jsonl record: [origin, source rank, preference, id, source, shingle count]
+RANK, ID, SHINGLES = 1, 3, 5
+
+# (confirmed, score: larger is closer, the value a reject records) of row pairs of signatures
+Agree = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def write_index(
+    files: Files,
+    tasks: int,
+    num_perm: int,
+    keys_of: Callable[[np.ndarray], np.ndarray],
+    kept: set[tuple[int, str]],
+    folder: Path,
+    stage: str,
+    params: dict,
+) -> Path | None:
+    """The index of the `kept` documents ((source rank, id)) from the map files of `tasks`
+    tasks; `keys_of(rows)` gives the (docs, bands) keys of their signatures (rows as the map
+    files hold them)."""
+    if not all(files.docs(t, "meta.jsonl").exists() for t in range(tasks)):
+        # the run's scratch is removed after its index is written: a rerun of a run that ended
+        # but lost its manifest keeps the index it has
+        return folder if (folder / "meta.json").exists() else None
+    picks, ids = [], []
+    for t in range(tasks):
+        sel = []
+        for i, rec in enumerate(read_records(files.docs(t, "meta.jsonl"))):
+            if rec[SHINGLES] > 0 and (rec[RANK], str(rec[ID])) in kept:
+                sel.append(i)
+                ids.append(str(rec[ID]).encode())
+        picks.append(np.array(sel, dtype=np.int64))
+    n = len(ids)
+    folder.mkdir(parents=True, exist_ok=True)
+    keys, rows, at = [], [], 0
+    with atomic_path(folder / "signatures.npy") as tmp:
+        out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.uint32, shape=(n, num_perm))
+        for t, sel in enumerate(picks):
+            if not len(sel):
+                continue
+            sigs = read_memmap(files.docs(t, "sig"), np.uint32).reshape(-1, num_perm)[sel]
+            out[at : at + len(sel)] = sigs
+            k = keys_of(sigs)
+            keys.append(k.ravel())
+            rows.append(np.repeat(np.arange(at, at + len(sel), dtype=np.uint32), k.shape[1]))
+            at += len(sel)
+        out.flush()
+        del out
+    keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.uint64)
+    rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.uint32)
+    order = np.argsort(keys, kind="stable")  # rows stay in order within a key
+    _save(folder / "keys.npy", keys[order])
+    _save(folder / "rows.npy", rows[order])
+    with atomic_path(folder / "ids.bin") as tmp:
+        tmp.write_bytes(b"".join(ids))
+    _save(folder / "ids_ends.npy", np.cumsum([len(i) for i in ids], dtype=np.uint64))
+    write_meta(folder, stage, n, FILES, keys=len(keys), params=params)
+    return folder
+
+
+def _save(path: Path, arr: np.ndarray) -> None:
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        np.save(fh, np.ascontiguousarray(arr))
+
+
+class EarlierIndex:
+    """One earlier run's index of one stage, memory-mapped."""
+
+    def __init__(self, label: str, folder: Path, num_perm: int):
+        self.label = label
+        self.keys = np.load(folder / "keys.npy", mmap_mode="r")
+        self.rows = np.load(folder / "rows.npy", mmap_mode="r")
+        self.sigs = np.load(folder / "signatures.npy", mmap_mode="r")
+        if self.sigs.shape[1:] != (num_perm,):
+            raise RuntimeError(f"{folder}: signatures of {self.sigs.shape[1:]}, not {num_perm}")
+        self._ids = folder / "ids.bin"
+        self._ends = np.load(folder / "ids_ends.npy", mmap_mode="r")
+
+    def candidates(self, keys: np.ndarray, cap: int) -> np.ndarray:
+        """(n, 2) distinct (query, earlier row) pairs sharing a key: `keys` is (queries,
+        bands); at most `cap` earlier rows per key."""
+        if not len(self.keys) or not keys.size:
+            return np.zeros((0, 2), dtype=np.int64)
+        flat = np.ascontiguousarray(keys, dtype=np.uint64).ravel()
+        lo = np.searchsorted(self.keys, flat, "left")
+        hi = np.searchsorted(self.keys, flat, "right")
+        count = np.minimum(hi - lo, cap)
+        total = int(count.sum())
+        if not total:
+            return np.zeros((0, 2), dtype=np.int64)
+        query = np.repeat(np.arange(len(flat)) // keys.shape[1], count)
+        first = np.repeat(lo, count) + np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+        pairs = np.stack([query, self.rows[first].astype(np.int64)], axis=1)
+        return unique_rows(pairs)[0]
+
+    def id(self, row: int) -> str:
+        start = int(self._ends[row - 1]) if row else 0
+        with open(self._ids, "rb") as fh:
+            fh.seek(start)
+            return fh.read(int(self._ends[row]) - start).decode()
+
+
+class EarlierLookup:
+    """The earlier runs' indexes of one stage; `match` names, for each document, the earlier
+    document it near-duplicates, if any."""
+
+    def __init__(self, earlier: tuple[tuple[str, str], ...], stage: str, num_perm: int):
+        self.indexes = [
+            EarlierIndex(label, Path(root) / stage / VERSION, num_perm) for label, root in earlier
+        ]
+
+    def match(
+        self, sigs: np.ndarray, keys: np.ndarray, agree: Agree, cap: int
+    ) -> list[tuple[str, str, float | int] | None]:
+        """Per row of `sigs` (its keys the same row of `keys`): (earlier run, earlier id, the
+        agreement's value) of its closest confirmed earlier document in the first earlier run
+        that has one, or None."""
+        found: list[tuple[str, str, float | int] | None] = [None] * len(sigs)
+        for index in self.indexes:
+            todo = np.array([f is None for f in found], dtype=bool)
+            if not todo.any():
+                break
+            open_rows = np.flatnonzero(todo)
+            pairs = index.candidates(keys[open_rows], cap)
+            if not len(pairs):
+                continue
+            query = open_rows[pairs[:, 0]]
+            ok, score, value = agree(sigs[query], np.asarray(index.sigs[pairs[:, 1]]))
+            query, row, score, value = query[ok], pairs[ok, 1], score[ok], value[ok]
+            # per query, the largest score, then the smallest earlier row
+            order = np.lexsort((row, -score, query))
+            q = query[order]
+            firsts = order[np.r_[True, q[1:] != q[:-1]]] if len(order) else order
+            for i in firsts.tolist():
+                found[int(query[i])] = (index.label, index.id(int(row[i])), value[i].item())
+        return found

@@ -1,0 +1,121 @@
+"""The index `minhash_dedup` and `simhash_dedup` keep for later runs (`dedup_against`): written
+from the map's files, read back by a later run's map, which drops what it confirms."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pytest
+from datatrove.data import Document
+
+from gristmill.stages.base import StageContext
+from gristmill.stages.dedup.minhash import core as mh
+from gristmill.stages.dedup.minhash import index
+from gristmill.stages.dedup.minhash.shingles import shingle_batch
+from gristmill.stages.dedup.minhash.stage import MinHashDedup, MinHashParams
+from gristmill.stages.dedup.simhash.stage import SimHashDedup
+from tests.stages.global_stage import run_global
+
+
+def words(rng, n=600):
+    return [f"w{i:05d}" for i in rng.randint(0, 50_000, n)]
+
+
+def corpus():
+    rng = np.random.RandomState(4)
+    a, b, c = words(rng), words(rng), words(rng)
+    near = list(a)
+    near[300] = "x12345"  # as long: `a` survives (smaller id); Jaccard 0.98
+    docs = {"a": a, "b": b, "c": c, "a-near": near}
+    return {k: Document(text=" ".join(v), id=k) for k, v in docs.items()}
+
+
+def earlier_run(cls, tmp, docs, params=None):
+    """Run A over `docs` and write its index of everything it kept; (label, index root)."""
+    kept, _ = run_global(cls, docs, tmp / "a", 2, params)
+    stage = cls(params, StageContext(work=tmp / "a" / "work", tasks=2))
+    stage.write_index({(0, i) for i in kept}, tmp / "a" / "out")
+    return ("A", str(tmp / "a" / "out" / "index"))
+
+
+@pytest.mark.parametrize("tasks", [1, 3])
+@pytest.mark.parametrize("cls", [MinHashDedup, SimHashDedup])
+def test_a_later_run_drops_what_an_earlier_one_kept_and_its_near_copies(tmp_path, tasks, cls):
+    docs = corpus()
+    a = earlier_run(cls, tmp_path, [docs["a"], docs["b"]])
+    kept, dropped = run_global(
+        cls, [docs["c"], docs["a-near"], docs["a"]], tmp_path / "b", tasks, earlier=(a,)
+    )
+    assert sorted(kept) == ["c"] and sorted(dropped) == ["a", "a-near"]
+    for i in dropped:
+        m = dropped[i].metadata
+        assert m["in_earlier_run"] == "A" and m["duplicate_of"] == "a"
+        assert "cluster_id" not in m  # in no cluster of this run
+    if cls is MinHashDedup:
+        assert dropped["a"].metadata["duplicate_similarity"] == 1.0
+        assert 0.9 <= dropped["a-near"].metadata["duplicate_similarity"] < 1.0
+    else:
+        assert dropped["a"].metadata["duplicate_hamming"] == 0
+
+
+def test_the_index_holds_the_kept_documents_sorted_keys_and_signatures(tmp_path):
+    docs = corpus()
+    root = earlier_run(MinHashDedup, tmp_path, [docs["a"], docs["b"], docs["a-near"]])[1]
+    folder = Path(root) / "minhash_dedup" / "v1"
+    p = MinHashParams()
+    bands, _ = p.lsh()
+    look = index.EarlierIndex("A", folder, 128)
+    ids = [look.id(r) for r in range(len(look.sigs))]
+    assert sorted(ids) == ["a", "b"]  # a-near was dropped in A: not in its index
+    assert len(look.keys) == bands * 2 and np.all(look.keys[1:] >= look.keys[:-1])
+    perms = mh.permutations(p.num_perm, p.seed)
+    for r, i in enumerate(ids):
+        h, o, _ = shingle_batch([docs[i].text])
+        sig = mh.signatures(h, o, perms)
+        assert np.array_equal(look.sigs[r], sig[0])
+        assert set(look.rows[np.isin(look.keys, mh.band_keys(sig, *p.lsh())[0])]) == {r}
+    meta = orjson.loads((folder / "meta.json").read_bytes())
+    assert meta["docs"] == 2 and meta["params"] == MinHashDedup.index_params(p)
+
+
+def test_the_first_earlier_run_and_the_closest_document_win(tmp_path):
+    sig = np.arange(16, dtype=np.uint32)[None, :]
+    far, near = sig.copy(), sig.copy()
+    far[0, :3] += 100  # 13 of 16 equal
+    near[0, :1] += 100  # 15 of 16
+
+    def make(name, sigs, ids):
+        folder = tmp_path / name / "minhash_dedup" / "v1"
+        folder.mkdir(parents=True)
+        keys = mh.band_keys(sigs, 4, 4)
+        keys[:, 3] = 7  # every document shares the last band's key
+        rows = np.repeat(np.arange(len(sigs), dtype=np.uint32), 4)
+        order = np.argsort(keys.ravel(), kind="stable")
+        np.save(folder / "keys.npy", keys.ravel()[order])
+        np.save(folder / "rows.npy", rows[order])
+        np.save(folder / "signatures.npy", sigs)
+        (folder / "ids.bin").write_bytes("".join(ids).encode())
+        np.save(folder / "ids_ends.npy", np.cumsum([len(i) for i in ids], dtype=np.uint64))
+        return (name, str(tmp_path / name))
+
+    one = make("one", np.concatenate([far, near]), ["far", "near"])
+    two = make("two", sig, ["same"])
+    query_keys = mh.band_keys(sig, 4, 4)
+    query_keys[:, 3] = 7
+
+    def agree(a, b):
+        est = mh.estimate(a, b)
+        return est >= 0.8, est, est
+
+    lookup = index.EarlierLookup((one, two), "minhash_dedup", 16)
+    assert lookup.match(sig, query_keys, agree, 100) == [("one", "near", 15 / 16)]
+    lookup = index.EarlierLookup((two, one), "minhash_dedup", 16)
+    assert lookup.match(sig, query_keys, agree, 100) == [("two", "same", 1.0)]
+    # at most `cap` earlier documents a key: with 1, only `far` shares band 3 (the first row)
+    only_last = query_keys.copy()
+    only_last[:, :3] = 0
+    lookup = index.EarlierLookup((one,), "minhash_dedup", 16)
+    assert lookup.match(sig, only_last, agree, 1) == [("one", "far", 13 / 16)]
+    assert lookup.match(sig, only_last, agree, 2) == [("one", "near", 15 / 16)]
