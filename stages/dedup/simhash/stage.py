@@ -3,11 +3,13 @@ clustered and one kept per cluster, as `minhash_dedup` does.
 
 Phases (fingerprints and tables in `stages/dedup/simhash/core.py`):
 
-map      per task: MinHash's shingles (the same language-aware words or letters), a SimHash
-         fingerprint per document, and a key per permuted block table (`tables` of them: every
-         pair within `hamming` bits shares one), sorted per bucket at the end of the task.
-bands    per bucket: documents sharing a key are candidates; a candidate within `hamming` bits
-         whose exact Jaccard (shingle sets) reaches `threshold` is a confirmed pair.
+map      per task: MinHash's shingles (the same language-aware words or letters),
+         `fingerprints` independent 64-bit SimHashes per document, and a key per permuted
+         block table of each (C(blocks, hamming) a fingerprint: every pair within `hamming`
+         bits of one fingerprint shares one), sorted per bucket at the end of the task.
+bands    per bucket: documents sharing a key are candidates; a candidate at most
+         `max_distance()` bits apart over all fingerprints (a pair at `threshold` stays within
+         it) whose exact Jaccard (shingle sets) reaches `threshold` is a confirmed pair.
 then     `minhash_dedup`'s own phases on the confirmed pairs: components, clusters with the
          merge guard, the survivor rule (`stages/dedup/survivor.py`, `prefer` longest by
          default), the report (`<work>/reports/simhash_dedup.json`) and the filter, reason
@@ -15,8 +17,8 @@ then     `minhash_dedup`'s own phases on the confirmed pairs: components, cluste
          `duplicate_similarity`.
 
 The files are MinHash's (`stages/dedup/minhash/store.py`) under `<work>/simhash_dedup/` (the
-parameters' `stage`), the fingerprint in place of the signature (two 32-bit halves), so the
-reused phases read them; the runner removes their `sigs/` and `drops/` as MinHash's.
+parameters' `stage`), the fingerprints in place of the signature (two 32-bit halves each), so
+the reused phases read them; the runner removes their `sigs/` and `drops/` as MinHash's.
 """
 
 from __future__ import annotations
@@ -48,14 +50,27 @@ class SimHashParams(StageParams):
     )
     ngram_words: int = Field(5, ge=1, le=64, description="words per shingle")
     ngram_chars: int = Field(5, ge=1, le=64, description="letters per shingle (no-space scripts)")
+    # the defaults: 4 x C(7, 5) = 84 tables keyed by 18 or 19 bits (2 of 7 blocks), chosen on
+    # the near-duplicate set's tune split (bench/RESULTS.md, "simhash_dedup beside
+    # minhash_dedup"); at J = 0.8 a bit differs with p = 0.152, a block of 9 bits is clean with
+    # 0.848^9 = 0.23, and P(candidate) = 1 - (1 - P(2+ of 7 blocks clean))^4 = 0.93
+    fingerprints: int = Field(
+        4,
+        ge=1,
+        le=16,
+        description="independent 64-bit SimHashes per document, each with its own tables",
+    )
     hamming: int = Field(
-        5, ge=1, le=32, description="fingerprints at most this many bits apart are candidates"
+        5,
+        ge=1,
+        le=32,
+        description="per fingerprint: pairs at most this many bits apart share a table key",
     )
     blocks: int = Field(
-        8,
+        7,
         ge=2,
         le=64,
-        description="blocks of the fingerprint; C(blocks, hamming) tables, keyed by the rest",
+        description="blocks of a fingerprint; C(blocks, hamming) tables, keyed by the rest",
     )
     max_bucket: int = Field(100, ge=2, description="larger key buckets give star + chain pairs")
     guard: bool = Field(True, description="`minhash_dedup`'s chain guard")
@@ -77,14 +92,19 @@ class SimHashParams(StageParams):
     def _check(self):
         if self.hamming >= self.blocks:
             raise ValueError("hamming must be below blocks")
-        if math.comb(self.blocks, self.hamming) > 256:
-            raise ValueError(f"C(blocks, hamming) = {math.comb(self.blocks, self.hamming)} > 256")
+        if (tables := self.lsh()[0]) > 256:
+            raise ValueError(f"fingerprints x C(blocks, hamming) = {tables} tables > 256")
         return self
+
+    def max_distance(self) -> int:
+        """The most bits, over all fingerprints, that a candidate checked by exact Jaccard
+        differs by (`stages/dedup/simhash/core.py`: a pair at the threshold stays within it)."""
+        return core.max_distance(self.fingerprints, self.threshold)
 
     # what `minhash_dedup`'s phases ask of their parameters
     @property
     def num_perm(self) -> int:
-        return 2  # the fingerprint, as two 32-bit values
+        return 2 * self.fingerprints  # each fingerprint as two 32-bit values
 
     @property
     def confirm(self) -> str:
@@ -95,10 +115,13 @@ class SimHashParams(StageParams):
         return 0  # of MinHash's permutations, which the map draws and does not use
 
     def lsh(self) -> tuple[int, int]:
-        return math.comb(self.blocks, self.hamming), self.hamming
+        return self.fingerprints * math.comb(self.blocks, self.hamming), self.hamming
 
     def lsh_report(self) -> dict:
-        return {"tables_hamming": list(self.lsh())}
+        tables, k = self.lsh()
+        return {"fingerprints_tables_hamming": [self.fingerprints, tables, k]} | {
+            "max_distance": self.max_distance()
+        }
 
     def parts(self, tasks: int) -> int:
         return self.cluster_tasks or tasks
@@ -110,16 +133,17 @@ class SimHashParams(StageParams):
 
 
 class SimHashMap(minhash.MinHashMap):
-    """`minhash_dedup`'s map with a fingerprint and table keys for a signature and bands."""
+    """`minhash_dedup`'s map with fingerprints and table keys for a signature and bands."""
 
     name = "simhash_dedup.map"
     Params = SimHashParams
 
     def _signatures(self, hashes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-        return core.fingerprints(hashes, offsets)
+        return core.fingerprints(hashes, offsets, self.params.fingerprints)
 
     def _keys(self, sigs: np.ndarray) -> np.ndarray:
-        """The permuted block tables' keys: documents within `hamming` bits share one."""
+        """Every fingerprint's permuted block tables' keys: documents within `hamming` bits on
+        one fingerprint share one of its keys."""
         return core.table_keys(sigs, self.params.blocks, self.params.hamming)
 
     def _stored(self, rows: np.ndarray) -> np.ndarray:
@@ -146,10 +170,10 @@ class SimHashBands(minhash.MinHashBands):
 
     def _confirm(self, store: DocStore, pairs: np.ndarray) -> np.ndarray:
         p = self.params
-        fa = store.signatures(pairs[:, 0]).view("<u8").ravel()
-        fb = store.signatures(pairs[:, 1]).view("<u8").ravel()
-        keep = core.hamming(fa, fb) <= p.hamming
-        self.stat_update("over_hamming", value=int((~keep).sum()))
+        fa = store.signatures(pairs[:, 0]).view("<u8")
+        fb = store.signatures(pairs[:, 1]).view("<u8")
+        keep = core.hamming(fa, fb) <= p.max_distance()
+        self.stat_update("over_max_distance", value=int((~keep).sum()))
         return minhash.confirmed_edges(store, pairs, keep, p.threshold, self.stat_update)
 
 
