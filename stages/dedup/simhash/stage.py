@@ -147,8 +147,7 @@ class SimHashMap(minhash.MinHashMap):
         return core.table_keys(sigs, self.params.blocks, self.params.hamming)
 
     def _stored(self, rows: np.ndarray) -> np.ndarray:
-        fps = np.ascontiguousarray(rows).view("<u8")  # two uint32 halves: a fingerprint
-        return fps.ravel() if fps.shape[1] == 1 else fps
+        return np.ascontiguousarray(rows).view("<u8")  # two uint32 halves: a fingerprint
 
     earlier_value = "duplicate_hamming"
 
@@ -159,10 +158,9 @@ class SimHashMap(minhash.MinHashMap):
         bit differs with probability angle / pi; two equal-sized sets of Jaccard t have cosine
         2t / (1 + t)): 9.7 of 64 at 0.8."""
         fa = np.asarray(a, dtype=np.uint64).reshape(len(a), -1)  # as `_signatures` made them
-        fb = np.ascontiguousarray(b).view("<u8").reshape(len(b), -1)  # as the index holds them
+        fb = self._stored(b)  # as the index holds them
         d = core.hamming(fa, fb).astype(np.int64)
-        t = self.params.threshold
-        return d <= fa.shape[1] * 64 * math.acos(2 * t / (1 + t)) / math.pi, -d, d
+        return d <= fa.shape[1] * 64 * core.bit_flip(self.params.threshold), -d, d
 
 
 class SimHashBands(minhash.MinHashBands):
@@ -193,7 +191,7 @@ class SimHashDedup(GlobalStage):
     def index_params(cls, params: SimHashParams) -> dict:
         """What makes two runs' table keys and fingerprints comparable."""
         keep = ("fingerprints", "blocks", "hamming", "shingles", "ngram_words", "ngram_chars")
-        return {k: getattr(params, k) for k in keep if k in type(params).model_fields}
+        return {k: getattr(params, k) for k in keep}
 
     def map_step(self) -> Stage:
         return SimHashMap(self.params, self.ctx)
