@@ -14,7 +14,9 @@ many documents, the files, and `params`, what a later run's same stage must shar
   run looks them up by binary search in the memory-mapped file), `rows.npy` (uint32: for each
   key, its document's row), `signatures.npy` (uint32, a row of `num_perm` values a document),
   `ids.bin` and `ids_ends.npy` (the documents' ids, UTF-8 back to back, and where each ends).
-  `params`: num_perm, bands, rows, seed and the shingle settings.
+  `params`: num_perm, seed and the shingle settings; `lsh`: the bands and rows its keys were
+  made with, which follow the threshold: a later run with another threshold makes its lookup
+  keys with these.
 - `simhash_dedup`: the same files with its permuted block tables' keys for band keys and the
   64-bit fingerprints (two uint32 halves each) for a signature; `params`: the fingerprint and
   table settings (blocks, hamming) and the shingle settings.

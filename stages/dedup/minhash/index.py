@@ -9,7 +9,8 @@ lookup a later run's map makes in it (`dedup_against`; the whole scheme in
                                          fingerprint as two halves), in task and input order
     OUT/index/<stage>/v1/ids.bin         the documents' ids, UTF-8, back to back
     OUT/index/<stage>/v1/ids_ends.npy    uint64 (docs,): where each id ends
-    OUT/index/<stage>/v1/meta.json       stage, version, docs, files, params
+    OUT/index/<stage>/v1/meta.json       stage, version, docs, files, lsh (the keys' bands and
+                                         rows; SimHash: tables, hamming), params
 
 Written at the end of the run from the map's files (`store.py`), which hold every document's
 signature: the kept documents (in `tokens/`) that have shingles, in the order the map saw them,
@@ -17,12 +18,14 @@ so the index's bytes are the same for every executor and every resume. Memory wh
 the kept documents' keys and rows (12 bytes a key, bands keys a document) and their sort
 order; the signatures go to the file task by task.
 
-Lookup: a document's keys are searched (binary search on the memory-mapped `keys.npy`) in each
-earlier index; at most `max_bucket` earlier documents per key are taken, as a run's own LSH
-buckets are capped; each candidate's signature is read from the memory-mapped
-`signatures.npy` and compared with the document's own by the stage's rule (MinHash: estimated
-Jaccard at least `threshold`; SimHash: at most `hamming` bits apart). The closest confirmed
-earlier document of the first earlier run that has one is the document's match.
+Lookup: a document's keys, made with the index's own bands and rows (they follow the
+threshold, which may differ between the runs), are searched (binary search on the
+memory-mapped `keys.npy`) in each earlier index; at most `max_bucket` earlier documents per key
+are taken, as a run's own LSH buckets are capped; each candidate's signature is read from
+the memory-mapped `signatures.npy` and compared with the document's own by the stage's rule
+(MinHash: estimated Jaccard at least `threshold`; SimHash: at most `hamming` bits apart). The
+closest confirmed earlier document of the first earlier run that has one is the document's
+match.
 """
 
 from __future__ import annotations
@@ -31,8 +34,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import orjson
 
-from gristmill.stages.dedup.earlier import VERSION, write_meta
+from gristmill.stages.dedup.earlier import META, VERSION, write_meta
 from gristmill.stages.dedup.minhash.core import unique_rows
 from gristmill.stages.dedup.minhash.store import Files, read_memmap
 from gristmill.stages.formats.atomic import atomic_path
@@ -44,6 +48,8 @@ RANK, ID, SHINGLES = 1, 3, 5
 
 # (confirmed, score: larger is closer, the value a reject records) of row pairs of signatures
 Agree = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+# the (docs, bands) keys of the documents looked up, made with an index's (bands, rows)
+KeysAt = Callable[[tuple[int, int]], np.ndarray]
 
 
 def write_index(
@@ -55,10 +61,12 @@ def write_index(
     folder: Path,
     stage: str,
     params: dict,
+    lsh: tuple[int, int],
 ) -> Path | None:
     """The index of the `kept` documents ((source rank, id)) from the map files of `tasks`
     tasks; `keys_of(rows)` gives the (docs, bands) keys of their signatures (rows as the map
-    files hold them)."""
+    files hold them), made with `lsh` (bands, rows; SimHash: tables, hamming), recorded in
+    meta.json for a later run to make its lookup keys the same way."""
     if not all(files.docs(t, "meta.jsonl").exists() for t in range(tasks)):
         # the run's scratch is removed after its index is written: a rerun of a run that ended
         # but lost its manifest keeps the index it has
@@ -95,7 +103,7 @@ def write_index(
     with atomic_path(folder / "ids.bin") as tmp:
         tmp.write_bytes(b"".join(ids))
     _save(folder / "ids_ends.npy", np.cumsum([len(i) for i in ids], dtype=np.uint64))
-    write_meta(folder, stage, n, FILES, keys=len(keys), params=params)
+    write_meta(folder, stage, n, FILES, keys=len(keys), lsh=list(lsh), params=params)
     return folder
 
 
@@ -109,6 +117,9 @@ class EarlierIndex:
 
     def __init__(self, label: str, folder: Path, num_perm: int):
         self.label = label
+        # the (bands, rows) its keys were made with: a later run's own may differ (they follow
+        # its threshold), so its lookup keys are made with these
+        self.lsh = tuple(orjson.loads((folder / META).read_bytes())["lsh"])
         self.keys = np.load(folder / "keys.npy", mmap_mode="r")
         self.rows = np.load(folder / "rows.npy", mmap_mode="r")
         self.sigs = np.load(folder / "signatures.npy", mmap_mode="r")
@@ -151,18 +162,18 @@ class EarlierLookup:
         ]
 
     def match(
-        self, sigs: np.ndarray, keys: np.ndarray, agree: Agree, cap: int
+        self, sigs: np.ndarray, keys_at: KeysAt, agree: Agree, cap: int
     ) -> list[tuple[str, str, float | int] | None]:
-        """Per row of `sigs` (its keys the same row of `keys`): (earlier run, earlier id, the
-        agreement's value) of its closest confirmed earlier document in the first earlier run
-        that has one, or None."""
+        """Per row of `sigs` (its keys, made with an index's (bands, rows), the same row of
+        `keys_at((bands, rows))`): (earlier run, earlier id, the agreement's value) of its
+        closest confirmed earlier document in the first earlier run that has one, or None."""
         found: list[tuple[str, str, float | int] | None] = [None] * len(sigs)
         for index in self.indexes:
             todo = np.array([f is None for f in found], dtype=bool)
             if not todo.any():
                 break
             open_rows = np.flatnonzero(todo)
-            pairs = index.candidates(keys[open_rows], cap)
+            pairs = index.candidates(keys_at(index.lsh)[open_rows], cap)
             if not len(pairs):
                 continue
             query = open_rows[pairs[:, 0]]

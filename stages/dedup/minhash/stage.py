@@ -310,7 +310,17 @@ class MinHashMap(Stage):
         """Records the batch's documents that near-duplicate a document an earlier run kept,
         takes them out of `has`, and returns the keys of the others."""
         rows = np.flatnonzero(has)
-        found = self._lookup.match(sigs[rows], keys, self._agree, self.params.max_bucket)
+        made = {tuple(self._lsh): keys}
+
+        def keys_at(lsh: tuple[int, int]) -> np.ndarray:
+            # an earlier index's keys follow its own threshold: the same signatures in its
+            # (bands, rows). SimHash's (tables, hamming) follow parameters both runs share,
+            # so its index's are always this run's
+            if lsh not in made:
+                made[lsh] = mh.band_keys(sigs[rows], *lsh)
+            return made[lsh]
+
+        found = self._lookup.match(sigs[rows], keys_at, self._agree, self.params.max_bucket)
         matched = np.array([f is not None for f in found], dtype=bool)
         for r, f in zip(rows.tolist(), found, strict=True):
             if f is not None:
@@ -443,12 +453,11 @@ class MinHashDedup(GlobalStage):
 
     @classmethod
     def index_params(cls, params: MinHashParams) -> dict:
-        """What makes two runs' band keys and signatures comparable."""
-        bands, rows = params.lsh()
+        """What makes two runs' signatures comparable. Not the bands and rows, which follow
+        the threshold: the index records its own, and a later run looks its documents up with
+        those (`stages/dedup/minhash/index.py`)."""
         return {
             "num_perm": params.num_perm,
-            "bands": bands,
-            "rows": rows,
             "seed": params.seed,
             "shingles": params.shingles,
             "ngram_words": params.ngram_words,
@@ -468,6 +477,7 @@ class MinHashDedup(GlobalStage):
             index_dir(out, p.stage),
             p.stage,
             self.index_params(p),
+            p.lsh(),
         )
 
     def map_step(self) -> Stage:

@@ -60,6 +60,22 @@ def test_a_later_run_drops_what_an_earlier_one_kept_and_its_near_copies(tmp_path
         assert dropped["a"].metadata["duplicate_hamming"] == 0
 
 
+@pytest.mark.parametrize("threshold", [0.7, 0.85])
+def test_a_later_run_with_another_threshold_looks_up_with_the_earlier_bands(tmp_path, threshold):
+    """The bands and rows follow the threshold ((21, 6) at 0.8, (28, 4) at 0.7, (20, 6) at
+    0.85): a later run makes its lookup keys with the earlier index's own."""
+    docs = corpus()
+    a = earlier_run(MinHashDedup, tmp_path, [docs["a"], docs["b"]])
+    meta = orjson.loads((Path(a[1]) / "minhash_dedup" / "v1" / "meta.json").read_bytes())
+    later = MinHashParams(threshold=threshold)
+    assert meta["lsh"] == list(MinHashParams().lsh()) != list(later.lsh())
+    kept, dropped = run_global(
+        MinHashDedup, [docs["c"], docs["a-near"]], tmp_path / "b", 2, later, earlier=(a,)
+    )
+    assert sorted(kept) == ["c"] and dropped["a-near"].metadata["duplicate_of"] == "a"
+    assert dropped["a-near"].metadata["duplicate_similarity"] >= threshold
+
+
 def test_the_index_holds_the_kept_documents_sorted_keys_and_signatures(tmp_path):
     docs = corpus()
     root = earlier_run(MinHashDedup, tmp_path, [docs["a"], docs["b"], docs["a-near"]])[1]
@@ -98,6 +114,7 @@ def test_the_first_earlier_run_and_the_closest_document_win(tmp_path):
         np.save(folder / "signatures.npy", sigs)
         (folder / "ids.bin").write_bytes("".join(ids).encode())
         np.save(folder / "ids_ends.npy", np.cumsum([len(i) for i in ids], dtype=np.uint64))
+        (folder / "meta.json").write_bytes(orjson.dumps({"lsh": [4, 4]}))
         return (name, str(tmp_path / name))
 
     one = make("one", np.concatenate([far, near]), ["far", "near"])
@@ -105,17 +122,20 @@ def test_the_first_earlier_run_and_the_closest_document_win(tmp_path):
     query_keys = mh.band_keys(sig, 4, 4)
     query_keys[:, 3] = 7
 
+    def at(keys):
+        return lambda lsh: keys if lsh == (4, 4) else pytest.fail(f"keys at {lsh}")
+
     def agree(a, b):
         est = mh.estimate(a, b)
         return est >= 0.8, est, est
 
     lookup = index.EarlierLookup((one, two), "minhash_dedup", 16)
-    assert lookup.match(sig, query_keys, agree, 100) == [("one", "near", 15 / 16)]
+    assert lookup.match(sig, at(query_keys), agree, 100) == [("one", "near", 15 / 16)]
     lookup = index.EarlierLookup((two, one), "minhash_dedup", 16)
-    assert lookup.match(sig, query_keys, agree, 100) == [("two", "same", 1.0)]
+    assert lookup.match(sig, at(query_keys), agree, 100) == [("two", "same", 1.0)]
     # at most `cap` earlier documents a key: with 1, only `far` shares band 3 (the first row)
     only_last = query_keys.copy()
     only_last[:, :3] = 0
     lookup = index.EarlierLookup((one,), "minhash_dedup", 16)
-    assert lookup.match(sig, only_last, agree, 1) == [("one", "far", 13 / 16)]
-    assert lookup.match(sig, only_last, agree, 2) == [("one", "near", 15 / 16)]
+    assert lookup.match(sig, at(only_last), agree, 1) == [("one", "far", 13 / 16)]
+    assert lookup.match(sig, at(only_last), agree, 2) == [("one", "near", 15 / 16)]
