@@ -53,12 +53,13 @@ import orjson
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path, write_bytes
 from gristmill.stages.formats.docio import read_records
-from gristmill.stages.formats.fs import is_url, open_file
+from gristmill.stages.formats.fs import filesystem, is_url, open_file
 
 VERSION = "v1"
 EXACT = "exact_dedup"
 KEY = "xxh3-128 of normalize(text), document level"
 META = "meta.json"
+MANIFEST = "manifest.json"  # a finished run's (pipeline/output/manifest.py)
 DTYPE = "S16"
 IN_EARLIER_RUN = "in_earlier_run"  # the reason of a document an earlier run kept
 
@@ -98,7 +99,9 @@ def fetch_index(run: str, into: Path, stages: dict[str, dict], storage_options=N
     """The `index/` folder of the earlier run `run` (a folder or a URL) as a local folder, with
     the index of every stage in `stages` (name -> its `index_params` in this run), each checked
     against this run's parameters. A URL's files are copied into `into` (whole, then renamed)
-    once."""
+    once. `run` must have finished (its manifest, which lists the index files, keys the later
+    run: an unfinished one's index could change under it)."""
+    _check_finished(run, storage_options)
     root = Path(run) / "index" if not is_url(run) else into
     for stage, params in stages.items():
         folder = root / stage / VERSION
@@ -107,6 +110,19 @@ def fetch_index(run: str, into: Path, stages: dict[str, dict], storage_options=N
             _fetched(run, stage, folder, name, storage_options)
         check_params(run, stage, meta, params)
     return root
+
+
+def _check_finished(run: str, storage_options) -> None:
+    if is_url(run):
+        fs, path = filesystem(f"{run.rstrip('/')}/{MANIFEST}", storage_options)
+        found = fs.isfile(path)
+    else:
+        found = (Path(run) / MANIFEST).is_file()
+    if not found:
+        raise GristmillError(
+            f"dedup_against: {run} has no {MANIFEST}: not a finished run (killed, or still "
+            "running); finish it (rerun its config) first"
+        )
 
 
 def _meta(run: str, stage: str, folder: Path, storage_options) -> dict:

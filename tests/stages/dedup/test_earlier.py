@@ -1,0 +1,45 @@
+"""`fetch_index` (stages/dedup/earlier.py): an earlier output is read only once it has
+finished, local or at a URL."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import pytest
+
+from gristmill.stages.dedup.earlier import fetch_index, write_meta
+from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.fs import filesystem
+
+
+def an_index(out):
+    folder = out / "index" / "exact_dedup" / "v1"
+    folder.mkdir(parents=True)
+    np.save(folder / "keys.npy", np.zeros(0, dtype="S16"))
+    write_meta(folder, "exact_dedup", 0, ["keys.npy"], params={})
+
+
+def test_an_earlier_output_without_a_manifest_is_an_error(tmp_path):
+    out = tmp_path / "killed"
+    an_index(out)  # the index of a run killed before its manifest
+    with pytest.raises(GristmillError, match=f"{out} has no manifest.json"):
+        fetch_index(str(out), tmp_path / "into", {"exact_dedup": {}})
+    (out / "manifest.json").write_text("{}")
+    assert fetch_index(str(out), tmp_path / "into", {"exact_dedup": {}}) == out / "index"
+
+
+def test_an_earlier_url_without_a_manifest_is_an_error(tmp_path):
+    local = tmp_path / "run"
+    an_index(local)
+    url = f"memory://gristmill-{uuid.uuid4().hex}/run"
+    fs, root = filesystem(url)
+    fs.put(str(local), root, recursive=True)
+    try:
+        with pytest.raises(GristmillError, match=f"{url} has no manifest.json"):
+            fetch_index(url, tmp_path / "into", {"exact_dedup": {}})
+        fs.pipe(f"{root}/manifest.json", b"{}")
+        into = fetch_index(url, tmp_path / "into", {"exact_dedup": {}})
+        assert (into / "exact_dedup" / "v1" / "keys.npy").is_file()
+    finally:
+        fs.rm(root, recursive=True)
