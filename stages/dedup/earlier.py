@@ -68,8 +68,23 @@ def index_dir(out: Path, stage: str = EXACT) -> Path:
     return out / "index" / stage / VERSION
 
 
+def open_index(folder: Path) -> Path:
+    """`folder`, made ready for an index to be written (again) into: its meta.json removed
+    first, so that the mark of a whole index is always the last file written (a run killed
+    while rewriting one leaves a folder without it, which its rerun writes anew)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / META).unlink(missing_ok=True)
+    return folder
+
+
+def save_npy(path: Path, arr: np.ndarray) -> None:
+    """`arr` as a .npy file: written under a temporary name, renamed when whole."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        np.save(fh, np.ascontiguousarray(arr))
+
+
 def write_meta(folder: Path, stage: str, docs: int, files: list[str], **more) -> None:
-    """meta.json, written last: an index folder with it is whole."""
+    """meta.json, written last (after `open_index`): an index folder with it is whole."""
     meta = {"stage": stage, "version": VERSION, "docs": docs, "files": files, **more}
     write_bytes(folder / META, orjson.dumps(meta, option=orjson.OPT_INDENT_2))
 
@@ -87,10 +102,8 @@ def write_exact_index(sigs: Path, kept: set[tuple[int, str]], out: Path) -> Path
         if (rec[2], rec[4]) in kept
     }
     arr = np.array(sorted(bytes.fromhex(k) for k in keys), dtype=DTYPE)
-    folder = index_dir(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    with atomic_path(folder / "keys.npy") as tmp, open(tmp, "wb") as fh:
-        np.save(fh, arr)
+    folder = open_index(index_dir(out))
+    save_npy(folder / "keys.npy", arr)
     write_meta(folder, EXACT, len(arr), ["keys.npy"], key=KEY, params={})
     return folder
 

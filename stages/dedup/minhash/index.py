@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from gristmill.stages.dedup.earlier import META, VERSION, write_meta
+from gristmill.stages.dedup.earlier import META, VERSION, open_index, save_npy, write_meta
 from gristmill.stages.dedup.minhash.core import unique_rows
 from gristmill.stages.dedup.minhash.store import Files, read_memmap
 from gristmill.stages.formats.atomic import atomic_path
@@ -80,7 +80,7 @@ def write_index(
                 ids.append(str(rec[ID]).encode())
         picks.append(np.array(sel, dtype=np.int64))
     n = len(ids)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = open_index(folder)
     keys, rows, at = [], [], 0
     with atomic_path(folder / "signatures.npy") as tmp:
         out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.uint32, shape=(n, num_perm))
@@ -98,18 +98,13 @@ def write_index(
     keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.uint64)
     rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.uint32)
     order = np.argsort(keys, kind="stable")  # rows stay in order within a key
-    _save(folder / "keys.npy", keys[order])
-    _save(folder / "rows.npy", rows[order])
+    save_npy(folder / "keys.npy", keys[order])
+    save_npy(folder / "rows.npy", rows[order])
     with atomic_path(folder / "ids.bin") as tmp:
         tmp.write_bytes(b"".join(ids))
-    _save(folder / "ids_ends.npy", np.cumsum([len(i) for i in ids], dtype=np.uint64))
+    save_npy(folder / "ids_ends.npy", np.cumsum([len(i) for i in ids], dtype=np.uint64))
     write_meta(folder, stage, n, FILES, keys=len(keys), lsh=list(lsh), params=params)
     return folder
-
-
-def _save(path: Path, arr: np.ndarray) -> None:
-    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-        np.save(fh, np.ascontiguousarray(arr))
 
 
 class EarlierIndex:

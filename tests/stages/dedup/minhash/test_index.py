@@ -15,6 +15,7 @@ from gristmill.stages.dedup.minhash import core as mh
 from gristmill.stages.dedup.minhash import index
 from gristmill.stages.dedup.minhash.shingles import shingle_batch
 from gristmill.stages.dedup.minhash.stage import MinHashDedup, MinHashParams
+from gristmill.stages.dedup.minhash.store import Files
 from gristmill.stages.dedup.simhash.stage import SimHashDedup
 from tests.stages.global_stage import run_global
 
@@ -139,3 +140,21 @@ def test_the_first_earlier_run_and_the_closest_document_win(tmp_path):
     lookup = index.EarlierLookup((one,), "minhash_dedup", 16)
     assert lookup.match(sig, at(only_last), agree, 1) == [("one", "far", 13 / 16)]
     assert lookup.match(sig, at(only_last), agree, 2) == [("one", "near", 15 / 16)]
+
+
+def test_a_rewrite_removes_the_mark_of_a_whole_index_first(tmp_path):
+    """meta.json is the last file written: a write of the index over an older one that stops
+    half-way (killed) leaves no meta.json, so nothing takes the folder for a whole index."""
+    docs = corpus()
+    root = earlier_run(MinHashDedup, tmp_path, [docs["a"], docs["b"]])[1]
+    folder = Path(root) / "minhash_dedup" / "v1"
+    assert (folder / "meta.json").is_file()
+
+    def killed(rows):
+        raise KeyboardInterrupt
+
+    p = MinHashParams()
+    files = Files(StageContext(work=tmp_path / "a" / "work", tasks=2), p.stage)
+    with pytest.raises(KeyboardInterrupt):
+        index.write_index(files, 2, 128, killed, {(0, "a")}, folder, p.stage, {}, p.lsh())
+    assert not (folder / "meta.json").exists()
