@@ -14,9 +14,14 @@ lookup a later run's map makes in it (`dedup_against`; the whole scheme in
 
 Written at the end of the run from the map's files (`store.py`), which hold every document's
 signature: the kept documents (in `tokens/`) that have shingles, in the order the map saw them,
-so the index's bytes are the same for every executor and every resume. Memory while writing:
-the kept documents' keys and rows (12 bytes a key, bands keys a document) and their sort
-order; the signatures go to the file task by task.
+so the index's bytes are the same for every executor and every resume. The ids are streamed
+to ids.bin; the signatures are read, written and keyed `CHUNK` documents at a time, and each
+(key, row) pair is spilled to one of 2^bits files by its key's top bits (under the stage's
+`sigs/`, removed after), then each file is sorted alone and appended to keys.npy and rows.npy:
+the same bytes as one sort of all of them. Memory while writing: 12 bytes a kept document
+(where its id ends, its row in the map's files), a chunk (its signatures and keys, about 50 MB
+with the defaults) and one part's pairs with their sort (about `PART_PAIRS` pairs, 150 MB);
+on disk, 12 bytes a key besides the index itself.
 
 Lookup: a document's keys, made with the index's own bands and rows (they follow the
 threshold, which may differ between the runs), are searched (binary search on the
@@ -30,6 +35,9 @@ match.
 
 from __future__ import annotations
 
+import math
+import shutil
+from array import array
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,6 +51,10 @@ from gristmill.stages.formats.atomic import atomic_path
 from gristmill.stages.formats.docio import read_records
 
 FILES = ["keys.npy", "rows.npy", "signatures.npy", "ids.bin", "ids_ends.npy"]
+PAIR = np.dtype([("key", "<u8"), ("row", "<u4")])  # a key and its document's row, spilled
+PART_PAIRS = 1 << 22  # pairs sorted at once: 48 MB of them, about 150 MB with the sort's copies
+MAX_BITS = 16  # at most 65,536 parts (more than 2^38 keys would make larger parts)
+CHUNK = 1 << 16  # documents whose signatures are read and keyed at once (33 MB of 128 values)
 # a map's meta.jsonl record: [origin, source rank, preference, id, source, shingle count]
 RANK, ID, SHINGLES = 1, 3, 5
 
@@ -62,49 +74,124 @@ def write_index(
     stage: str,
     params: dict,
     lsh: tuple[int, int],
+    part_pairs: int = PART_PAIRS,
+    chunk: int = CHUNK,
 ) -> Path | None:
     """The index of the `kept` documents ((source rank, id)) from the map files of `tasks`
     tasks; `keys_of(rows)` gives the (docs, bands) keys of their signatures (rows as the map
     files hold them), made with `lsh` (bands, rows; SimHash: tables, hamming), recorded in
-    meta.json for a later run to make its lookup keys the same way."""
+    meta.json for a later run to make its lookup keys the same way. `chunk` documents are
+    keyed at once, and the keys sorted in parts of about `part_pairs` (the bytes are the same
+    for every value of both)."""
     if not all(files.docs(t, "meta.jsonl").exists() for t in range(tasks)):
         # the run's scratch is removed after its index is written: a rerun of a run that ended
         # but lost its manifest keeps the index it has
-        return folder if (folder / "meta.json").exists() else None
-    picks, ids = [], []
-    for t in range(tasks):
-        sel = []
-        for i, rec in enumerate(read_records(files.docs(t, "meta.jsonl"))):
-            if rec[SHINGLES] > 0 and (rec[RANK], str(rec[ID])) in kept:
-                sel.append(i)
-                ids.append(str(rec[ID]).encode())
-        picks.append(np.array(sel, dtype=np.int64))
-    n = len(ids)
+        return folder if (folder / META).exists() else None
     folder = open_index(folder)
-    keys, rows, at = [], [], 0
+    picks, ends = _write_ids(files, tasks, kept, folder)
+    n = len(ends)
+    spill = _Spill(files.root / "sigs" / "index", part_pairs)
     with atomic_path(folder / "signatures.npy") as tmp:
         out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.uint32, shape=(n, num_perm))
+        at = 0
         for t, sel in enumerate(picks):
             if not len(sel):
                 continue
-            sigs = read_memmap(files.docs(t, "sig"), np.uint32).reshape(-1, num_perm)[sel]
-            out[at : at + len(sel)] = sigs
-            k = keys_of(sigs)
-            keys.append(k.ravel())
-            rows.append(np.repeat(np.arange(at, at + len(sel), dtype=np.uint32), k.shape[1]))
-            at += len(sel)
+            task = read_memmap(files.docs(t, "sig"), np.uint32).reshape(-1, num_perm)
+            for c in range(0, len(sel), chunk):
+                sigs = task[sel[c : c + chunk]]
+                out[at : at + len(sigs)] = sigs
+                spill.add(keys_of(sigs), at, n)
+                at += len(sigs)
         out.flush()
         del out
-    keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.uint64)
-    rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.uint32)
-    order = np.argsort(keys, kind="stable")  # rows stay in order within a key
-    save_npy(folder / "keys.npy", keys[order])
-    save_npy(folder / "rows.npy", rows[order])
-    with atomic_path(folder / "ids.bin") as tmp:
-        tmp.write_bytes(b"".join(ids))
-    save_npy(folder / "ids_ends.npy", np.cumsum([len(i) for i in ids], dtype=np.uint64))
-    write_meta(folder, stage, n, FILES, keys=len(keys), lsh=list(lsh), params=params)
+    pairs = spill.write(folder / "keys.npy", folder / "rows.npy")
+    save_npy(folder / "ids_ends.npy", np.frombuffer(ends, dtype=np.uint64))
+    write_meta(folder, stage, n, FILES, keys=pairs, lsh=list(lsh), params=params)
     return folder
+
+
+def _write_ids(files: Files, tasks: int, kept: set[tuple[int, str]], folder: Path):
+    """ids.bin, streamed; per task, the rows of its kept documents (with shingles) in the map's
+    files, and where each id ends."""
+    picks, ends, at = [], array("Q"), 0
+    with atomic_path(folder / "ids.bin") as tmp, open(tmp, "wb") as fh:
+        for t in range(tasks):
+            sel = array("I")
+            for i, rec in enumerate(read_records(files.docs(t, "meta.jsonl"))):
+                if rec[SHINGLES] > 0 and (rec[RANK], str(rec[ID])) in kept:
+                    sel.append(i)
+                    data = str(rec[ID]).encode()
+                    fh.write(data)
+                    at += len(data)
+                    ends.append(at)
+            picks.append(np.frombuffer(sel, dtype=np.uint32))
+    return picks, ends
+
+
+class _Spill:
+    """(key, row) pairs on disk, in 2^bits files by the key's top bits (the keys are hashes:
+    about as many in each), so that the sorted keys are written one file at a time."""
+
+    def __init__(self, folder: Path, part_pairs: int):
+        self.folder, self.part_pairs, self.bits = folder, part_pairs, None
+        shutil.rmtree(folder, ignore_errors=True)  # a killed attempt's
+        folder.mkdir(parents=True)
+
+    def add(self, keys: np.ndarray, first_row: int, docs: int) -> None:
+        """`keys` (docs, bands) of the rows from `first_row` on, of `docs` documents in all."""
+        if self.bits is None:  # the bands known: parts of about `part_pairs` pairs
+            pairs = docs * keys.shape[1]
+            more = math.ceil(math.log2(pairs / self.part_pairs)) if pairs > self.part_pairs else 0
+            self.bits = min(MAX_BITS, more)
+        rec = np.empty(keys.size, dtype=PAIR)
+        rec["key"] = keys.ravel()
+        rec["row"] = np.repeat(np.arange(first_row, first_row + len(keys)), keys.shape[1])
+        counts = [len(rec)]
+        if self.bits:  # stable: each part's pairs stay in row order
+            part = (rec["key"] >> np.uint64(64 - self.bits)).astype(np.int64)
+            rec = rec[np.argsort(part, kind="stable")]
+            counts = np.bincount(part, minlength=1 << self.bits).tolist()
+        at = 0
+        for p, count in enumerate(counts):
+            if count:
+                with open(self._path(p), "ab") as fh:
+                    fh.write(rec[at : at + count].tobytes())
+                at += count
+
+    def write(self, keys_path: Path, rows_path: Path) -> int:
+        """keys.npy (sorted) and rows.npy (each key's row; in row order within a key) from the
+        parts, in key order: the same bytes as one stable sort of every pair. Their number."""
+        paths = [self._path(p) for p in range(1 << (self.bits or 0))]
+        total = sum(x.stat().st_size for x in paths if x.exists()) // PAIR.itemsize
+        with (
+            atomic_path(keys_path) as kt,
+            atomic_path(rows_path) as rt,
+            open(kt, "wb") as kf,
+            open(rt, "wb") as rf,
+        ):
+            _npy_header(kf, np.uint64, total)
+            _npy_header(rf, np.uint32, total)
+            for path in paths:
+                if not path.exists():
+                    continue
+                rec = np.fromfile(path, dtype=PAIR)
+                rec = rec[np.argsort(rec["key"], kind="stable")]
+                kf.write(rec["key"].tobytes())
+                rf.write(rec["row"].astype(np.uint32).tobytes())
+                del rec
+        shutil.rmtree(self.folder, ignore_errors=True)
+        return total
+
+    def _path(self, part: int) -> Path:
+        return self.folder / f"{part:05d}.bin"
+
+
+def _npy_header(fh, dtype, n: int) -> None:
+    """The header np.save writes for a (n,) array of `dtype`, for its data to follow."""
+    descr = np.lib.format.dtype_to_descr(np.dtype(dtype))
+    header = {"descr": descr, "fortran_order": False, "shape": (n,)}
+    np.lib.format.write_array_header_1_0(fh, header)
 
 
 class EarlierIndex:

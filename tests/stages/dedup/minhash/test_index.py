@@ -158,3 +158,40 @@ def test_a_rewrite_removes_the_mark_of_a_whole_index_first(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         index.write_index(files, 2, 128, killed, {(0, "a")}, folder, p.stage, {}, p.lsh())
     assert not (folder / "meta.json").exists()
+
+
+@pytest.mark.parametrize("cls", [MinHashDedup, SimHashDedup])
+def test_the_index_is_the_same_bytes_sorted_in_many_parts_and_chunks(tmp_path, cls):
+    """The keys are sorted one part (of the key's top bits) at a time: written with parts of
+    a few pairs and chunks of one document, the files are those of one sort of everything."""
+    rng = np.random.RandomState(5)
+    docs = [Document(text=" ".join(words(rng, 200)), id=f"d{i}") for i in range(12)]
+    root = Path(earlier_run(cls, tmp_path, docs)[1])
+    stage = cls(None, StageContext(work=tmp_path / "a" / "work", tasks=2))
+    one = root / stage.params.stage / "v1"
+
+    def written(name, **split):
+        p, step = stage.params, stage.map_step()
+        folder = tmp_path / name
+        got = index.write_index(
+            Files(stage.ctx, p.stage),
+            2,
+            p.num_perm,
+            lambda rows: step._keys(step._stored(rows)),
+            {(0, d.id) for d in docs},
+            folder,
+            p.stage,
+            stage.index_params(p),
+            p.lsh(),
+            **split,
+        )
+        assert not (stage.ctx.work / p.stage / "sigs" / "index").exists()  # spill removed
+        return {f: (got / f).read_bytes() for f in [*index.FILES, "meta.json"]}
+
+    whole = {f: (one / f).read_bytes() for f in [*index.FILES, "meta.json"]}
+    assert written("whole", part_pairs=10**9) == whole
+    split = written("split", part_pairs=7, chunk=1)
+    assert split == whole
+    keys = np.load(one / "keys.npy")
+    assert len(keys) > 7 * 16  # 5 bits at least: 32 parts or more, most of them not empty
+    assert len(np.unique(keys >> np.uint64(59))) > 16
