@@ -269,3 +269,24 @@ def test_simhash_against_an_earlier_run(fuzzy_ab, tmp_path):
     m = orjson.loads((b / "manifest.json").read_bytes())
     assert m["stages"]["simhash_dedup"]["dropped"]["in_earlier_run"] == len(got)
     assert m["reports"]["simhash_dedup"]["in_earlier_run"]["docs"] == len(got)
+
+
+def test_a_rerun_of_a_run_that_lost_its_manifest_keeps_its_index(tmp_path):
+    """The scratch (the map's files the index is made from) is removed when a run ends: a run
+    whose manifest was lost, rerun, is done but for its manifest and keeps the index it has."""
+    out = run(tmp_path, "a", HALF, FUZZY)
+
+    def index_bytes():
+        return {p.relative_to(out): p.read_bytes() for p in (out / "index").rglob("*.*")}
+
+    before = index_bytes()
+    assert any("minhash_dedup" in str(p) for p in before)
+    (out / "manifest.json").unlink()
+    for scratch in (out / "_work").glob("*/minhash_dedup/sigs"):
+        shutil.rmtree(scratch)
+    assert not list((out / "_work").glob("*/minhash_dedup/sigs/docs/*.meta.jsonl"))
+    run(tmp_path, "a", HALF, FUZZY)
+    assert index_bytes() == before
+    m = orjson.loads((out / "manifest.json").read_bytes())
+    assert {e["path"] for e in m["index"]} == {p.as_posix() for p in before}
+    assert verify_run(out)[0] == []
