@@ -28,9 +28,10 @@ threshold, which may differ between the runs), are searched (binary search on th
 memory-mapped `keys.npy`) in each earlier index; at most `max_bucket` earlier documents per key
 are taken, as a run's own LSH buckets are capped; each candidate's signature is read from
 the memory-mapped `signatures.npy` and compared with the document's own by the stage's rule
-(MinHash: estimated Jaccard at least `threshold`; SimHash: at most `hamming` bits apart). The
-closest confirmed earlier document of the first earlier run that has one is the document's
-match.
+(MinHash: estimated Jaccard at least `threshold`; SimHash: a Hamming distance at most the one
+expected at `threshold`, 64 x acos(2t / (1 + t)) / pi bits a fingerprint, whatever `hamming`,
+which only decides the tables' keys). The closest confirmed earlier document of the first
+earlier run that has one is the document's match.
 """
 
 from __future__ import annotations
@@ -207,7 +208,7 @@ class EarlierIndex:
         self.sigs = np.load(folder / "signatures.npy", mmap_mode="r")
         if self.sigs.shape[1:] != (num_perm,):
             raise RuntimeError(f"{folder}: signatures of {self.sigs.shape[1:]}, not {num_perm}")
-        self._ids = folder / "ids.bin"
+        self._ids = read_memmap(folder / "ids.bin", np.uint8)  # mapped once, read per match
         self._ends = np.load(folder / "ids_ends.npy", mmap_mode="r")
 
     def candidates(self, keys: np.ndarray, cap: int) -> np.ndarray:
@@ -229,9 +230,7 @@ class EarlierIndex:
 
     def id(self, row: int) -> str:
         start = int(self._ends[row - 1]) if row else 0
-        with open(self._ids, "rb") as fh:
-            fh.seek(start)
-            return fh.read(int(self._ends[row]) - start).decode()
+        return self._ids[start : int(self._ends[row])].tobytes().decode()
 
 
 class EarlierLookup:
