@@ -4,10 +4,11 @@ into the largest clusters and the documents removed per source. A source losing 
 than `max_source_loss` of its documents is a warning, or an error with `strict`.
 
 With `dedup_against`, the documents the map dropped for an earlier run (`in_earlier_run`) are
-counted apart, per source and per earlier run; they are not in `removed` nor in the loss
-warning (they are what the run was asked to drop).
+counted apart, per source and per earlier run, as the map's files are read; they are not in
+`removed` nor in the loss warning (they are what the run was asked to drop), and a source's
+`share_removed` is of its other documents.
 
-Memory: `top_clusters` clusters per part and a count per source.
+Memory: `top_clusters` clusters per part and a count per source and per earlier run.
 """
 
 from __future__ import annotations
@@ -40,10 +41,11 @@ class MinHashReport(PipelineStep):
             per_source.update(_load(files.docs(t, "sources.json"), "map"))
         earlier = None
         if self.ctx.earlier:  # [index, earlier run, earlier id, value, source] per document
-            recs = [
-                r for t in range(self.ctx.tasks) for r in _records(files.docs(t, "earlier.jsonl"))
-            ]
-            earlier = (Counter(r[4] for r in recs), Counter(r[1] for r in recs))
+            earlier = (Counter(), Counter())
+            for t in range(self.ctx.tasks):
+                for r in read_records(_existing(files.docs(t, "earlier.jsonl"), "map")):
+                    earlier[0][r[4]] += 1
+                    earlier[1][r[1]] += 1
         report = self.report(shares, per_source, earlier)
         w = AtomicWriter(files.report())
         w.write(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
@@ -60,7 +62,9 @@ class MinHashReport(PipelineStep):
         per_source: Counter,
         earlier: tuple[Counter, Counter] | None = None,
     ) -> dict:
-        """`earlier`: (documents dropped for an earlier run per source, and per earlier run)."""
+        """`earlier`: (documents dropped for an earlier run per source, and per earlier run).
+        A source's `share_removed` (and its loss warning) is of the documents this run
+        deduplicated among themselves: its documents less those dropped for an earlier run."""
         p = self.params
         removed_by_source: Counter = Counter()
         for share in shares:
@@ -69,22 +73,7 @@ class MinHashReport(PipelineStep):
         largest = sorted(candidates, key=lambda c: (-c["size"], c["key"], c["gid"]))
         largest = largest[: p.top_clusters]
         self.stat_update("largest_cluster", value=largest[0]["size"] if largest else 0)
-        sources, warnings = {}, []
-        for src in sorted(per_source, key=str):
-            share = removed_by_source[src] / per_source[src]
-            sources[str(src)] = {
-                "docs": per_source[src],
-                "removed": removed_by_source[src],
-                "share_removed": round(share, 6),
-            }
-            if earlier is not None:
-                sources[str(src)]["in_earlier_run"] = earlier[0][src]
-            if share > p.max_source_loss:
-                warnings.append(
-                    f"{p.stage}: source {src!r} loses {removed_by_source[src]} of "
-                    f"{per_source[src]} documents ({share:.1%}), over max_source_loss "
-                    f"{p.max_source_loss:.0%}"
-                )
+        sources, warnings = self._sources(per_source, removed_by_source, earlier)
         self.stat_update("sources_over_loss_limit", value=len(warnings))
         n_clusters = sum(share["clusters"] for share in shares)
         n_removed = sum(removed_by_source.values())
@@ -92,11 +81,10 @@ class MinHashReport(PipelineStep):
         if largest:
             top = largest[0]
             summary += f"; largest cluster {top['size']:,} documents ({top['cluster_id']})"
-        more = {}
+        more: dict = {}
         if earlier is not None:
-            n = sum(earlier[1].values())
-            summary += f"; {n:,} dropped as near duplicates of earlier runs' documents"
-            more["in_earlier_run"] = {"docs": n, "by_run": dict(sorted(earlier[1].items()))}
+            tail, more["in_earlier_run"] = _earlier_summary(earlier)
+            summary += tail
         return {
             "summary": [summary],
             "stage": p.stage,
@@ -118,14 +106,40 @@ class MinHashReport(PipelineStep):
             "warnings": warnings,
         }
 
+    def _sources(self, per_source: Counter, removed: Counter, earlier) -> tuple[dict, list]:
+        """Per source: its documents, those removed and their share (of the documents this
+        run deduplicated among themselves), and those dropped for an earlier run; and the
+        loss warnings."""
+        p, sources, warnings = self.params, {}, []
+        for src in sorted(per_source, key=str):
+            before = earlier[0][src] if earlier is not None else 0
+            share = removed[src] / max(1, per_source[src] - before)
+            sources[str(src)] = {
+                "docs": per_source[src],
+                "removed": removed[src],
+                "share_removed": round(share, 6),
+            } | ({"in_earlier_run": before} if earlier is not None else {})
+            if share > p.max_source_loss:
+                warnings.append(
+                    f"{p.stage}: source {src!r} loses {removed[src]} of "
+                    f"{per_source[src] - before} documents ({share:.1%}), over "
+                    f"max_source_loss {p.max_source_loss:.0%}"
+                )
+        return sources, warnings
 
-def _records(path):
+
+def _earlier_summary(earlier: tuple[Counter, Counter]) -> tuple[str, dict]:
+    """The summary's end and the report's part on the documents dropped for earlier runs."""
+    n = sum(earlier[1].values())
+    tail = f"; {n:,} dropped as near duplicates of earlier runs' documents"
+    return tail, {"docs": n, "by_run": dict(sorted(earlier[1].items()))}
+
+
+def _existing(path, what: str):
     if not path.exists():
-        raise RuntimeError(f"minhash_dedup: map output missing: {path}")
-    return read_records(path)
+        raise RuntimeError(f"minhash_dedup: {what} output missing: {path}")
+    return path
 
 
 def _load(path, what: str):
-    if not path.exists():
-        raise RuntimeError(f"minhash_dedup: {what} output missing: {path}")
-    return orjson.loads(path.read_bytes())
+    return orjson.loads(_existing(path, what).read_bytes())

@@ -1,3 +1,5 @@
+from collections import Counter
+
 import numpy as np
 import orjson
 import pytest
@@ -6,6 +8,7 @@ from datatrove.data import Document
 from gristmill.stages.base import StageContext
 from gristmill.stages.dedup.minhash import core as mh
 from gristmill.stages.dedup.minhash.cluster import SourceLossError
+from gristmill.stages.dedup.minhash.report import MinHashReport
 from gristmill.stages.dedup.minhash.shingles import shingle_hashes
 from gristmill.stages.dedup.minhash.stage import MinHashDedup, MinHashParams
 from gristmill.stages.dedup.minhash.store import Files
@@ -242,3 +245,23 @@ def test_params_are_checked():
     assert MinHashParams().lsh() == (21, 6)
     assert MinHashParams().survivor_floor() == pytest.approx(0.6)
     assert MinHashParams(threshold=0.4).survivor_floor() == 0.0
+
+
+def test_the_share_removed_leaves_out_what_was_dropped_for_an_earlier_run():
+    """With dedup_against, a source's share removed (and its loss warning) is of the
+    documents the run deduplicated among themselves: 4 removed of 10 seen, 5 of which were
+    dropped for an earlier run first, is 0.8 of 5, over max_source_loss 0.5."""
+    share = {"removed_by_source": {"web": 4}, "largest": [], "clusters": 2, "clustered_docs": 6}
+    step = MinHashReport(MinHashParams(), StageContext(), 1)
+    earlier = (Counter({"web": 5}), Counter({"../a": 5}))
+    report = step.report([share], Counter({"web": 10}), earlier)
+    assert report["sources"]["web"] == {
+        "docs": 10, "removed": 4, "share_removed": 0.8, "in_earlier_run": 5
+    }  # fmt: skip
+    assert report["in_earlier_run"] == {"docs": 5, "by_run": {"../a": 5}}
+    assert report["warnings"] == [
+        "minhash_dedup: source 'web' loses 4 of 5 documents (80.0%), over max_source_loss 50%"
+    ]
+    assert "5 dropped as near duplicates of earlier runs' documents" in report["summary"][0]
+    alone = step.report([share], Counter({"web": 10}))
+    assert alone["sources"]["web"]["share_removed"] == 0.4 and not alone["warnings"]
