@@ -1,5 +1,5 @@
 """What the `dedup_against` tests share: a run of a few files through the dedup stages, what it
-kept and rejected, and the fuzzy corpus (the sample's web source and near duplicates in six
+kept and rejected, and the fuzzy corpus (the sample's web source and near duplicates in seven
 languages, split into the half run A reads and the rest)."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ HALF = [str(WEB / "part-00000.jsonl"), str(WEB / "part-00001.jsonl")]
 REST = [str(p) for p in sorted(WEB.glob("part-*")) if str(p) not in HALF]
 EXACT = ["exact_dedup", {"tokenize": {"tokenizer": "gpt2"}}, "pack"]
 FUZZY = ["exact_dedup", "minhash_dedup", {"tokenize": {"tokenizer": "gpt2"}}, "pack"]
+SIMHASH = ["exact_dedup", "simhash_dedup", *FUZZY[2:]]
 
 
 def run(tmp: Path, name: str, paths: list[str], stages=EXACT, output=None, **extra) -> Path:
@@ -79,15 +80,16 @@ def _json(line: bytes):
         return None
 
 
-# ---- near duplicates in six languages: letters of each script, words in the spaced ones ----
+# ---- near duplicates in seven languages: letters of each script, words in the spaced ones ----
 
-ALPHABETS = {  # (first, last) letter; spaced scripts get words of 2-7 letters
+ALPHABETS = {  # (first, last letter, spaced): spaced scripts get words of 2-7 letters
     "zh": (0x4E00, 0x4FFF, False),
     "ja": (0x3041, 0x3093, False),
     "th": (0x0E01, 0x0E2E, False),
     "ar": (0x0627, 0x064A, True),
     "hi": (0x0915, 0x0939, True),
     "ru": (0x0430, 0x044F, True),
+    "ko": (0xAC00, 0xD7A3, True),  # Hangul syllables; Korean puts spaces between words
 }
 
 

@@ -1,5 +1,6 @@
-"""The fuzzy `dedup_against` runs, once per session: test_dedup_against_fuzzy.py checks them and
-test_s3_run.py compares its run against an earlier run on the test object store with them."""
+"""The fuzzy `dedup_against` runs (MinHash, and SimHash on the same corpus), once per session:
+test_dedup_against_fuzzy.py checks them and test_s3_run.py compares its run against an earlier
+run on the test object store with them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pipeline.run.against import FUZZY, HALF, REST, multilingual, run
+from tests.pipeline.run.against import FUZZY, HALF, REST, SIMHASH, multilingual, run
 
 
 @dataclass(frozen=True)
@@ -31,3 +32,17 @@ def fuzzy_ab(tmp_path_factory) -> FuzzyAB:
     everything = run(tmp, "all", half + rest, FUZZY)
     only_rest = run(tmp, "rest", rest, FUZZY)
     return FuzzyAB(half, rest, a, b, everything, only_rest)
+
+
+@dataclass(frozen=True)
+class SimHashAB:
+    a: Path  # simhash_dedup over fuzzy_ab's half
+    b: Path  # over all of it, against A
+
+
+@pytest.fixture(scope="session")
+def simhash_ab(fuzzy_ab, tmp_path_factory) -> SimHashAB:
+    tmp = tmp_path_factory.mktemp("simhash")
+    a = run(tmp, "a", fuzzy_ab.half, SIMHASH)
+    b = run(tmp, "b", fuzzy_ab.half + fuzzy_ab.rest, SIMHASH, dedup_against=[str(a)])
+    return SimHashAB(a, b)

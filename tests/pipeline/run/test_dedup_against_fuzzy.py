@@ -1,6 +1,7 @@
 """`dedup_against` with minhash_dedup and simhash_dedup: run A on half the corpus (the sample's
-web source and near duplicates in zh, ja, th, ar, hi, ru: tests/pipeline/run/against.py), run B
-on all of it against A (`fuzzy_ab`, tests/pipeline/run/conftest.py).
+web source and near duplicates in zh, ja, th, ar, hi, ru, ko: tests/pipeline/run/against.py), run
+B on all of it against A (`fuzzy_ab`; with simhash_dedup, `simhash_ab`:
+tests/pipeline/run/conftest.py).
 
 What holds for fuzzy dedup, and is asserted here:
 - B keeps nothing A kept, nor any near duplicate of it: no document B keeps has an exact
@@ -39,14 +40,13 @@ from tests.pipeline.run.against import (
     EXACT,
     FUZZY,
     HALF,
+    SIMHASH,
     earlier,
     kept,
     rejects,
     run,
     texts,
 )
-
-SIMHASH = ["exact_dedup", "simhash_dedup", *FUZZY[2:]]
 
 
 def shingle_sets(docs: dict[str, str]) -> dict[str, set[int]]:
@@ -86,7 +86,7 @@ def test_b_keeps_nothing_a_kept_nor_a_near_duplicate_of_it(fuzzy_ab):
     ka, kb = kept(fuzzy_ab.a), kept(fuzzy_ab.b)
     assert ka and kb and not ka & kb
     assert ka <= set(earlier(fuzzy_ab.b, "exact_dedup"))  # A's texts themselves
-    near_in_a = {i for i, r in rejects(fuzzy_ab.a, "minhash_dedup").items()}
+    near_in_a = set(rejects(fuzzy_ab.a, "minhash_dedup"))
     assert near_in_a and near_in_a <= set(earlier(fuzzy_ab.b, "minhash_dedup"))
     sets = shingle_sets(texts(fuzzy_ab.half + fuzzy_ab.rest))
     worst = max(jaccard(sets[x], sets[y]) for x, y in product(ka, kb))
@@ -142,13 +142,15 @@ def test_b_drops_exactly_the_documents_an_oracle_confirms(fuzzy_ab):
         assert r["metadata"]["duplicate_similarity"] == pytest.approx(est[k, best])
 
 
-def test_near_duplicates_in_every_language(fuzzy_ab):
-    near = earlier(fuzzy_ab.b, "minhash_dedup")
-    exact = earlier(fuzzy_ab.b, "exact_dedup")
-    kb = kept(fuzzy_ab.b)
+@pytest.mark.parametrize("stage", ["minhash_dedup", "simhash_dedup"])
+def test_near_duplicates_in_every_language(request, stage):
+    ab = request.getfixturevalue("fuzzy_ab" if stage == "minhash_dedup" else "simhash_ab")
+    near = earlier(ab.b, stage)
+    exact = earlier(ab.b, "exact_dedup")
+    kb = kept(ab.b)
     for lang in ALPHABETS:
         assert near[f"{lang}-old-near"]["metadata"]["duplicate_of"] == f"{lang}-old"
-        assert near[f"{lang}-pair-far"]["metadata"]["duplicate_of"] in kept(fuzzy_ab.a)
+        assert near[f"{lang}-pair-far"]["metadata"]["duplicate_of"] in kept(ab.a)
         assert f"{lang}-same" in exact and f"{lang}-old" in exact
         assert len({f"{lang}-new", f"{lang}-new-near"} & kb) == 1
         assert f"{lang}-other-b" in kb and f"{lang}-other-a" not in kb  # A kept it
@@ -223,12 +225,11 @@ def test_other_parameters_or_a_missing_index_fail_before_any_work(fuzzy_ab, tmp_
         run(tmp_path, "b3", docs, SIMHASH, dedup_against=[str(fuzzy_ab.a)])
 
 
-def test_simhash_against_an_earlier_run(fuzzy_ab, tmp_path):
+def test_simhash_against_an_earlier_run(fuzzy_ab, simhash_ab):
     """The same A/B with simhash_dedup: B drops exactly the documents that share a table key
     with one A kept and whose fingerprints are at most the distance expected at the threshold
     from its (9.7 bits a fingerprint at 0.8); brute force over all pairs."""
-    a = run(tmp_path, "a", fuzzy_ab.half, SIMHASH)
-    b = run(tmp_path, "b", fuzzy_ab.half + fuzzy_ab.rest, SIMHASH, dedup_against=[str(a)])
+    a, b = simhash_ab.a, simhash_ab.b
     ka, kb = kept(a), kept(b)
     assert ka and kb and not ka & kb
     docs = texts(fuzzy_ab.half + fuzzy_ab.rest)
