@@ -113,6 +113,8 @@ class StageHooks:
     # this stage (each builds at import what its workers would otherwise build each): a run
     # without the stage does not pay for them
     preload: ClassVar[tuple[str, ...]] = ()
+    # whether `index_params` may, with some parameters, say that this stage keeps an index
+    keeps_index: ClassVar[bool] = False
 
     def warm(self) -> None:
         """Builds what every worker would build for itself (a model, an encoder) into its
@@ -125,11 +127,11 @@ class StageHooks:
 
     @classmethod
     def index_params(cls, params: StageParams) -> dict | None:
-        """Whether this stage, with these parameters, keeps an index of what the run kept in
-        `OUT/index/<name>/` and looks documents up in earlier runs' (`dedup_against`,
-        `stages/dedup/earlier.py`): None if not; else what a later run's same stage must share
-        with this one for the two indexes to be comparable (recorded in the index's meta.json,
-        checked by that later run; `{}`: nothing)."""
+        """Whether this stage (one with `keeps_index`), with these parameters, keeps an index of
+        what the run kept in `OUT/index/<name>/` and looks documents up in earlier runs'
+        (`dedup_against`, `stages/dedup/earlier.py`): None if not; else what a later run's
+        same stage must share with this one for the two indexes to be comparable (recorded in
+        the index's meta.json, checked by that later run; `{}`: nothing)."""
         return None
 
     def write_index(self, kept: set[tuple[int, str]], out: Path) -> Path | None:

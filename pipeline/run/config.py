@@ -21,7 +21,7 @@ from pydantic import Field, ValidationError, field_validator
 from gristmill.pipeline.run.config_errors import format_error
 from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, resolve
 from gristmill.pipeline.run.source_paths import SourceError, check_overlap, expand
-from gristmill.stages.base import FIRST, LAST, StageHooks, StrictModel
+from gristmill.stages.base import FIRST, LAST, StrictModel
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fs import is_url, local_path
 from gristmill.stages.registry import STAGES, UnknownStage, get_stage, implicit_first
@@ -138,7 +138,7 @@ class LoadedConfig:
             for p in run.dedup_against
         ]
         if self.dedup_against and not self.indexed():
-            able = ", ".join(name for name, c in STAGES.items() if _keeps_index(c))
+            able = ", ".join(name for name, c in STAGES.items() if c.keeps_index)
             raise ConfigError(
                 f"dedup_against: needs a stage that keeps an index among the stages ({able}; "
                 "exact_dedup at level document with method exact)"
@@ -170,11 +170,6 @@ class LoadedConfig:
         bytes, so a run started on Slurm can be finished (or resumed) by another executor."""
         data = {k: v for k, v in self.resolved().items() if k not in EXECUTOR_KEYS}
         return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
-
-
-def _keeps_index(cls) -> bool:
-    """Whether the stage class can keep an index (with some parameters)."""
-    return cls.index_params.__func__ is not StageHooks.index_params.__func__
 
 
 def work_folder(root: Path, url: str, work_dir: str | None) -> Path:

@@ -113,6 +113,7 @@ class ExactDedupFilter(KeyFilter):
 class ExactDedup(GlobalStage):
     name = "exact_dedup"
     Params = ExactDedupParams
+    keeps_index = True
 
     @classmethod
     def index_params(cls, params: ExactDedupParams) -> dict | None:

@@ -450,6 +450,7 @@ class MinHashFilter(Stage):
 class MinHashDedup(GlobalStage):
     name = "minhash_dedup"
     Params = MinHashParams
+    keeps_index = True
 
     @classmethod
     def index_params(cls, params: MinHashParams) -> dict:
