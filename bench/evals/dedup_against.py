@@ -109,11 +109,28 @@ def main() -> None:
     path = corpus_path(args.data)
     records = load_docs(path)
     docs = [Document(text=t, id=i) for i, t in records]
-    texts = {i: t for i, t in records}
     half = docs[: len(docs) // 2]
     mb = sum(len(d.text.encode()) for d in docs) / 1e6
     index.EarlierLookup.match = timed_match(index.EarlierLookup.match)
     fuzzy = args.stage
+    a, b, one, index_bytes, docs_in_index = three_runs(docs, half, fuzzy)
+    print(f"corpus {path.name}: {len(docs)} documents, {mb:.1f} MB; A: the first {len(half)}")
+    print(f"stages exact_dedup, {fuzzy} (defaults), one task\n\n| | documents |\n|---|---|")
+    for name, n in table(a, b, one, fuzzy, dict(records)):
+        print(f"| {name} | {n} |")
+    per_doc = index_bytes / max(1, docs_in_index)
+    print(f"A's index: {index_bytes:,} bytes, {docs_in_index} documents, {per_doc:.0f} B each")
+    seen_mb = b["seen_mb"]
+    print(
+        f"B's lookups: {LOOKUP['cpu']:.2f} CPU-s in {LOOKUP['calls']} batches of the "
+        f"{seen_mb:.1f} MB B's {fuzzy} read ({LOOKUP['cpu'] / seen_mb:.4f} CPU-s/MB); B's {fuzzy}: "
+        f"{b['cpu'][fuzzy]:.2f} CPU-s (one run over everything: {one['cpu'][fuzzy]:.2f})"
+    )
+
+
+def three_runs(docs: list[Document], half: list[Document], fuzzy: str):
+    """A over `half`, B over `docs` against A's index, one run over `docs`; and A's index's
+    bytes and documents."""
     with tempfile.TemporaryDirectory(prefix="against-") as tmp:
         tmp = Path(tmp)
         a = run(half, tmp / "a", fuzzy)
@@ -127,6 +144,11 @@ def main() -> None:
         folder = tmp / "a" / "out" / "index" / fuzzy / "v1"
         index_bytes = sum(p.stat().st_size for p in folder.iterdir())
         docs_in_index = orjson.loads((folder / "meta.json").read_bytes())["docs"]
+    return a, b, one, index_bytes, docs_in_index
+
+
+def table(a: dict, b: dict, one: dict, fuzzy: str, texts: dict[str, str]) -> list[tuple]:
+    """The printed rows: what each run kept and dropped, and the groups' survivors."""
     exact_for_a = [r for r in b["rejects"]["exact_dedup"] if r["reason"] == IN_EARLIER_RUN]
     near_for_a = [r for r in b["rejects"][fuzzy] if r["reason"] == IN_EARLIER_RUN]
     near_in_b = [r for r in b["rejects"][fuzzy] if r["reason"] == "near_duplicate"]
@@ -135,7 +157,7 @@ def main() -> None:
     hits = Counter(g.get(i, i) for i in a["kept"] | b["kept"])
     exactly_one = sum(1 for k in one["kept"] if hits.get(k) == 1)
     both = a["kept"] | b["kept"]
-    rows = [
+    return [
         ("A kept", len(a["kept"])),
         ("B kept", len(b["kept"])),
         ("B dropped in_earlier_run, exact (exact_dedup)", len(exact_for_a)),
@@ -150,18 +172,6 @@ def main() -> None:
         ("groups with more than one", sum(1 for v in hits.values() if v > 1)),
         ("groups with none", sum(1 for k in one["kept"] if k not in hits)),
     ]
-    print(f"corpus {path.name}: {len(docs)} documents, {mb:.1f} MB; A: the first {len(half)}")
-    print(f"stages exact_dedup, {fuzzy} (defaults), one task\n\n| | documents |\n|---|---|")
-    for name, n in rows:
-        print(f"| {name} | {n} |")
-    per_doc = index_bytes / max(1, docs_in_index)
-    print(f"A's index: {index_bytes:,} bytes, {docs_in_index} documents, {per_doc:.0f} B each")
-    seen_mb = b["seen_mb"]
-    print(
-        f"B's lookups: {LOOKUP['cpu']:.2f} CPU-s in {LOOKUP['calls']} batches of the "
-        f"{seen_mb:.1f} MB B's {fuzzy} read ({LOOKUP['cpu'] / seen_mb:.4f} CPU-s/MB); B's {fuzzy}: "
-        f"{b['cpu'][fuzzy]:.2f} CPU-s (one run over everything: {one['cpu'][fuzzy]:.2f})"
-    )
 
 
 if __name__ == "__main__":
