@@ -185,6 +185,7 @@ class SimHashDedup(GlobalStage):
     name = NAME
     Params = SimHashParams
     preload = minhash.MinHashBands.preload
+    keeps_index = True
     write_index = minhash.MinHashDedup.write_index  # this map's fingerprints and table keys
 
     @classmethod

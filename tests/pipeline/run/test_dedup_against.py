@@ -65,7 +65,8 @@ def test_dedup_against_needs_an_indexed_stage(tmp_path):
     with pytest.raises(ConfigError, match="dedup_against: needs a stage that keeps an index") as e:
         load_config(cfg)
     able = str(e.value).split("(")[1].split(";")[0].split(", ")  # the stages' `keeps_index`
-    assert {"exact_dedup", "minhash_dedup"} <= set(able) and "url_dedup" not in able
+    assert {"exact_dedup", "minhash_dedup", "simhash_dedup"} <= set(able)
+    assert "url_dedup" not in able
     data["stages"].insert(0, {"exact_dedup": {"method": "bloom"}})
     cfg.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError, match="dedup_against"):
