@@ -14,6 +14,7 @@ import yaml
 
 from gristmill.stages.formats.docio import open_binary, read_records
 from tests.conftest import run_quietly, write_jsonl
+from tests.scripts_text import ALPHABETS, text_in
 
 REPO = Path(__file__).resolve().parents[3]
 WEB = REPO / "sample_data" / "web"
@@ -81,27 +82,6 @@ def _json(line: bytes):
 
 
 # ---- near duplicates in seven languages: letters of each script, words in the spaced ones ----
-
-ALPHABETS = {  # (first, last letter, spaced): spaced scripts get words of 2-7 letters
-    "zh": (0x4E00, 0x4FFF, False),
-    "ja": (0x3041, 0x3093, False),
-    "th": (0x0E01, 0x0E2E, False),
-    "ar": (0x0627, 0x064A, True),
-    "hi": (0x0915, 0x0939, True),
-    "ru": (0x0430, 0x044F, True),
-    "ko": (0xAC00, 0xD7A3, True),  # Hangul syllables; Korean puts spaces between words
-}
-
-
-def text_in(lang: str, rng: random.Random, units: int = 300) -> str:
-    lo, hi, spaced = ALPHABETS[lang]
-    if not spaced:
-        chars = [chr(rng.randint(lo, hi)) for _ in range(units)]
-        return "".join(c + ("。" if i % 20 == 19 else "") for i, c in enumerate(chars))
-    words = [
-        "".join(chr(rng.randint(lo, hi)) for _ in range(rng.randint(2, 7))) for _ in range(units)
-    ]
-    return " ".join(w + ("." if i % 12 == 11 else "") for i, w in enumerate(words))
 
 
 def near_copy(text: str, lang: str, rng: random.Random, edits: int = 3) -> str:

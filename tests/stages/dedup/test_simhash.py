@@ -16,29 +16,8 @@ from pydantic import ValidationError
 from gristmill.stages.dedup.minhash.shingles import shingle_batch
 from gristmill.stages.dedup.simhash import core
 from gristmill.stages.dedup.simhash.stage import SimHashDedup, SimHashParams
+from tests.scripts_text import ALPHABETS, text_in
 from tests.stages.global_stage import run_global
-
-# (first, last) letters of each script; spaced scripts get words of 2-7 letters
-ALPHABETS = {
-    "zh": (0x4E00, 0x4FFF, False),
-    "ja": (0x3041, 0x3093, False),
-    "th": (0x0E01, 0x0E2E, False),
-    "ko": (0xAC00, 0xAD00, True),
-    "ar": (0x0627, 0x064A, True),
-    "hi": (0x0915, 0x0939, True),
-    "ru": (0x0430, 0x044F, True),
-}
-
-
-def text_in(lang: str, rng: random.Random, units: int = 300) -> str:
-    lo, hi, spaced = ALPHABETS[lang]
-    if not spaced:
-        chars = [chr(rng.randint(lo, hi)) for _ in range(units)]
-        return "".join(c + ("。" if i % 20 == 19 else "") for i, c in enumerate(chars))
-    words = [
-        "".join(chr(rng.randint(lo, hi)) for _ in range(rng.randint(2, 7))) for _ in range(units)
-    ]
-    return " ".join(w + ("." if i % 12 == 11 else "") for i, w in enumerate(words))
 
 
 def near_copy(text: str, lang: str) -> str:
