@@ -206,6 +206,10 @@ def test_stop_words_lower_case_each_word_as_the_whole_text_does():
         ("这是一个完整的句子，我们都很喜欢它。\n价格只要九十九元……", "zh", 1 * 12 / 2 / 15),
         ("これは日本語の文です！\n本当ですか？", "ja", 1 * (10 + 5) / 2 / 2 / 15),
         ("이것은 한국어 문장입니다.\n메뉴", "ko", 1 / 2 * (4 / 2 / 15)),
+        # Thai: 24 + 6 letters (vowel and tone marks are not letters), 3 a word; a Thai
+        # sentence often ends in a space, not a mark: only the ellipsis line counts
+        ("ภาษาไทยเป็นภาษาที่สวยงามมาก...\nหน้าแรก", "th", 1 / 2 * (30 / 3 / 2 / 15)),
+        ("ภาษาไทยเป็นภาษาที่สวยงามมาก\nหน้าแรก", "th", 0.0),
         ("هذه جملة عربية كاملة؟\nالرئيسية", "ar", 1 / 2 * (5 / 2 / 15)),
         ("यह एक पूरा वाक्य है।\nमुखपृष्ठ", "hi", 1 / 2 * (6 / 2 / 15)),
         ("Это полное предложение.\nГлавная", "ru", 1 / 2 * (4 / 2 / 15)),
