@@ -38,7 +38,9 @@ distance (`duplicate_hamming`).
 Every kind of index compares texts as its stage sees them, so the stages before it must be the
 same in both runs for the keys and signatures to agree. A later run checks, before any work,
 that each of its indexed stages finds its index in every earlier output and that the index's
-`params` equal its own: a missing index or a differing parameter is a GristmillError naming it.
+`params` equal its own: a missing index or a differing parameter is a GristmillError naming it,
+and so is a fuzzy index's meta.json without `lsh` (written by an older gristmill) or, MinHash's,
+with more band values (bands x rows) than num_perm.
 A version is a folder: a change of key or format is `v2`, and a run reads only the versions it
 knows.
 """
@@ -122,6 +124,9 @@ def fetch_index(run: str, into: Path, stages: dict[str, dict], storage_options=N
         for name in meta.get("files", ["keys.npy"]):
             _fetched(run, stage, folder, name, storage_options)
         check_params(run, stage, meta, params)
+        if stage != EXACT:  # the fuzzy stages' key layout, checked before any map reads it
+            where = f"{run.rstrip('/')}/index/{stage}/{VERSION}" if is_url(run) else folder
+            lsh_of(f"{where}/{META}", meta)
     return root
 
 
@@ -174,6 +179,26 @@ def check_params(run: str, stage: str, meta: dict, params: dict) -> None:
                 f"{theirs.get(key)!r}, this run's {stage} has {key} = {ours!r}: they must match "
                 f"to compare documents"
             )
+
+
+def lsh_of(path, meta: dict) -> tuple[int, int]:
+    """A fuzzy index's `lsh` (MinHash: bands, rows; SimHash: tables, hamming) from its
+    meta.json (`path`), or a GristmillError naming the file: an index written before `lsh` was
+    recorded has none, and a MinHash index's bands x rows are at most its num_perm."""
+    lsh = meta.get("lsh")
+    if lsh is None:
+        raise GristmillError(
+            f"dedup_against: {path}: written by an older gristmill: no `lsh`; rerun it"
+        )
+    ok = isinstance(lsh, list) and len(lsh) == 2 and all(isinstance(v, int) for v in lsh)
+    if not ok or min(lsh) < 1:
+        raise GristmillError(f"dedup_against: {path}: `lsh` {lsh!r} is not two positive counts")
+    num_perm = meta.get("params", {}).get("num_perm")  # MinHash's: the values its bands cover
+    if num_perm is not None and lsh[0] * lsh[1] > num_perm:
+        raise GristmillError(
+            f"dedup_against: {path}: `lsh` {lsh[0]} bands x {lsh[1]} rows > num_perm {num_perm}"
+        )
+    return lsh[0], lsh[1]
 
 
 class EarlierKeys:

@@ -45,7 +45,14 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from gristmill.stages.dedup.earlier import META, VERSION, open_index, save_npy, write_meta
+from gristmill.stages.dedup.earlier import (
+    META,
+    VERSION,
+    lsh_of,
+    open_index,
+    save_npy,
+    write_meta,
+)
 from gristmill.stages.dedup.minhash.core import unique_rows
 from gristmill.stages.dedup.minhash.store import Files, read_memmap
 from gristmill.stages.formats.atomic import atomic_path
@@ -202,7 +209,7 @@ class EarlierIndex:
         self.label = label
         # the (bands, rows) its keys were made with: a later run's own may differ (they follow
         # its threshold), so its lookup keys are made with these
-        self.lsh = tuple(orjson.loads((folder / META).read_bytes())["lsh"])
+        self.lsh = lsh_of(folder / META, orjson.loads((folder / META).read_bytes()))
         self.keys = np.load(folder / "keys.npy", mmap_mode="r")
         self.rows = np.load(folder / "rows.npy", mmap_mode="r")
         self.sigs = np.load(folder / "signatures.npy", mmap_mode="r")

@@ -3,6 +3,7 @@ from the map's files, read back by a later run's map, which drops what it confir
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from gristmill.stages.dedup.minhash.shingles import shingle_batch
 from gristmill.stages.dedup.minhash.stage import MinHashDedup, MinHashParams
 from gristmill.stages.dedup.minhash.store import Files
 from gristmill.stages.dedup.simhash.stage import SimHashDedup
+from gristmill.stages.errors import GristmillError
 from tests.stages.global_stage import run_global
 
 
@@ -195,3 +197,19 @@ def test_the_index_is_the_same_bytes_sorted_in_many_parts_and_chunks(tmp_path, c
     keys = np.load(one / "keys.npy")
     assert len(keys) > 7 * 16  # 5 bits at least: 32 parts or more, most of them not empty
     assert len(np.unique(keys >> np.uint64(59))) > 16
+
+
+def test_an_index_without_lsh_is_named_when_opened(tmp_path):
+    """meta.json of an index written before `lsh` was recorded (or with more band values than
+    num_perm): a GristmillError naming it, not a KeyError in every map worker."""
+    docs = corpus()
+    folder = Path(earlier_run(MinHashDedup, tmp_path, [docs["a"], docs["b"]])[1]) / "minhash_dedup"
+    path = folder / "v1" / "meta.json"
+    meta = orjson.loads(path.read_bytes())
+    assert index.EarlierIndex("A", folder / "v1", 128).lsh == (21, 6)
+    path.write_bytes(orjson.dumps({k: v for k, v in meta.items() if k != "lsh"}))
+    with pytest.raises(GristmillError, match=re.escape(f"{path}: written by an older gristmill")):
+        index.EarlierIndex("A", folder / "v1", 128)
+    path.write_bytes(orjson.dumps({**meta, "lsh": [33, 4]}))
+    with pytest.raises(GristmillError, match=re.escape(f"{path}: `lsh` 33 bands x 4 rows > num_")):
+        index.EarlierIndex("A", folder / "v1", 128)
