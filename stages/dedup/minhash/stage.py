@@ -292,6 +292,12 @@ class MinHashMap(Stage):
         """The candidate keys of each signature (its LSH bands)."""
         return mh.band_keys(sigs, *self._lsh)
 
+    def _keys_at(self, sigs: np.ndarray, lsh: tuple[int, int]) -> np.ndarray:
+        """The candidate keys of each signature in an earlier index's layout `lsh`, when it is
+        not this run's: MinHash's bands and rows follow the threshold, which may differ
+        between the runs, so the same signatures banded as that index's were."""
+        return mh.band_keys(sigs, *lsh)
+
     def _stored(self, rows: np.ndarray) -> np.ndarray:
         """Signatures as `_signatures` makes them, from their rows in the map's files
         (uint32, num_perm a document)."""
@@ -313,11 +319,8 @@ class MinHashMap(Stage):
         made = {tuple(self._lsh): keys}
 
         def keys_at(lsh: tuple[int, int]) -> np.ndarray:
-            # an earlier index's keys follow its own threshold: the same signatures in its
-            # (bands, rows). SimHash's (tables, hamming) follow parameters both runs share,
-            # so its index's are always this run's
             if lsh not in made:
-                made[lsh] = mh.band_keys(sigs[rows], *lsh)
+                made[lsh] = self._keys_at(sigs[rows], lsh)
             return made[lsh]
 
         found = self._lookup.match(sigs[rows], keys_at, self._agree, self.params.max_bucket)

@@ -35,6 +35,7 @@ from gristmill.stages.dedup.minhash import stage as minhash
 from gristmill.stages.dedup.minhash.store import DocStore
 from gristmill.stages.dedup.simhash import core
 from gristmill.stages.dedup.survivor import Prefer
+from gristmill.stages.errors import GristmillError
 
 NAME = "simhash_dedup"
 
@@ -145,6 +146,16 @@ class SimHashMap(minhash.MinHashMap):
         """Every fingerprint's permuted block tables' keys: documents within `hamming` bits on
         one fingerprint share one of its keys."""
         return core.table_keys(sigs, self.params.blocks, self.params.hamming)
+
+    def _keys_at(self, sigs: np.ndarray, lsh: tuple[int, int]) -> np.ndarray:
+        """An earlier index's (tables, hamming) follow parameters both runs share (checked
+        before any work): one that is not this run's is an index this map cannot key."""
+        if tuple(lsh) != self.params.lsh():
+            raise GristmillError(
+                f"{NAME}: an earlier index's tables and hamming are {tuple(lsh)}, this run's "
+                f"{self.params.lsh()}: its keys cannot be made here"
+            )
+        return self._keys(sigs)
 
     def _stored(self, rows: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(rows).view("<u8")  # two uint32 halves: a fingerprint

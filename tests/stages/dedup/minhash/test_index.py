@@ -213,3 +213,17 @@ def test_an_index_without_lsh_is_named_when_opened(tmp_path):
     path.write_bytes(orjson.dumps({**meta, "lsh": [33, 4]}))
     with pytest.raises(GristmillError, match=re.escape(f"{path}: `lsh` 33 bands x 4 rows > num_")):
         index.EarlierIndex("A", folder / "v1", 128)
+
+
+def test_simhash_keys_an_earlier_index_only_in_its_own_tables(tmp_path):
+    """SimHash's earlier-index keys are its table keys, never MinHash's bands of the
+    fingerprints; an index laid out otherwise is an error."""
+    stage = SimHashDedup(None, StageContext(work=tmp_path, tasks=1))
+    step = stage.map_step()
+    rng = np.random.RandomState(1)
+    fps = rng.randint(0, 2**32, (3, stage.params.num_perm), dtype=np.uint64).astype(np.uint32)
+    fps = fps.view("<u8")  # as `_signatures` makes them
+    lsh = stage.params.lsh()
+    assert np.array_equal(step._keys_at(fps, lsh), step._keys(fps))
+    with pytest.raises(GristmillError, match="tables and hamming"):
+        step._keys_at(fps, (lsh[0], lsh[1] + 1))
