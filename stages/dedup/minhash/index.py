@@ -15,13 +15,21 @@ lookup a later run's map makes in it (`dedup_against`; the whole scheme in
 Written at the end of the run from the map's files (`store.py`), which hold every document's
 signature: the kept documents (in `tokens/`) that have shingles, in the order the map saw them,
 so the index's bytes are the same for every executor and every resume. The ids are streamed
-to ids.bin; the signatures are read, written and keyed `CHUNK` documents at a time, and each
-(key, row) pair is spilled to one of 2^bits files by its key's top bits (under the stage's
-`sigs/`, removed after), then each file is sorted alone and appended to keys.npy and rows.npy:
-the same bytes as one sort of all of them. Memory while writing: 12 bytes a kept document
-(where its id ends, its row in the map's files), a chunk (its signatures and keys, about 50 MB
-with the defaults) and one part's pairs with their sort (about `PART_PAIRS` pairs, 150 MB);
-on disk, 12 bytes a key besides the index itself.
+to ids.bin; the signatures are read, written and keyed `CHUNK` documents at a time, and the
+(key, row) pairs of several chunks, up to `PART_PAIRS`, are spilled together, each to one of
+2^bits files by its key's top bits (under the stage's `sigs/index/`, removed after; one sort by
+part and one write a file for them all), then each file is sorted alone and appended to
+keys.npy and rows.npy: the same bytes as one stable sort of all of them.
+
+Memory while writing, which grows with the kept documents: the caller's `kept` set, a Python
+tuple (source rank, id) a kept document (about 150 bytes and the id's length each), and here
+12 bytes a kept document (where its id ends, its row in the map's files); a chunk of
+CHUNK x num_perm x 12 bytes (its signatures, and `band_keys`' uint64 copy of them) and
+CHUNK x bands x 20 bytes (its keys, its pairs), about 130 MB with the defaults (65,536 x 128
+values, 21 bands; SimHash's 84 table keys of 8 values, about 120 MB); and up to `PART_PAIRS`
+pairs (or one chunk's, if more) with their sort, about 40 bytes a pair (the pairs, their sorted
+copy, the int64 part and order): 170 MB (SimHash: a chunk's 5.5 million pairs, 220 MB). On
+disk, 12 bytes a key besides the index itself.
 
 Lookup: a document's keys, made with the index's own bands and rows (they follow the
 threshold, which may differ between the runs), are searched (binary search on the
@@ -55,13 +63,15 @@ from gristmill.stages.dedup.earlier import (
 )
 from gristmill.stages.dedup.minhash.core import unique_rows
 from gristmill.stages.dedup.minhash.store import Files, read_memmap
+from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path
 from gristmill.stages.formats.docio import read_records
 
 FILES = ["keys.npy", "rows.npy", "signatures.npy", "ids.bin", "ids_ends.npy"]
 PAIR = np.dtype([("key", "<u8"), ("row", "<u4")])  # a key and its document's row, spilled
-PART_PAIRS = 1 << 22  # pairs sorted at once: 48 MB of them, about 150 MB with the sort's copies
+PART_PAIRS = 1 << 22  # pairs sorted at once: 48 MB of them, about 170 MB with the sort's copies
 MAX_BITS = 16  # at most 65,536 parts (more than 2^38 keys would make larger parts)
+MAX_ROWS = 1 << 32  # kept documents an index holds at most: rows.npy's rows are uint32
 CHUNK = 1 << 16  # documents whose signatures are read and keyed at once (33 MB of 128 values)
 # a map's meta.jsonl record: [origin, source rank, preference, id, source, shingle count]
 RANK, ID, SHINGLES = 1, 3, 5
@@ -98,6 +108,8 @@ def write_index(
     folder = open_index(folder)
     picks, ends = _write_ids(files, tasks, kept, folder)
     n = len(ends)
+    if n >= MAX_ROWS:  # rows.npy names a document by a uint32
+        raise GristmillError(f"{stage}: {n} kept documents: an index holds fewer than {MAX_ROWS}")
     spill = _Spill(files.root / "sigs" / "index", part_pairs)
     with atomic_path(folder / "signatures.npy") as tmp:
         out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.uint32, shape=(n, num_perm))
@@ -143,11 +155,14 @@ class _Spill:
 
     def __init__(self, folder: Path, part_pairs: int):
         self.folder, self.part_pairs, self.bits = folder, part_pairs, None
+        self._held: list[np.ndarray] = []  # pairs not yet spilled, in row order
+        self._held_pairs = 0
         shutil.rmtree(folder, ignore_errors=True)  # a killed attempt's
         folder.mkdir(parents=True)
 
     def add(self, keys: np.ndarray, first_row: int, docs: int) -> None:
-        """`keys` (docs, bands) of the rows from `first_row` on, of `docs` documents in all."""
+        """`keys` (docs, bands) of the rows from `first_row` on, of `docs` documents in all;
+        held with the chunks before, up to `part_pairs` pairs, then spilled together."""
         if self.bits is None:  # the bands known: parts of about `part_pairs` pairs
             pairs = docs * keys.shape[1]
             more = math.ceil(math.log2(pairs / self.part_pairs)) if pairs > self.part_pairs else 0
@@ -155,6 +170,17 @@ class _Spill:
         rec = np.empty(keys.size, dtype=PAIR)
         rec["key"] = keys.ravel()
         rec["row"] = np.repeat(np.arange(first_row, first_row + len(keys)), keys.shape[1])
+        if self._held_pairs + len(rec) > self.part_pairs:  # at most a part's, or one chunk's
+            self._flush()
+        self._held.append(rec)
+        self._held_pairs += len(rec)
+
+    def _flush(self) -> None:
+        """The held pairs, in row order, appended to their parts: one sort, a write a part."""
+        if not self._held:
+            return
+        rec = np.concatenate(self._held) if len(self._held) > 1 else self._held[0]
+        self._held, self._held_pairs = [], 0
         counts = [len(rec)]
         if self.bits:  # stable: each part's pairs stay in row order
             part = (rec["key"] >> np.uint64(64 - self.bits)).astype(np.int64)
@@ -164,12 +190,13 @@ class _Spill:
         for p, count in enumerate(counts):
             if count:
                 with open(self._path(p), "ab") as fh:
-                    fh.write(rec[at : at + count].tobytes())
+                    rec[at : at + count].tofile(fh)
                 at += count
 
     def write(self, keys_path: Path, rows_path: Path) -> int:
         """keys.npy (sorted) and rows.npy (each key's row; in row order within a key) from the
         parts, in key order: the same bytes as one stable sort of every pair. Their number."""
+        self._flush()
         paths = [self._path(p) for p in range(1 << (self.bits or 0))]
         total = sum(x.stat().st_size for x in paths if x.exists()) // PAIR.itemsize
         with (
@@ -185,9 +212,8 @@ class _Spill:
                     continue
                 rec = np.fromfile(path, dtype=PAIR)
                 rec = rec[np.argsort(rec["key"], kind="stable")]
-                kf.write(rec["key"].tobytes())
-                rf.write(rec["row"].astype(np.uint32).tobytes())
-                del rec
+                np.ascontiguousarray(rec["key"]).tofile(kf)
+                np.ascontiguousarray(rec["row"]).tofile(rf)
         shutil.rmtree(self.folder, ignore_errors=True)
         return total
 

@@ -10,6 +10,8 @@ folder of another stage that runs these phases, `simhash_dedup`'s: `Files(ctx, f
     sigs/docs/<task>.sources.json  documents per source of the task
     sigs/bands/<bucket>/<task>.bin  BAND records of the task whose key falls in the bucket,
                                  sorted by (key, id hash)
+    sigs/index/<part>.bin        (key uint64, row uint32) pairs of the index being written
+                                 (`index.py`), by the key's top bits; removed once it is
     drops/edges/<bucket>.bin     REDGE records: the bucket's confirmed pairs, their similarity
                                  and the smallest node of their component within the bucket
     drops/nodes/<bucket>.bin     NODE records (node, that smallest node) of the bucket, sorted by

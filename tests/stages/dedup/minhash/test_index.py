@@ -167,10 +167,16 @@ def test_the_index_is_the_same_bytes_sorted_in_many_parts_and_chunks(tmp_path, c
     """The keys are sorted one part (of the key's top bits) at a time: written with parts of
     a few pairs and chunks of one document, the files are those of one sort of everything."""
     rng = np.random.RandomState(5)
-    docs = [Document(text=" ".join(words(rng, 200)), id=f"d{i}") for i in range(12)]
-    root = Path(earlier_run(cls, tmp_path, docs)[1])
+    texts = [words(rng, 200) for _ in range(12)]
+    near = []  # near-identical to the first texts: one word in 200 other, most keys shared
+    for i in range(4):
+        t = list(texts[i])
+        t[100 + i] = f"near{i}"
+        near.append(t)
+    texts += near + [texts[0], texts[1]]  # identical texts: every key shared
+    docs = [Document(text=" ".join(t), id=f"d{i:02d}") for i, t in enumerate(texts)]
+    earlier_run(cls, tmp_path, docs)  # its map's files: every document's signature
     stage = cls(None, StageContext(work=tmp_path / "a" / "work", tasks=2))
-    one = root / stage.params.stage / "v1"
 
     def written(name, **split):
         p, step = stage.params, stage.map_step()
@@ -190,13 +196,20 @@ def test_the_index_is_the_same_bytes_sorted_in_many_parts_and_chunks(tmp_path, c
         assert not (stage.ctx.work / p.stage / "sigs" / "index").exists()  # spill removed
         return {f: (got / f).read_bytes() for f in [*index.FILES, "meta.json"]}
 
-    whole = {f: (one / f).read_bytes() for f in [*index.FILES, "meta.json"]}
-    assert written("whole", part_pairs=10**9) == whole
+    whole = written("whole", part_pairs=10**9)  # one part: one stable sort of every pair
     split = written("split", part_pairs=7, chunk=1)
     assert split == whole
-    keys = np.load(one / "keys.npy")
+    keys = np.load(tmp_path / "whole" / "keys.npy")
+    rows = np.load(tmp_path / "whole" / "rows.npy")
     assert len(keys) > 7 * 16  # 5 bits at least: 32 parts or more, most of them not empty
     assert len(np.unique(keys >> np.uint64(59))) > 16
+    # every document kept, duplicates too: several documents share keys, each key's rows in
+    # row order (a sort that is not stable within a part would write them otherwise)
+    first = np.r_[True, keys[1:] != keys[:-1]]
+    shared = np.flatnonzero(~first)
+    assert len(shared) > len(keys) // 10
+    assert np.all(rows[shared] > rows[shared - 1])
+    assert np.any(rows[shared] - rows[shared - 1] > 1)
 
 
 def test_an_index_without_lsh_is_named_when_opened(tmp_path):
@@ -227,3 +240,18 @@ def test_simhash_keys_an_earlier_index_only_in_its_own_tables(tmp_path):
     assert np.array_equal(step._keys_at(fps, lsh), step._keys(fps))
     with pytest.raises(GristmillError, match="tables and hamming"):
         step._keys_at(fps, (lsh[0], lsh[1] + 1))
+
+
+def test_an_index_of_as_many_documents_as_a_row_can_name_is_an_error(tmp_path, monkeypatch):
+    docs = corpus()
+    earlier_run(MinHashDedup, tmp_path, [docs["a"], docs["b"]])
+    p = MinHashParams()
+    files = Files(StageContext(work=tmp_path / "a" / "work", tasks=2), p.stage)
+    monkeypatch.setattr(index, "MAX_ROWS", 2)  # rows.npy's uint32: 2**32 documents
+
+    def keys(rows):
+        return mh.band_keys(rows, *p.lsh())
+
+    kept = {(0, "a"), (0, "b")}
+    with pytest.raises(GristmillError, match="2 kept documents: an index holds fewer than 2"):
+        index.write_index(files, 2, 128, keys, kept, tmp_path / "i", p.stage, {}, p.lsh())
