@@ -35,15 +35,16 @@ class MinHashReport(PipelineStep):
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         files = Files(self.ctx, self.params.stage)
-        shares = [_load(files.part_report(j), "clusters") for j in range(self.parts)]
+        stage = self.params.stage
+        shares = [_load(stage, files.part_report(j), "clusters") for j in range(self.parts)]
         per_source: Counter = Counter()
         for t in range(self.ctx.tasks):
-            per_source.update(_load(files.docs(t, "sources.json"), "map"))
+            per_source.update(_load(stage, files.docs(t, "sources.json"), "map"))
         earlier = None
         if self.ctx.earlier:  # [index, earlier run, earlier id, value, source] per document
             earlier = (Counter(), Counter())
             for t in range(self.ctx.tasks):
-                for r in read_records(_existing(files.docs(t, "earlier.jsonl"), "map")):
+                for r in read_records(_existing(stage, files.docs(t, "earlier.jsonl"), "map")):
                     earlier[0][r[4]] += 1
                     earlier[1][r[1]] += 1
         report = self.report(shares, per_source, earlier)
@@ -135,11 +136,12 @@ def _earlier_summary(earlier: tuple[Counter, Counter]) -> tuple[str, dict]:
     return tail, {"docs": n, "by_run": dict(sorted(earlier[1].items()))}
 
 
-def _existing(path, what: str):
+def _existing(stage: str, path, what: str):
+    """`path`, or an error naming the stage (`minhash_dedup`, `simhash_dedup`) it is of."""
     if not path.exists():
-        raise RuntimeError(f"minhash_dedup: {what} output missing: {path}")
+        raise RuntimeError(f"{stage}: {what} output missing: {path}")
     return path
 
 
-def _load(path, what: str):
-    return orjson.loads(_existing(path, what).read_bytes())
+def _load(stage: str, path, what: str):
+    return orjson.loads(_existing(stage, path, what).read_bytes())

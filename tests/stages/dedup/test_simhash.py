@@ -13,6 +13,8 @@ import pytest
 from datatrove.data import Document
 from pydantic import ValidationError
 
+from gristmill.stages.base import StageContext
+from gristmill.stages.dedup.minhash.report import MinHashReport
 from gristmill.stages.dedup.minhash.shingles import shingle_batch
 from gristmill.stages.dedup.simhash import core
 from gristmill.stages.dedup.simhash.stage import SimHashDedup, SimHashParams
@@ -165,3 +167,11 @@ def test_copies_near_the_threshold_are_found_in_every_script(tmp_path, lang):
     assert {d.metadata["duplicate_of"] for d in dropped.values()} == {"a"}
     report = orjson.loads((tmp_path / "work" / "reports" / "simhash_dedup.json").read_bytes())
     assert report["fingerprints_tables_hamming"] == [4, 84, 5]
+
+
+def test_a_missing_file_of_the_report_names_simhash_dedup(tmp_path):
+    """The report's phases are MinHash's: a missing input names the stage that ran them."""
+    stage = SimHashDedup(None, StageContext(work=tmp_path, tasks=1))
+    report = MinHashReport(stage.params, stage.ctx, 1)
+    with pytest.raises(RuntimeError, match="^simhash_dedup: clusters output missing: "):
+        list(report.run())
