@@ -9,19 +9,19 @@ On the records of `bench/data/quality_domains.py` (those of `bench.evals.quality
    not prose; a book's own sidebars and notes are. Beside it the text's format: the share of
    pages with a blank line and with a repeated paragraph (`gopher_dup_para_frac` > 0), main
    text against full page.
-2. What a flexible model reaches on the same signals: a small MLP (two hidden layers of
-   `HIDDEN`, every signal log-scaled and standardized, a flag where it is None; each
-   (group, label) weighing the same; the mean over `SEEDS`, lowest and highest), where the
-   linear score cannot follow:
+2. The linear score on docs_web's pairs whose added text is mostly navigation (under
+   `NAV_CUTS` of it in prose lines): fitted without docs_web, the score before issue 33, the
+   shipped one, and the naive line score, as `bench.evals.quality_lodo` reports them.
+3. What a flexible model reaches on the same signals, where the linear score cannot follow: a
+   small MLP (two hidden layers of `HIDDEN`; every signal log-scaled and standardized over all
+   records, labels unused, with a flag where it is None; each (group, label) weighing the same;
+   the mean over `SEEDS`, lowest and highest):
    - docs_web, fitted on its other packages only (leave one package out), pooled over the four
      held-out predictions and per package; then with the other three domains in the fit too;
      each with and without the paragraph signals;
    - sms, five folds within sms;
    - every domain held out in turn, beside the shipped linear score's figures
      (`bench.evals.quality_lodo`: fitted the same way, on the other domains).
-3. The linear score on docs_web's pairs whose added text is mostly navigation (under
-   `NAV_CUTS` of it in prose lines): fitted without docs_web, the score before issue 33, the
-   shipped one, and the naive line score, as `bench.evals.quality_lodo` reports them.
 
     .venv/bin/python -m bench.evals.quality_ceiling [--data DIR]
 """
