@@ -26,6 +26,7 @@ from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 from pydantic import BaseModel, ConfigDict
 
+from gristmill.stages.fields import Field
 from gristmill.stages.formats.docio import doc_to_record
 from gristmill.stages.formats.rejects import RejectWriter
 from gristmill.stages.formats.tokenizer import TokenizerInfo
@@ -115,6 +116,25 @@ class StageHooks:
     preload: ClassVar[tuple[str, ...]] = ()
     # whether `index_params` may, with some parameters, say that this stage keeps an index
     keeps_index: ClassVar[bool] = False
+    # The metadata keys (stages/fields.py) this stage reads, writes on the documents it keeps,
+    # and adds to those it drops (kept in rejected/ with the reason): every one it may, those
+    # that only some parameters bring with `when` saying which (the stage's page lists them).
+    # `reads_for` / `writes_for` say which these parameters use; the config check
+    # (pipeline/run/metadata.py) and `fields.present` ask only them.
+    reads: ClassVar[tuple[Field, ...]] = ()
+    writes: ClassVar[tuple[Field, ...]] = ()
+    drops: ClassVar[tuple[Field, ...]] = ()
+
+    @classmethod
+    def reads_for(cls, params: StageParams) -> tuple[Field, ...]:
+        """The keys this stage reads with these parameters (a required one must be written
+        earlier in the chain, by a source or a stage)."""
+        return cls.reads
+
+    @classmethod
+    def writes_for(cls, params: StageParams) -> tuple[Field, ...]:
+        """The keys this stage writes on the documents it keeps, with these parameters."""
+        return cls.writes
 
     def warm(self) -> None:
         """Builds what every worker would build for itself (a model, an encoder) into its

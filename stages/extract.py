@@ -18,8 +18,11 @@ from typing import Literal
 from datatrove.data import Document
 from pydantic import Field
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams
 
+HTML_CHARS = md.Field("html_chars", int, "characters of the page's HTML before extraction")
+EXTRACT_ERROR = md.Field("extract_error", str, "trafilatura's error on a page it failed on")
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 LIST_XPATHS = ("//ul", "//ol", "//dl")
 CODE_XPATHS = ("//pre",)  # blocks only: inline <code> is part of a sentence
@@ -67,6 +70,9 @@ def trafilatura_kwargs(p: ExtractParams) -> dict:
 class Extract(Stage):
     name = "extract"
     Params = ExtractParams
+    reads = (md.CONTENT_TYPE.maybe(), md.URL.maybe(), md.DECODE_ERRORS.maybe())
+    writes = (HTML_CHARS.maybe("not on a document whose `content_type` is not HTML"),)
+    drops = (EXTRACT_ERROR,)
 
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)

@@ -8,6 +8,7 @@ from pathlib import Path
 import orjson
 from datatrove.data import Document, DocumentsPipeline
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import LAST, Stage, StageParams, source_of
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardWriter
@@ -24,6 +25,7 @@ class Pack(Stage):
     Params = PackParams
     position = LAST
     needs = ("tokenizer",)
+    reads = (md.SOURCE.maybe(), md.ORIGIN.maybe(), md.SYNTHETIC.maybe())  # the sidecar's columns
     preload = ("pyarrow.parquet",)  # the sidecar's writer
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):

@@ -13,6 +13,7 @@ from typing import Literal
 from datatrove.data import Document
 from pydantic import Field
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import DEFAULT_SOURCE, FIRST, Stage, StageParams
 
 ORIGINS = ("real", "synthetic")
@@ -38,6 +39,13 @@ class Provenance(Stage):
     name = "provenance"
     Params = ProvenanceParams
     position = FIRST  # a run's first stage even when its config does not list it
+    reads = (md.SOURCE.maybe(), md.ORIGIN.maybe(), md.SYNTHETIC.maybe())  # and synthetic_fields
+    writes = (md.SOURCE, md.ORIGIN, md.SYNTHETIC)
+
+    @classmethod
+    def reads_for(cls, params: ProvenanceParams) -> tuple[md.Field, ...]:
+        moved = [md.named(k).maybe() for k in params.synthetic_fields]
+        return (*cls.reads, *moved)
 
     def process(self, doc: Document) -> str | None:
         m, p = doc.metadata, self.params

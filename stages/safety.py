@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 from datatrove.data import Document
 from pydantic import Field, field_validator
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams
 from gristmill.stages.text.scripts import is_spaceless
 from gristmill.stages.text.wordlists import DATA, read_word_list
@@ -172,6 +173,14 @@ def regex_matcher(bounded: set[str], anywhere: set[str]) -> re.Pattern | None:
 class Safety(Stage):
     name = "safety"
     Params = SafetyParams
+    # without `language`, a document is checked against `common_languages`' lists only
+    reads = (md.URL.maybe("the key `url_field` names"), md.LANGUAGE.maybe())
+    writes = (md.SAFETY_FLAGS,)
+
+    @classmethod
+    def reads_for(cls, params: SafetyParams) -> tuple[md.Field, ...]:
+        url, language = cls.reads
+        return (url.renamed(params.url_field), language)
 
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)

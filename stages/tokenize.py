@@ -19,6 +19,7 @@ import orjson
 from datatrove.data import Document
 from pydantic import Field
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.tokenizer import TokenizerInfo
@@ -200,6 +201,7 @@ class Tokenize(Stage):
     name = "tokenize"
     preload = ("tiktoken", "tokenizers")
     Params = TokenizeParams
+    writes = (md.N_TOKENS,)
 
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)

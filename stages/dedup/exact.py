@@ -24,12 +24,13 @@ from datatrove.data import Document
 from datatrove.pipeline.base import PipelineStep
 from pydantic import Field, model_validator
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import GlobalStage, Stage, StageParams
 from gristmill.stages.dedup import bloom
 from gristmill.stages.dedup import paragraph as para
 from gristmill.stages.dedup.earlier import write_exact_index
 from gristmill.stages.dedup.keyed import KeyFilter, KeyMap, KeyReduce
-from gristmill.stages.dedup.survivor import Prefer
+from gristmill.stages.dedup.survivor import READS, Prefer
 from gristmill.stages.dedup.textnorm import text_hash
 
 
@@ -114,6 +115,16 @@ class ExactDedup(GlobalStage):
     name = "exact_dedup"
     Params = ExactDedupParams
     keeps_index = True
+    reads = READS
+    writes = tuple(x.only("level `paragraph` or `line`") for x in para.WRITES)
+    drops = (
+        md.DUPLICATE_OF.only("level `document`"),
+        md.IN_EARLIER_RUN.only("with `dedup_against`"),
+    )
+
+    @classmethod
+    def writes_for(cls, params: ExactDedupParams) -> tuple[md.Field, ...]:
+        return () if params.level == "document" else para.WRITES
 
     @classmethod
     def index_params(cls, params: ExactDedupParams) -> dict | None:

@@ -26,12 +26,17 @@ import xxhash
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageContext
 from gristmill.stages.dedup.textnorm import normalize
 from gristmill.stages.formats.docio import AtomicWriter
 
 SEPARATORS = {"paragraph": re.compile(r"(\n\s*\n)"), "line": re.compile(r"(\n)")}
 FOLDER = "exact_dedup"
+WRITES = (
+    md.Field("paragraphs_removed", int, "repeated paragraphs (or lines) removed from the text"),
+    md.Field("paragraph_chars_removed", int, "characters of those units"),
+)
 
 
 def split_units(text: str, level: str) -> tuple[list[str], list[str]]:

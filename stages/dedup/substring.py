@@ -31,6 +31,7 @@ import numpy as np
 from datatrove.data import Document, DocumentsPipeline
 from pydantic import Field
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams
 from gristmill.stages.dedup.minhash.shingles import WORD
 from gristmill.stages.formats.rejects import RejectWriter
@@ -127,6 +128,10 @@ def char_spans(text: str, raw: bytes, spans, min_units: int) -> list[tuple[int, 
 class SubstringDedup(Stage):
     name = "substring_dedup"
     Params = SubstringParams
+    writes = (
+        md.Field("substring_spans_removed", int, "repeated spans cut out of the text"),
+        md.Field("substring_chars_removed", int, "characters those spans took"),
+    )
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         path = self.rejected_path(rank)

@@ -18,8 +18,21 @@ from typing import Literal
 
 from datatrove.data import Document
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import StageContext
 
+READS = (md.SOURCE.maybe(), md.ORIGIN.maybe())  # the rule's first two keys (provenance writes them)
+# what a near-duplicate stage writes on the one document of a cluster it keeps
+NEAR_WRITES = (
+    md.CLUSTER_ID.maybe("on the survivor of a cluster"),
+    md.CLUSTER_SIZE.maybe("on the survivor of a cluster"),
+)
+# what the document a near-duplicate stage drops carries to rejected/, and an earlier run's match
+NEAR_DROPS = (
+    md.DUPLICATE_OF,
+    md.DUPLICATE_SIMILARITY,
+    md.IN_EARLIER_RUN.only("with `dedup_against`"),
+)
 ORIGIN_RANK = {"real": 0, "synthetic": 1}
 
 Prefer = Literal["none", "longest", "shortest"]

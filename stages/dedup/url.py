@@ -33,10 +33,14 @@ from datatrove.data import Document
 from datatrove.pipeline.base import PipelineStep
 from pydantic import Field
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import GlobalStage, Stage, StageParams
 from gristmill.stages.dedup.keyed import KeyFilter, KeyMap, KeyReduce
-from gristmill.stages.dedup.survivor import Prefer
+from gristmill.stages.dedup.survivor import READS, Prefer
 
+URL_NORMALIZED = md.Field(
+    "url_normalized", str | None, "the URL as compared (null: no URL, or a malformed one)"
+)
 DEFAULT_PORTS = {"http": 80, "https": 443, "ftp": 21, "ws": 80, "wss": 443}
 DEFAULT_DROP_PARAMS = (
     "utm_*",
@@ -196,6 +200,14 @@ class UrlDedupFilter(KeyFilter):
 class UrlDedup(GlobalStage):
     name = "url_dedup"
     Params = UrlDedupParams
+    # a document without a URL is nobody's duplicate (counted as `url_missing`)
+    reads = (md.URL.maybe("the key `url_field` names"), *READS)
+    writes = (URL_NORMALIZED,)
+    drops = (md.DUPLICATE_OF,)
+
+    @classmethod
+    def reads_for(cls, params: UrlDedupParams) -> tuple[md.Field, ...]:
+        return (cls.reads[0].renamed(params.url_field), *READS)
 
     def map_step(self) -> Stage:
         return UrlDedupMap(self.params, self.ctx)

@@ -40,6 +40,7 @@ from typing import Literal
 from datatrove.data import Document
 from pydantic import Field, field_validator
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams, scores_by_language
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fasttext import load_fasttext
@@ -168,6 +169,7 @@ class LangId(Stage):
     name = "langid"
     preload = ("gristmill.stages.langid.model",)  # the compiled kernel (fastText: a fallback)
     Params = LangIdParams
+    writes = (md.LANGUAGE, md.LANGUAGE_SCORE)
 
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)

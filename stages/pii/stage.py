@@ -23,6 +23,7 @@ from datatrove.data import Document
 from phonenumbers import SUPPORTED_REGIONS
 from pydantic import Field, field_validator
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams
 from gristmill.stages.pii.email import OBFUSCATION_BRANCH, find_emails
 from gristmill.stages.pii.ip import find_ipv6
@@ -190,6 +191,7 @@ class Detector:
 class Pii(Stage):
     name = "pii"
     Params = PiiParams
+    writes = (md.PII, md.PII_COUNTS)
 
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)

@@ -22,12 +22,14 @@ every document is kept, scored.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
 from datatrove.data import Document
 from pydantic import Field, field_validator
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams, score_for, scores_by_language
 from gristmill.stages.quality.languages import (
     default_bounds,
@@ -90,6 +92,13 @@ class QualityParams(StageParams):
     model_weight: float = Field(
         0.5, ge=0.0, le=1.0, description="its share of `quality_score`, in [0, 1]"
     )
+    language: str | None = Field(
+        None,
+        pattern=r"^[a-z]{2,3}([_-][A-Za-z0-9]+)*$",
+        description="score every document as this language (a fastText code, e.g. `en`), for "
+        "a corpus known to be in one language; null: each document's `language` (from `langid`, "
+        "or a source's `fields`), which the run then requires",
+    )
     rescore: bool = Field(False, description="recompute signals already in the metadata")
     batch_size: int = Field(256, ge=1, description="documents per classifier call")
 
@@ -129,6 +138,17 @@ class Quality(Stage):
     name = "quality"
     preload = ("gristmill.stages.quality.scan",)  # numba and the compiled scan
     Params = QualityParams
+    reads = (
+        md.LANGUAGE.only("unless `language` is set"),
+        md.QUALITY_SIGNALS.maybe(),  # reused, not recomputed (unless `rescore`)
+    )
+    writes = (md.QUALITY_SIGNALS, md.QUALITY_SCORE)
+
+    @classmethod
+    def reads_for(cls, params: QualityParams) -> tuple[md.Field, ...]:
+        language, signals = cls.reads
+        hint = f"{language.hint}, or set the language (quality: {{language: en}})"
+        return ((replace(language, hint=hint),) if params.language is None else ()) + (signals,)
 
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)
@@ -158,6 +178,10 @@ class Quality(Stage):
         """`min_score` for this language (None: no floor)."""
         return score_for(self.params.min_score, lang, None)
 
+    def language(self, doc: Document) -> str | None:
+        """The language `doc` is scored as: the `language` parameter, else its metadata's."""
+        return self.params.language or doc.metadata.get(md.LANGUAGE.name)
+
     def process_batch(self, docs: list[Document]) -> list[str | None]:
         need_prob: list[Document] = []
         computed = 0
@@ -168,7 +192,7 @@ class Quality(Stage):
                 or not isinstance(sig, dict)
                 or not all(k in sig for k in SIGNALS)
             ):
-                prof = profile(doc.metadata.get("language"))
+                prof = profile(self.language(doc))
                 doc.metadata["quality_signals"] = sig = compute_signals(doc.text, prof)
                 computed += 1
             if self.params.model and (self.params.rescore or MODEL_PROB not in sig):
@@ -184,7 +208,7 @@ class Quality(Stage):
         reasons = []
         for doc in docs:
             sig = doc.metadata["quality_signals"]
-            lang = doc.metadata.get("language")
+            lang = self.language(doc)
             prob = sig.get(MODEL_PROB) if self.params.model else None
             score = blend(heuristic_score(sig, profile(lang)), prob, self.params.model_weight)
             doc.metadata["quality_score"] = score

@@ -23,12 +23,15 @@ from typing import Literal
 from datatrove.data import Document
 from pydantic import Field, ValidationInfo, field_validator
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams
 from gristmill.stages.dedup.decont import benchmarks as bm
 from gristmill.stages.dedup.decont.ngrams import MAX_N, ngram_hashes, units_batch
 from gristmill.stages.formats.fs import is_url
 
 CHUNK_CHARS = 1 << 16
+DROP = "action `drop`"
+REDACT = "action `redact`, on a document with a benchmark's n-gram"
 FIELDS = ("question", "context", "passage", "prompt", "choices", "options", "answer", "answers")
 
 
@@ -82,6 +85,21 @@ class DecontaminateParams(StageParams):
 class Decontaminate(Stage):
     name = "decontaminate"
     Params = DecontaminateParams
+    writes = (
+        md.Field("decontaminated_spans", int, "benchmark spans cut out of the text").maybe(REDACT),
+        md.Field("decontaminated_chars", int, "characters those spans took").maybe(REDACT),
+    )
+    drops = (
+        md.Field(
+            "contaminated_by", list[str], "the benchmarks it shares an n-gram with", when=DROP
+        ),
+        md.Field("contaminated_ngram", str, "the first shared n-gram, as in the text", when=DROP),
+    )
+
+    @classmethod
+    def writes_for(cls, params: DecontaminateParams) -> tuple[md.Field, ...]:
+        return cls.writes if params.action == "redact" else ()
+
     batch_size = 256
 
     def _table(self) -> bm.BenchmarkSet:

@@ -46,6 +46,7 @@ from datatrove.pipeline.base import PipelineStep
 from pydantic import Field, model_validator
 
 from gristmill.stages.base import GlobalStage, Stage, StageParams, source_of
+from gristmill.stages.dedup import survivor
 from gristmill.stages.dedup.earlier import IN_EARLIER_RUN, index_dir
 from gristmill.stages.dedup.minhash import core as mh
 from gristmill.stages.dedup.minhash import index
@@ -454,6 +455,7 @@ class MinHashDedup(GlobalStage):
     name = "minhash_dedup"
     Params = MinHashParams
     keeps_index = True
+    reads, writes, drops = survivor.READS, survivor.NEAR_WRITES, survivor.NEAR_DROPS
 
     @classmethod
     def index_params(cls, params: MinHashParams) -> dict:

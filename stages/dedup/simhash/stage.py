@@ -30,7 +30,9 @@ import numpy as np
 from datatrove.pipeline.base import PipelineStep
 from pydantic import Field, model_validator
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import GlobalStage, Stage, StageParams
+from gristmill.stages.dedup import survivor
 from gristmill.stages.dedup.minhash import stage as minhash
 from gristmill.stages.dedup.minhash.store import DocStore
 from gristmill.stages.dedup.simhash import core
@@ -38,6 +40,12 @@ from gristmill.stages.dedup.survivor import Prefer
 from gristmill.stages.errors import GristmillError
 
 NAME = "simhash_dedup"
+DUPLICATE_HAMMING = md.Field(
+    "duplicate_hamming",
+    int,
+    "the Hamming distance to the earlier run's document (its fingerprints)",
+    when="with `dedup_against`",
+)
 
 
 class SimHashParams(StageParams):
@@ -197,6 +205,8 @@ class SimHashDedup(GlobalStage):
     Params = SimHashParams
     preload = minhash.MinHashBands.preload
     keeps_index = True
+    reads, writes = survivor.READS, survivor.NEAR_WRITES
+    drops = (*survivor.NEAR_DROPS, DUPLICATE_HAMMING)
     write_index = minhash.MinHashDedup.write_index  # this map's fingerprints and table keys
 
     @classmethod
