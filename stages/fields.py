@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any, Literal
+
+from pydantic import TypeAdapter, ValidationError
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,8 @@ WARC_RECORD_ID = Field("warc_record_id", str, "the WARC record id")
 CHARSET = Field("charset", str, "the charset the page was decoded with")
 DECODE_ERRORS = Field("decode_errors", int, "byte sequences the charset could not decode")
 
+WARC = (URL, FETCH_DATE, CONTENT_TYPE, WARC_RECORD_ID, CHARSET, DECODE_ERRORS)
+
 SHARED: dict[str, Field] = {
     f.name: f
     for f in (
@@ -134,6 +139,20 @@ SHARED: dict[str, Field] = {
 def named(name: str) -> Field:
     """The shared key of this name, else an untyped one (a key a source's `fields` names)."""
     return SHARED.get(name) or Field(name, Any, "read from the source's files")
+
+
+def fits(f: Field, value) -> bool:
+    """Whether `value` is of `f`'s type (strictly: a string is no number)."""
+    try:
+        _adapter(f.type).validate_python(value, strict=True)
+    except ValidationError:
+        return False
+    return True
+
+
+@cache
+def _adapter(tp) -> TypeAdapter:
+    return TypeAdapter(tp)
 
 
 def present(provided: Iterable[Field], chain: Iterable[tuple[Any, Any]]) -> dict[str, Field]:

@@ -18,15 +18,18 @@ import orjson
 import yaml
 from pydantic import Field, ValidationError, field_validator
 
+from gristmill.pipeline.run import metadata
 from gristmill.pipeline.run.config_errors import format_error
 from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, resolve
 from gristmill.pipeline.run.source_paths import SourceError, check_overlap, expand
 from gristmill.stages.base import FIRST, LAST, StrictModel
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fs import is_url, local_path
+from gristmill.stages.read.sources import READER_KEYS
 from gristmill.stages.registry import STAGES, UnknownStage, get_stage, implicit_first
 
 SOURCE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # it names a folder under tokens/
+METADATA_KEY = r"^[A-Za-z][A-Za-z0-9_]*$"
 
 
 class ConfigError(GristmillError):
@@ -37,7 +40,20 @@ class SourceConfig(StrictModel):
     name: str = Field(pattern=SOURCE_NAME)
     paths: list[str] = Field(min_length=1)  # files, folders or glob patterns
     origin: Literal["real", "synthetic"] = "real"
-    fields: dict[Literal["text", "id"], str] = {}  # our field -> the field's name in the files
+    # our name -> the field's name in the files: `text`, `id`, or a metadata key the source
+    # promises every document (`{language: lang}`; pipeline/run/metadata.py)
+    fields: dict[str, str] = {}
+
+    @field_validator("fields")
+    @classmethod
+    def _field_names(cls, v):
+        for ours in v:
+            if ours in (*READER_KEYS, "metadata") or not re.match(METADATA_KEY, ours):
+                raise ValueError(
+                    f"{ours!r} is not a field to name: `text`, `id`, or a metadata key (letters, "
+                    "digits and _; not `source` or `origin`, which the source's config sets)"
+                )
+        return v
 
 
 class StageConfig(StrictModel):
@@ -216,6 +232,8 @@ def load_config(path: str | os.PathLike) -> LoadedConfig:
     try:
         cfg = LoadedConfig(run, path)
         check_rules(run)
+        if wrong := metadata.unknown_field(cfg) or metadata.unmet(cfg):
+            raise ConfigError(wrong)
     except (ConfigError, SourceError) as e:
         raise ConfigError(f"{path}: {e}") from None
     return cfg

@@ -19,6 +19,7 @@ import zstandard
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import StageContext
 from gristmill.stages.errors import InputError
 from gristmill.stages.formats.docio import open_binary
@@ -30,6 +31,20 @@ JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".json", ".json.gz", ".js
 PARQUET_SUFFIXES = (".parquet",)
 WARC_SUFFIXES = (".warc", ".warc.gz", ".wet", ".wet.gz")  # stages/read/warc.py
 SUPPORTED_SUFFIXES = JSONL_SUFFIXES + PARQUET_SUFFIXES + WARC_SUFFIXES
+RECORD_KEYS = ("text", "id")  # a source's `fields` names these, or metadata keys
+READER_KEYS = ("source", "origin")  # the reader's own, from the source's config
+
+
+def provided(paths: list[str], fields: dict[str, str]) -> tuple[md.Field, ...]:
+    """The metadata keys the reader gives every document of a run's source that reads `paths`
+    with `fields` (our name -> the name in the files): `source` and `origin`; each metadata key
+    `fields` names (a record without it is rejected as `missing_field`); and the WARC reader's
+    keys when every file is a WARC or WET file. Other fields of a record reach the metadata too,
+    but a run cannot count on them."""
+    named = [md.named(k) for k in fields if k not in RECORD_KEYS]
+    warc = md.WARC if paths and all(p.endswith(WARC_SUFFIXES) for p in paths) else ()
+    out = {f.name: f for f in (md.SOURCE, md.ORIGIN, *warc, *named)}
+    return tuple(out.values())
 
 
 @dataclass(frozen=True)
@@ -167,11 +182,26 @@ class ReadSources(PipelineStep):
             doc_id = f"{f.source or 'doc'}/{os.path.basename(f.display)}:{loc}"
         nested = rec.pop("metadata", None)  # our own output format reads back unchanged
         meta = (nested if isinstance(nested, dict) else {}) | rec
+        for ours, theirs in f.fields.items():  # a metadata key the source promises
+            if ours not in RECORD_KEYS:
+                meta[ours] = _field(meta, ours, theirs)
         if f.source is not None:
             meta["source"] = f.source
         if f.origin is not None:
             meta["origin"] = f.origin
         return Document(text=text, id=str(doc_id), metadata=meta)
+
+
+def _field(meta: dict, ours: str, theirs: str):
+    """The value of the record's field `theirs`, which the source's `fields` names as the
+    metadata key `ours`: present and of the key's type (stages/fields.py), else the record is
+    rejected."""
+    if theirs not in meta:
+        raise BadRecord("missing_field", f"no field {theirs!r} (fields.{ours})")
+    value = meta.pop(theirs)
+    if not md.fits(md.named(ours), value):
+        raise BadRecord("bad_field", f"field {theirs!r} (fields.{ours}): {value!r}"[:200])
+    return value
 
 
 def _parse_json(line: bytes):

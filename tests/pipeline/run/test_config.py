@@ -119,7 +119,11 @@ def test_bad_executor_names_allowed_values(write_config):
         (
             {"sources": [{"name": "web", "paths": ["data/web.jsonl"], "fields": {"txt": "b"}}]},
             "sources[0].fields.txt",
-            ": expected one of text, id (got 'txt'); did you mean `text`?",
+            ": expected text, id, or a metadata key (synthetic, url, language, language_score, "
+            "quality_signals, quality_score, safety_flags, pii, pii_counts, "
+            "n_tokens, cluster_id, cluster_size, duplicate_of, duplicate_similarity, "
+            "in_earlier_run, fetch_date, content_type, warc_record_id, charset, decode_errors, "
+            "generator, generator_revision, prompt_hash, parent_id); did you mean `text`?",
         ),
         ({"sources": []}, "sources", ": needs at least 1 item (got [])"),
         ({"keep_rejected": "perhaps"}, "keep_rejected", ": expected true or false (got 'perhaps')"),
