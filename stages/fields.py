@@ -141,6 +141,12 @@ def named(name: str) -> Field:
     return SHARED.get(name) or Field(name, Any, "read from the source's files")
 
 
+def type_name(tp) -> str:
+    """An annotation as written: `str`, `dict[str, int]`, `str | None`."""
+    text = tp.__name__ if isinstance(tp, type) else repr(tp)
+    return text.replace("typing.", "").replace("NoneType", "None")
+
+
 def fits(f: Field, value) -> bool:
     """Whether `value` is of `f`'s type (strictly: a string is no number)."""
     try:

@@ -24,8 +24,9 @@ from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import REPORT
 from gristmill.pipeline.output.mix_table import weights_over_tokens
 from gristmill.pipeline.report import plots
-from gristmill.pipeline.run import tally
+from gristmill.pipeline.run import metadata, tally
 from gristmill.pipeline.run.progress import read_progress
+from gristmill.stages import fields as md
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats import rejects
 from gristmill.stages.formats.atomic import write_text
@@ -233,19 +234,24 @@ def _languages(data: dict) -> str:
     shown = rows[:TOP]
     table = _table(["language", "documents", "tokens"], [list(r) for r in shown], {1, 2})
     more = _note(f"{len(rows) - TOP} more languages not shown") if len(rows) > TOP else ""
+    if _writers(data, md.LANGUAGE.name) == []:
+        more += _note("no stage of this run writes `language` (langid does): all are unknown")
     return _img(plots.languages(shown), "languages") + table + more
 
 
 def _quality(data: dict) -> str:
     t = data["tally"]
     if not t or not t["quality"]:
-        return _note("no quality_score on the kept documents (no quality stage in this run)")
+        by = _writers(data, md.QUALITY_SCORE.name)
+        why = f"{' and '.join(by)} scored none" if by else "no quality stage in this run"
+        return _note(f"no quality_score on the kept documents ({why})")
     return _img(plots.quality(t["quality"]), "quality histograms")
 
 
 def _clusters(data: dict) -> str:
     """One table per dedup stage that dropped copies (from its rejects' duplicate_of), and the
-    near-duplicate clusters minhash_dedup marked on the documents it kept (cluster_size)."""
+    near-duplicate clusters the stages that write cluster_size (minhash_dedup, simhash_dedup)
+    marked on the documents they kept."""
     parts = []
     for stage, acc in data["rejected"].items():
         if not acc["copies"]:
@@ -260,10 +266,11 @@ def _clusters(data: dict) -> str:
     t = data["tally"]
     if t and t["cluster_sizes"]:
         sizes = {int(k): v for k, v in t["cluster_sizes"].items()}
-        parts.append("<h3>minhash_dedup: near-duplicate clusters of the kept documents</h3>")
+        by = " and ".join(_writers(data, md.CLUSTER_SIZE.name) or ["minhash_dedup"])
+        parts.append(f"<h3>{_e(by)}: near-duplicate clusters of the kept documents</h3>")
         parts.append(_img(plots.cluster_sizes(sizes, "near duplicates"), "near-dup clusters"))
         rows = [[d, s] for s, d in t["largest"][:10]]
-        head = "minhash_dedup: largest clusters (cluster_size of the kept), kept document"
+        head = f"{by}: largest clusters (cluster_size of the kept), kept document"
         parts.append(_table([head, "size"], rows, {1}))
     if not parts:
         return _note("no duplicate found, or no dedup stage (or rejects not kept)")
@@ -273,10 +280,22 @@ def _clusters(data: dict) -> str:
 def _pii(data: dict) -> str:
     t = data["tally"]
     if not t or not t["pii"]:
-        return _note("no pii_counts on the kept documents (no pii stage, or nothing found)")
+        by = _writers(data, md.PII_COUNTS.name)
+        if by is None:  # a manifest written before it listed the keys
+            why = "no pii stage, or nothing found"
+        else:
+            why = "nothing found" if by else "no pii stage in this run"
+        return _note(f"no pii_counts on the kept documents ({why})")
     items = sorted(t["pii"].items(), key=lambda kv: -kv[1])
     svg = plots.hbar([k for k, _ in items], [v for _, v in items], "replacements")
     return _img(svg, "pii") + _table(["type", "count"], [list(i) for i in items], {1})
+
+
+def _writers(data: dict, key: str) -> list[str] | None:
+    """The stages of the run that write metadata `key`, from the manifest's declarations;
+    None for a manifest written before it listed them."""
+    manifest = data["manifest"]
+    return metadata.writers(manifest, key) if "metadata" in manifest else None
 
 
 def _sources(data: dict) -> str:

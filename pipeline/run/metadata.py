@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING
 
-from gristmill.stages.fields import SHARED, Field, present
+from gristmill.stages.fields import SHARED, Field, present, type_name
 from gristmill.stages.read.sources import READER_KEYS, RECORD_KEYS, provided
 from gristmill.stages.registry import STAGES, StageClass, get_stage, implicit_first
 
@@ -56,9 +56,23 @@ def fields_at(cfg: LoadedConfig, before: int | None = None) -> dict[str, Field]:
     return present(sources_give(cfg), stages[:end])
 
 
-def writers(cfg: LoadedConfig, name: str) -> list[str]:
-    """The run's stages that write metadata key `name` (the report names them)."""
-    return [cls.name for cls, p in chain(cfg) if any(f.name == name for f in cls.writes_for(p))]
+def described(cfg: LoadedConfig) -> dict[str, dict]:
+    """The manifest's `metadata`: each key the kept documents carry (`fields_at`), in order,
+    with its type, whether some documents lack it, and who writes it (`sources` or stages)."""
+    by: dict[str, list[str]] = {f.name: ["sources"] for f in sources_give(cfg)}
+    for cls, p in chain(cfg):
+        for f in cls.writes_for(p):
+            by.setdefault(f.name, []).append(cls.name)
+    return {
+        name: {"type": type_name(f.type), "optional": f.optional, "written_by": by[name]}
+        for name, f in fields_at(cfg).items()
+    }
+
+
+def writers(manifest: dict, name: str) -> list[str]:
+    """The stages of a finished run (its manifest) that write metadata key `name`: what the
+    report names beside a count, or says is missing."""
+    return list(manifest.get("metadata", {}).get(name, {}).get("written_by", ()))
 
 
 def unknown_field(cfg: LoadedConfig) -> str | None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.run import metadata
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.stages.registry import get_stage
 
@@ -43,6 +44,7 @@ class Record(RunObserver):
             run.timing,
         )
         manifest["run_key"] = run.key
+        manifest["metadata"] = metadata.described(run.cfg)  # what a later reader can count on
         if reports := mf.stage_reports(run.work):
             manifest["reports"] = reports
         mf.write(run.out, manifest)

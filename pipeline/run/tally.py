@@ -1,10 +1,12 @@
 """What the report counts while a run runs: the metadata of every kept document, tallied per task.
 
 A `_tally` step sits right before `pack` in the last phase, where every kept document carries all
-the metadata the stages wrote (`language`, `quality_score`, `pii_counts`, `cluster_size`,
-`n_tokens`, `source`, `origin`). Each task writes one small JSON file, `<work>/tally/<task>.json`,
-of bounded size (a fixed number of histogram bins, one entry per language, source, PII type and
-cluster size, and the `TOP_CLUSTERS` largest clusters), and `merge` adds them up for the report.
+the metadata the stages wrote. It counts the shared keys of `stages/fields.py` the stages declare
+writing (`language`, `quality_score`, `pii_counts`, `cluster_size`, `n_tokens`, `source`,
+`origin`); a key no stage of the run writes is absent (a language counts as `unknown`). Each
+task writes one small JSON file, `<work>/tally/<task>.json`, of bounded size (a fixed number of
+histogram bins, one entry per language, source, PII type and cluster size, and the
+`TOP_CLUSTERS` largest clusters), and `merge` adds them up for the report.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.run.observe import RunObserver, RunState
+from gristmill.stages import fields as md
 from gristmill.stages.formats.atomic import write_bytes
 
 TALLY = "tally"
@@ -38,27 +41,27 @@ def empty() -> dict:
 
 
 def add(t: dict, doc_id: str, text: str, meta: dict) -> None:
-    tokens = int(meta.get("n_tokens") or 0)
+    tokens = int(meta.get(md.N_TOKENS.name) or 0)
     t["docs"] += 1
     t["tokens"] += tokens
     t["bytes"] += len(text.encode("utf-8", "surrogatepass"))
-    lang = str(meta.get("language") or "unknown")
+    lang = str(meta.get(md.LANGUAGE.name) or "unknown")
     row = t["languages"].setdefault(lang, [0, 0])
     row[0] += 1
     row[1] += tokens
-    score = meta.get("quality_score")
+    score = meta.get(md.QUALITY_SCORE.name)
     if isinstance(score, int | float):
         b = min(max(int(score * BINS), 0), BINS - 1)
         t["quality"].setdefault(lang, [0] * BINS)[b] += 1
-    for kind, n in (meta.get("pii_counts") or {}).items():
+    for kind, n in (meta.get(md.PII_COUNTS.name) or {}).items():
         t["pii"][kind] = t["pii"].get(kind, 0) + int(n)
-    size = meta.get("cluster_size")
+    size = meta.get(md.CLUSTER_SIZE.name)
     if isinstance(size, int) and size > 1:  # the one survivor of a near-duplicate cluster
         t["cluster_sizes"][str(size)] = t["cluster_sizes"].get(str(size), 0) + 1
         t["largest"] = sorted([*t["largest"], [size, doc_id]], key=lambda x: (-x[0], x[1]))
         del t["largest"][TOP_CLUSTERS:]
-    src = t["sources"].setdefault(str(meta.get("source")), {})
-    cell = src.setdefault(str(meta.get("origin")), [0, 0])
+    src = t["sources"].setdefault(str(meta.get(md.SOURCE.name)), {})
+    cell = src.setdefault(str(meta.get(md.ORIGIN.name)), [0, 0])
     cell[0] += 1
     cell[1] += tokens
 
