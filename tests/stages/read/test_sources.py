@@ -217,6 +217,26 @@ def test_field_mapping(tmp_path):
     assert doc.metadata == {"text": "not the text", "extra": 1, "source": "web", "origin": "real"}
 
 
+def test_fields_name_metadata_keys_every_record_must_have_with_their_type(tmp_path):
+    recs = [
+        {"id": "a", "text": "日本語の文章です。", "lang": "ja", "link": "https://例え.jp/"},
+        {"id": "b", "text": "نص عربي قصير", "link": "https://x.example/"},  # no lang
+        {"id": "c", "text": "ข้อความภาษาไทย", "lang": 7, "link": "https://y.example/"},
+        {"id": "d", "text": "Текст", "metadata": {"lang": "ru"}, "link": None},
+    ]
+    path = write_jsonl(tmp_path / "in.jsonl", recs)
+    reader, out = read(tmp_path, path, fields={"language": "lang", "url": "link"})
+    assert [(d.id, d.metadata) for d in out] == [
+        ("a", {"source": "web", "origin": "real", "language": "ja", "url": "https://例え.jp/"}),
+        ("d", {"source": "web", "origin": "real", "language": "ru", "url": None}),
+    ]
+    assert [(r["line"], r["reason"], r["detail"]) for r in rejects(tmp_path)] == [
+        (2, "missing_field", "no field 'lang' (fields.language)"),
+        (3, "bad_field", "field 'lang' (fields.language): 7"),
+    ]
+    assert stats(reader)["dropped/missing_field"] == 1
+
+
 def test_nested_metadata_is_merged(tmp_path):
     rec = {"id": 7, "text": "t", "metadata": {"url": "u", "lang": "old"}, "lang": "new"}
     _, [doc] = read(tmp_path, write_jsonl(tmp_path / "in.jsonl", [rec]), source=None, origin=None)
