@@ -75,7 +75,9 @@ LANGUAGE_SCORE = Field(
 
 # -- quality, safety, pii, tokenize
 QUALITY_SIGNALS = Field(
-    "quality_signals", dict[str, float], "every quality signal (and the classifier's probability)"
+    "quality_signals",
+    dict[str, float | None],
+    "every quality signal (and the classifier's probability)",
 )
 QUALITY_SCORE = Field("quality_score", float, "the quality score in [0, 1]")
 SAFETY_FLAGS = Field(
