@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gristmill.pipeline.cli.docs import BEGIN, END, params_table, render
+from gristmill.pipeline.cli.docs import (
+    BEGIN,
+    END,
+    META_BEGIN,
+    META_END,
+    metadata_table,
+    params_table,
+    render,
+)
 from gristmill.pipeline.cli.docs import main as docs_main
 from gristmill.pipeline.cli.main import cli
 from gristmill.pipeline.extras import EXTRA_OF
@@ -40,7 +48,27 @@ def test_a_stale_table_is_found(tmp_path, capsys):
             page = page.replace("| `batch_size` |", "| `old_name` |")
         (tmp_path / "stages" / f"{name}.md").write_text(page, encoding="utf-8")
     assert docs_main([str(tmp_path), "--check"]) == 1
-    assert "langid.md: parameter table is stale" in capsys.readouterr().err
+    assert "langid.md: parameter or metadata table is stale" in capsys.readouterr().err
+
+
+def test_a_stale_metadata_table_is_found(tmp_path, capsys):
+    """A page whose metadata table lacks a key the stage writes fails the check."""
+    (tmp_path / "stages").mkdir()
+    for name in STAGES:
+        page = (DOCS / "stages" / f"{name}.md").read_text(encoding="utf-8")
+        if name == "pii":
+            page = "\n".join(x for x in page.split("\n") if not x.startswith("| `pii_counts` |"))
+        (tmp_path / "stages" / f"{name}.md").write_text(page, encoding="utf-8")
+    assert docs_main([str(tmp_path), "--check"]) == 1
+    assert "pii.md: parameter or metadata table is stale" in capsys.readouterr().err
+
+
+def test_every_declared_key_has_a_meaning_and_a_row():
+    for name, cls in STAGES.items():
+        table = metadata_table(cls)
+        for f in (*cls.reads, *cls.writes, *cls.drops):
+            assert f.doc, f"{name}: metadata {f.name} has no doc"
+            assert f"| `{f.name}` |" in table
 
 
 def test_every_parameter_has_a_description():
@@ -55,9 +83,11 @@ def test_every_parameter_has_a_description():
 def test_render_keeps_the_prose_around_the_table():
     cls = STAGES["langid"]
     page = f"# langid\n\nprose before\n\n{BEGIN}\nold\n{END}\n\nafter\n"
+    page += f"{META_BEGIN}\nstale\n{META_END}\nend\n"
     out = render(page, cls, "p")
-    assert out.startswith("# langid\n\nprose before\n\n") and out.endswith("\n\nafter\n")
+    assert out.startswith("# langid\n\nprose before\n\n") and out.endswith("\nend\n")
     assert "old" not in out and "| `min_score` |" in out
+    assert "stale" not in out and "| `language_score` | `float` | writes |" in out
 
 
 def test_every_command_is_documented():

@@ -1,10 +1,12 @@
 """The parameter table of each stage's page, `docs/stages/<name>.md`, generated from its `Params`
-model (`Field(description=...)`), so the code and the docs cannot drift apart.
+model (`Field(description=...)`), and its metadata table from its `reads`, `writes` and `drops`
+(stages/fields.py), so the code and the docs cannot drift apart.
 
     python -m gristmill.pipeline.cli.docs [DOCS]           rewrite the tables (`make docs`)
     python -m gristmill.pipeline.cli.docs [DOCS] --check   exit 1 naming every stale page
 
-A page holds its table between the BEGIN and END markers; the prose around it is written by hand.
+A page holds each table between its markers (BEGIN and END; META_BEGIN and META_END); the prose
+around them is written by hand.
 """
 
 from __future__ import annotations
@@ -17,10 +19,16 @@ from pathlib import Path
 
 from pydantic_core import PydanticUndefined
 
+from gristmill.stages.fields import type_name
 from gristmill.stages.registry import STAGES, StageClass
 
 BEGIN = "<!-- params: generated from the stage's Params by `make docs`; edit the code, not this -->"
 END = "<!-- /params -->"
+META_BEGIN = (
+    "<!-- metadata: generated from the stage's reads and writes by `make docs`; edit the code, "
+    "not this -->"
+)
+META_END = "<!-- /metadata -->"
 
 
 def _type(annotation) -> str:
@@ -58,12 +66,36 @@ def params_table(cls: StageClass) -> str:
     return "\n".join(rows)
 
 
+def metadata_table(cls: StageClass) -> str:
+    """The metadata keys the stage reads, writes on the documents it keeps, and adds to those it
+    drops, each with its type and meaning (`when`: under which parameters)."""
+    rows = []
+    for fields, does, maybe in (
+        (cls.reads, "reads", "reads if present"),
+        (cls.writes, "writes", "writes on some"),
+        (cls.drops, "on a dropped document", "on a dropped document"),
+    ):
+        for f in fields:
+            when = f" ({f.when})" if f.when else ""
+            kind = type_name(f.type).replace("|", "\\|")
+            meaning = f"{f.doc}{when}".replace("|", "\\|")
+            rows.append(f"| `{f.name}` | `{kind}` | {maybe if f.optional else does} | {meaning} |")
+    if not rows:
+        return f"`{cls.name}` reads and writes no metadata."
+    return "\n".join(["| key | type | how | meaning |", "|---|---|---|---|", *rows])
+
+
+def _fill(page: str, begin: str, end: str, table: str, where: str, what: str) -> str:
+    if begin not in page or end not in page:
+        raise SystemExit(f"{where}: no {begin!r} ... {end!r} block for the {what} table")
+    head, rest = page.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{begin}\n{table}\n{end}{tail}"
+
+
 def render(page: str, cls: StageClass, where: str) -> str:
-    if BEGIN not in page or END not in page:
-        raise SystemExit(f"{where}: no {BEGIN!r} ... {END!r} block for the parameter table")
-    head, rest = page.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{BEGIN}\n{params_table(cls)}\n{END}{tail}"
+    page = _fill(page, BEGIN, END, params_table(cls), where, "parameter")
+    return _fill(page, META_BEGIN, META_END, metadata_table(cls), where, "metadata")
 
 
 def main(argv: list[str]) -> int:
@@ -80,7 +112,7 @@ def main(argv: list[str]) -> int:
         new = render(old, cls, str(page))
         if new != old:
             if check:
-                stale.append(f"{page}: parameter table is stale; run `make docs`")
+                stale.append(f"{page}: parameter or metadata table is stale; run `make docs`")
             else:
                 page.write_text(new, encoding="utf-8")
                 print(f"wrote {page}")

@@ -171,3 +171,28 @@ def test_headless_chromium_shows_every_plot_drawn(sample_local_run, tmp_path):
         spread = band.max(axis=2) - band.min(axis=2)
         coloured = int((spread > 60).sum())  # bars and lines, not grey axes or text
         assert coloured > 500, f"plot at rows {top}-{bottom} is blank"
+
+
+def test_the_report_reads_the_declarations_as_it_read_the_fixed_keys(sample_local_run):
+    """On the sample run, the report from the manifest's `metadata` (the stages' declarations)
+    is the report of a manifest without it, which named minhash_dedup and the keys by hand."""
+    out, manifest = sample_local_run
+    assert list(manifest["metadata"])[:3] == ["source", "origin", "synthetic"]
+    assert manifest["metadata"]["cluster_size"]["written_by"] == ["minhash_dedup"]
+    data = gather(out)
+    page = render(data)
+    del data["manifest"]["metadata"]
+    assert render(data) == page
+
+
+def test_the_clusters_and_notes_name_the_stages_that_wrote_the_keys(sample_local_run):
+    data = gather(sample_local_run[0])
+    meta = data["manifest"]["metadata"]
+    meta["cluster_size"]["written_by"] = ["simhash_dedup"]
+    del meta["language"]  # a run without langid
+    data["tally"]["quality"] = {}
+    page = render(data)
+    assert "<h3>simhash_dedup: near-duplicate clusters of the kept documents</h3>" in page
+    assert "<h3>minhash_dedup: near-duplicate" not in page
+    assert "no stage of this run writes `language` (langid does): all are unknown" in page
+    assert "no quality_score on the kept documents (quality scored none)" in page

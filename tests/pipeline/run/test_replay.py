@@ -41,7 +41,7 @@ def test_global_stages_back_to_back_write_their_documents_once(tmp_path):
 @pytest.mark.parametrize(
     "stages",
     [
-        ["exact_dedup", "quality", "minhash_dedup", "tokenize", "pack"],  # a stage in between
+        ["exact_dedup", {"quality": {"language": "en"}}, "minhash_dedup", "tokenize", "pack"],
         [{"exact_dedup": {"level": "paragraph"}}, "minhash_dedup", "tokenize", "pack"],
     ],
 )
