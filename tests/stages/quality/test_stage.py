@@ -279,3 +279,36 @@ def test_step_pickles_without_a_model():
     clone = pickle.loads(pickle.dumps(step))
     assert clone._model is None
     assert len(run(clone, docs(PROSE, language="en"))) == 1
+
+
+LANGUAGE_TEXTS = {  # one text a script; "ja" with full-width punctuation, "hi" spaced
+    "zh": "磨坊每天早上磨大麦，面包师中午前取走面粉。孩子们放学后去看水车转动。" * 3,
+    "ja": "水車小屋では毎朝大麦を挽きます。パン屋は昼前に粉を受け取ります！" * 3,
+    "ko": "방앗간은 매일 아침 보리를 찧고 제빵사는 정오 전에 밀가루를 가져갑니다. " * 3,
+    "th": "โรงสีริมแม่น้ำบดข้าวทุกเช้า คนทำขนมปังมารับแป้งก่อนเที่ยง " * 3,
+    "ar": "تطحن الطاحونة الشعير كل صباح، ويأخذ الخباز الدقيق قبل الظهر. " * 3,
+    "hi": "नदी किनारे की चक्की हर सुबह जौ पीसती है और नानबाई आटा ले जाता है। " * 3,
+    "ru": "Мельница у реки каждое утро мелет ячмень, а пекарь забирает муку. " * 3,
+}
+
+
+@pytest.mark.parametrize("lang", list(LANGUAGE_TEXTS))
+def test_a_fixed_language_scores_as_that_language_whatever_the_metadata(lang):
+    text = LANGUAGE_TEXTS[lang]
+    by_metadata = docs(text, language=lang)
+    Quality().process_batch(by_metadata)
+    fixed = [*docs(text), *docs(text, language="en")]  # none, and a wrong one: not read
+    Quality(QualityParams(language=lang)).process_batch(fixed)
+    want = {k: by_metadata[0].metadata[k] for k in ("quality_signals", "quality_score")}
+    for doc in fixed:
+        assert {k: doc.metadata[k] for k in want} == want
+        assert doc.metadata.get("language") in (None, "en")  # never written
+    english = docs(text)
+    Quality().process_batch(english)  # no language at all: the default settings
+    assert english[0].metadata["quality_signals"] != want["quality_signals"]
+
+
+def test_quality_reads_language_unless_it_is_given():
+    assert [f.name for f in Quality.reads_for(QualityParams())] == ["language", "quality_signals"]
+    assert [f.name for f in Quality.reads_for(QualityParams(language="ja"))] == ["quality_signals"]
+    assert [f.optional for f in Quality.reads_for(QualityParams())] == [False, True]
