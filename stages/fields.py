@@ -177,9 +177,12 @@ def present(provided: Iterable[Field], chain: Iterable[tuple[Any, Any]]) -> dict
 
 
 def _put(out: dict[str, Field], f: Field) -> None:
+    """`f` into `out`, where it keeps its first place; a later writer that always writes it
+    makes it not optional, and a typed one types a key a source's `fields` left untyped."""
     f = replace(f, when="")
     old = out.get(f.name)
     if old is None:
         out[f.name] = f
-    elif old.optional and not f.optional:
-        out[f.name] = replace(old, type=f.type, optional=False)
+        return
+    typed = old.type if old.type is not Any else f.type
+    out[f.name] = replace(old, type=typed, optional=old.optional and f.optional)

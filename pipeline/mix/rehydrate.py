@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gristmill.stages import fields as md
 from gristmill.stages.formats.docio import read_records
 
 DEDUP_STAGE = "minhash_dedup"
@@ -33,7 +34,7 @@ def cluster_sizes(out: Path) -> dict[str, int]:
     for path in sorted((Path(out) / "rejected" / DEDUP_STAGE).glob("*.jsonl.zst")):
         for rec in read_records(path):
             meta = rec.get("metadata") or {}
-            survivor, size = meta.get("duplicate_of"), meta.get("cluster_size")
+            survivor, size = meta.get(md.DUPLICATE_OF.name), meta.get(md.CLUSTER_SIZE.name)
             if survivor is not None and size:
                 sizes[survivor] = max(sizes.get(survivor, 0), int(size))
     return sizes

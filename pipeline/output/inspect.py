@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import SEGMENTS
 from gristmill.pipeline.output.mix_table import weights_over_tokens
+from gristmill.stages import fields as md
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.docio import open_binary
 from gristmill.stages.formats.shards import ShardReader
@@ -123,13 +124,12 @@ def _rejects(
 
 def _dropped(out: Path, path: Path, line: int, rec: dict) -> Iterator[str]:
     meta = rec.get("metadata") or {}
-    survivor = meta.get("duplicate_of")
+    survivor = meta.get(md.DUPLICATE_OF.name)
     why = f"{rec.get('reason')}" + (f", a duplicate of {survivor}" if survivor else "")
     yield f"{rec.get('id')}: dropped by {path.parent.name} ({why})"
     yield f"rejected: {path.relative_to(out)} line {line}"
-    yield f"source: {meta.get('source')}, {meta.get('origin')}" + (
-        f", {meta['url']}" if meta.get("url") else ""
-    )
+    source, origin, url = (meta.get(f.name) for f in (md.SOURCE, md.ORIGIN, md.URL))
+    yield f"source: {source}, {origin}" + (f", {url}" if url else "")
     yield "text: " + _excerpt(str(rec.get("text", "")))
 
 
