@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING
 
-from gristmill.stages.fields import SHARED, Field, present, type_name
+from gristmill.stages.fields import SHARED, Field, named, present, type_name
 from gristmill.stages.read.sources import READER_KEYS, RECORD_KEYS, provided
 from gristmill.stages.registry import STAGES, StageClass, get_stage, implicit_first
 
@@ -27,9 +27,20 @@ Chain = list[tuple[StageClass, "StageParams"]]
 
 def source_fields(src: SourceConfig, files: list[tuple[str, str]]) -> tuple[Field, ...]:
     """The keys every document of `src` has when it leaves the reader (`files`: its matched
-    (display, path) pairs). A source kind that reads an earlier run returns that run's keys
-    here."""
+    (display, path) pairs). A source kind that reads an earlier run's output returns
+    `earlier_run_fields(its manifest)` here, with `source` and `origin`."""
     return provided([path for _, path in files], src.fields)
+
+
+def earlier_run_fields(manifest: dict) -> tuple[Field, ...]:
+    """The keys a finished run's kept documents carry, from its manifest's `metadata`: the
+    shared keys with their declared type, any other untyped; those only some documents have
+    are optional (a later stage cannot require them)."""
+    out = []
+    for name, entry in manifest.get("metadata", {}).items():
+        f = named(name)
+        out.append(f.maybe() if entry.get("optional") else f)
+    return tuple(out)
 
 
 def sources_give(cfg: LoadedConfig) -> tuple[Field, ...]:

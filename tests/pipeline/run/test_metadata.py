@@ -124,3 +124,12 @@ def test_warc_sources_give_the_warc_keys():
         "decode_errors",
     ]
     assert [f.name for f in provided(["/a/x.warc.gz", "/a/y.jsonl"], {})] == ["source", "origin"]
+
+
+def test_an_earlier_runs_manifest_says_what_its_documents_carry(write_config):
+    cfg = load_config(write_config(config(["langid", "minhash_dedup"], [web(url="link")])))
+    fields = metadata.earlier_run_fields({"metadata": metadata.described(cfg)})
+    assert [f.name for f in fields] == list(metadata.fields_at(cfg))
+    by = {f.name: f for f in fields}
+    assert by["language"].type is str and not by["language"].optional
+    assert by["cluster_size"].optional and by["n_tokens"].type is int
