@@ -44,10 +44,12 @@ def earlier_run_fields(manifest: dict) -> tuple[Field, ...]:
 
 
 def sources_give(cfg: LoadedConfig) -> tuple[Field, ...]:
-    """The keys every source of the run gives, in the first source's order."""
+    """The keys the sources of the run give, in the order the sources list them: optional
+    where some source does not give it (no stage may require it then)."""
     per = [source_fields(s, files) for s, files in zip(cfg.run.sources, cfg.inputs, strict=True)]
     common = set.intersection(*({f.name for f in fields} for fields in per))
-    return tuple(f for f in per[0] if f.name in common)
+    out = {f.name: f if f.name in common else f.maybe() for fields in per for f in fields}
+    return tuple(out.values())
 
 
 def chain(cfg: LoadedConfig) -> Chain:
@@ -104,30 +106,41 @@ def unknown_field(cfg: LoadedConfig) -> str | None:
 
 
 def unmet(cfg: LoadedConfig) -> str | None:
-    """The first required key a stage reads that nothing before it writes, as the config error's
-    line (without the file); None when every one is met."""
+    """The first required key a stage reads that nothing before it writes on every document, as
+    the config error's line (without the file); None when every one is met."""
     per = [source_fields(s, files) for s, files in zip(cfg.run.sources, cfg.inputs, strict=True)]
-    have = {f.name for f in sources_give(cfg)}
+    have = {f.name for f in sources_give(cfg) if not f.optional}
+    some: dict[str, list[str]] = {}  # key -> the stages before that write it on some documents
     stages = chain(cfg)
     implicit = len(stages) - len(cfg.stage_params)
     for i, (cls, params) in enumerate(stages):
         for f in cls.reads_for(params):
             if not f.optional and f.name not in have:
+                who = _nobody(f, per, cfg, some.get(f.name, []))
                 where = f"stages[{i - implicit}].{cls.name}"
-                return f"{where} reads metadata {f.name!r}, which {_nobody(f, per, cfg)}; {_fix(f)}"
-        have.update(f.name for f in cls.writes_for(params) if not f.optional)
+                return f"{where} reads metadata {f.name!r}, which {who}; {_fix(f)}"
+        for f in cls.writes_for(params):
+            if f.optional:
+                some.setdefault(f.name, []).append(cls.name)
+            else:
+                have.add(f.name)
     return None
 
 
-def _nobody(f: Field, per: list[tuple[Field, ...]], cfg: LoadedConfig) -> str:
+def _nobody(f: Field, per: list[tuple[Field, ...]], cfg: LoadedConfig, some: list[str]) -> str:
+    """Who lacks the key: the sources that do not give it (when some do), and the stages
+    before, none of which writes it (or only on some documents)."""
     lacking = [
         f"sources[{i}] ({s.name})"
         for i, (s, fields) in enumerate(zip(cfg.run.sources, per, strict=True))
         if f.name not in {x.name for x in fields}
     ]
+    stages = "no earlier stage writes"
+    if some:
+        stages += f" on every document ({' and '.join(some)}: on some)"
     if len(lacking) < len(per):
-        return f"{', '.join(lacking)} does not give and no earlier stage writes"
-    return "no earlier stage writes"
+        return f"{', '.join(lacking)} does not give and {stages}"
+    return stages
 
 
 def _fix(f: Field) -> str:

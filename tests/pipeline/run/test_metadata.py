@@ -8,7 +8,10 @@ import pytest
 
 from gristmill.pipeline.run import metadata
 from gristmill.pipeline.run.config import load_config
+from gristmill.stages import fields as md
+from gristmill.stages.base import Stage
 from gristmill.stages.read.sources import provided
+from gristmill.stages.registry import registered
 from tests.conftest import minimal_config, write_jsonl
 from tests.pipeline.run.test_config import refused
 
@@ -66,6 +69,9 @@ def test_every_source_must_give_the_key(write_config, tmp_path):
         " reads metadata 'language', which sources[1] (other) does not give and no earlier "
         f"stage writes; {QUALITY_FIX}"
     )
+    cfg = load_config(write_config(config(["langid"], [web(language="lang"), other])))
+    assert metadata.fields_at(cfg)["language"].optional is False  # langid writes it on all
+    assert metadata.fields_at(cfg, before=0)["language"].optional  # only web's have it before
 
 
 def test_a_typo_in_fields_is_refused_with_the_closest_key(write_config):
@@ -133,3 +139,20 @@ def test_an_earlier_runs_manifest_says_what_its_documents_carry(write_config):
     by = {f.name: f for f in fields}
     assert by["language"].type is str and not by["language"].optional
     assert by["cluster_size"].optional and by["n_tokens"].type is int
+
+
+def test_a_key_written_on_some_documents_only_does_not_count(write_config):
+    """`cluster_size` is on the survivors of minhash_dedup's clusters only: a stage that
+    requires it is refused, naming the stage that writes it on some."""
+
+    class NeedsClusters(Stage):
+        name = "needs_clusters"
+        reads = (md.CLUSTER_SIZE,)
+
+    with registered(NeedsClusters):
+        path = write_config(config(["minhash_dedup", "needs_clusters"], [web()]))
+        msg = refused(path, "stages[1].needs_clusters")
+    assert msg == (
+        " reads metadata 'cluster_size', which no earlier stage writes on every document "
+        "(minhash_dedup: on some); put minhash_dedup or simhash_dedup before it"
+    )
