@@ -217,9 +217,9 @@ class Safety(Stage):
     def process(self, doc: Document) -> str | None:
         host = url_host(doc.metadata.get(self.params.url_field))
         domain = blocked_domain(host, self.domains)
-        rx = self.matcher(doc.metadata.get("language") or "")
+        rx = self.matcher(doc.metadata.get(md.LANGUAGE.name) or "")
         words = Counter(rx.findall(doc.text.lower())) if rx is not None else Counter()
-        doc.metadata["safety_flags"] = {
+        doc.metadata[md.SAFETY_FLAGS.name] = {
             "blocked_domain": domain,
             "blocked_words": dict(sorted(words.items())),
         }

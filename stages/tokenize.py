@@ -230,10 +230,10 @@ class Tokenize(Stage):
         for doc, ids in zip(docs, encode([d.text for d in docs]), strict=True):
             if len(ids) < self.params.min_tokens:
                 reasons.append("too_short_in_tokens")
-                doc.metadata["n_tokens"] = len(ids)
+                doc.metadata[md.N_TOKENS.name] = len(ids)
                 continue
             ids.append(info.eos_id)
-            doc.metadata["n_tokens"] = len(ids)
+            doc.metadata[md.N_TOKENS.name] = len(ids)
             doc.metadata["_tokens"] = ids  # in memory only: handed to `pack`
             self.stat_update("tokens", value=len(ids))
             reasons.append(None)

@@ -223,7 +223,7 @@ class LangId(Stage):
             lang = label[0].removeprefix(LABEL_PREFIX) if label else "unknown"
             # fastText's softmax can round to a hair above 1
             score = min(float(score[0]), 1.0) if len(score) else 0.0
-            doc.metadata["language"], doc.metadata["language_score"] = lang, score
+            doc.metadata[md.LANGUAGE.name], doc.metadata[md.LANGUAGE_SCORE.name] = lang, score
             if self._allowed is not None and lang not in self._allowed:
                 reasons.append("language_not_allowed")
             elif score < self._min.get(lang, self._min["default"]):

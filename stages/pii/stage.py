@@ -201,8 +201,9 @@ class Pii(Stage):
     def process(self, doc: Document) -> str | None:
         text, spans = redact(doc.text, self.detector, self.placeholders, self.params.max_rounds)
         doc.text = text
-        doc.metadata["pii"] = [{"type": t, "start": s, "end": e} for s, e, t in spans]
-        doc.metadata["pii_counts"] = dict(sorted(Counter(t for _, _, t in spans).items()))
-        for t, n in doc.metadata["pii_counts"].items():
+        counts = dict(sorted(Counter(t for _, _, t in spans).items()))
+        doc.metadata[md.PII.name] = [{"type": t, "start": s, "end": e} for s, e, t in spans]
+        doc.metadata[md.PII_COUNTS.name] = counts
+        for t, n in counts.items():
             self.stat_update(f"pii_{t}", value=n)  # a key without "/" reaches the manifest
         return None

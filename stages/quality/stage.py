@@ -211,7 +211,7 @@ class Quality(Stage):
             lang = self.language(doc)
             prob = sig.get(MODEL_PROB) if self.params.model else None
             score = blend(heuristic_score(sig, profile(lang)), prob, self.params.model_weight)
-            doc.metadata["quality_score"] = score
+            doc.metadata[md.QUALITY_SCORE.name] = score
             if self.params.thresholds == "off":
                 reasons.append(None)
             else:
