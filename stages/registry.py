@@ -4,7 +4,8 @@ name that may change behaviour gets a new versioned name (`quality_v2`), so old 
 meaning what they meant.
 
 A stage's module is imported when the stage is first asked for, not with this one: a run imports
-only the stages its config lists."""
+only the stages its config lists. A config may also name a stage from outside gristmill, by its
+import path or by a name its package registers (stages/plugins.py); `get_stage` finds those too."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import importlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
+from gristmill.stages import plugins
 from gristmill.stages.base import GlobalStage, Stage
+from gristmill.stages.plugins import UnknownStage
 
 StageClass = type[Stage] | type[GlobalStage]
 
@@ -57,6 +60,10 @@ class _Stages(Mapping):
     def __contains__(self, name: object) -> bool:
         return name in self._where
 
+    def where(self) -> dict[str, str]:
+        """name -> `module:Class` of every stage here (none is imported)."""
+        return dict(self._where)
+
     def _add(self, cls: StageClass) -> None:
         self._where[cls.name] = f"{cls.__module__}:{cls.__qualname__}"
         self._classes[cls.name] = cls
@@ -73,15 +80,26 @@ def implicit_first() -> tuple[StageClass, ...]:
     return tuple(STAGES[name] for name in IMPLICIT_FIRST_NAMES)
 
 
-class UnknownStage(KeyError):
-    def __str__(self) -> str:
-        return f"unknown stage {self.args[0]!r}; valid stages: {', '.join(STAGES)}"
+def available() -> list[str]:
+    """The names a config may use: the built-in stages in pipeline order, then those that
+    installed packages register (`gristmill.stages` entry points), sorted; a class by its
+    import path besides."""
+    return [*STAGES, *(name for name in plugins.entry_points() if name not in STAGES)]
 
 
 def get_stage(name: str) -> StageClass:
-    if name not in STAGES:
-        raise UnknownStage(name)
-    return STAGES[name]
+    """The stage class a config's name stands for: a built-in stage, a class by its import path
+    (`my_lab.filters:MinChars`) or an entry point's name. UnknownStage (PluginError, a subclass,
+    for a stage from outside that cannot be used) says why not."""
+    if name in STAGES:
+        if name in plugins.entry_points():
+            raise plugins.clash(name)
+        return STAGES[name]
+    if plugins.is_import_path(name):
+        return plugins.load_path(name, STAGES.where())
+    if name in plugins.entry_points():
+        return plugins.load_entry_point(name, STAGES.where())
+    raise UnknownStage(name, tuple(available()))
 
 
 def is_global(cls: type) -> bool:
@@ -91,7 +109,8 @@ def is_global(cls: type) -> bool:
 @contextmanager
 def registered(cls: StageClass) -> Iterator[StageClass]:
     """`cls` in the registry under its `name` for the duration of a with block: for tests and
-    examples (docs/writing-a-stage.md). A stage that ships is a line of `_ORDER` instead."""
+    examples. A stage that ships with gristmill is a line of `_ORDER`; one of another package is
+    named by its import path or an entry point (docs/writing-a-stage.md)."""
     if cls.name in STAGES:
         raise ValueError(f"stage {cls.name!r} is registered already")
     STAGES._add(cls)

@@ -54,16 +54,24 @@ def _bounds(field) -> str:
     return f" ({', '.join(found)})" if found else ""
 
 
+def param_rows(cls: StageClass) -> list[tuple[str, str, str, str]]:
+    """(name, type, default, meaning) of each parameter of the stage: its page's table and
+    `gristmill stages`."""
+    return [
+        (name, _type(f.annotation), _default(f.default), (f.description or "") + _bounds(f))
+        for name, f in cls.Params.model_fields.items()
+    ]
+
+
 def params_table(cls: StageClass) -> str:
-    fields = cls.Params.model_fields
-    if not fields:
+    rows = param_rows(cls)
+    if not rows:
         return f"`{cls.name}` takes no parameters."
-    rows = ["| param | type | default | meaning |", "|---|---|---|---|"]
-    for name, f in fields.items():
-        meaning = (f.description or "").replace("|", "\\|") + _bounds(f)
-        kind = _type(f.annotation).replace("|", "\\|")
-        rows.append(f"| `{name}` | `{kind}` | {_default(f.default)} | {meaning} |")
-    return "\n".join(rows)
+    lines = ["| param | type | default | meaning |", "|---|---|---|---|"]
+    for name, kind, default, meaning in rows:
+        kind, meaning = kind.replace("|", "\\|"), meaning.replace("|", "\\|")
+        lines.append(f"| `{name}` | `{kind}` | {default} | {meaning} |")
+    return "\n".join(lines)
 
 
 def metadata_table(cls: StageClass) -> str:

@@ -71,6 +71,23 @@ def apply(
 
 
 @cli.command()
+@click.argument("names", nargs=-1, metavar="[STAGE]...")
+def stages(names: tuple[str, ...]) -> None:
+    """List the stages a config may name, built in or from installed packages (entry points),
+    each with its parameters: name, type, default, meaning. A STAGE may be a class by its import
+    path (`my_lab.filters:MinChars`)."""
+    from gristmill.pipeline.cli.stages import list_stages
+
+    lines, errors = list_stages(names)
+    for line in lines:
+        click.echo(line)
+    for line in errors:
+        click.echo(f"error: {line}", err=True)
+    if errors:
+        sys.exit(2)
+
+
+@cli.command()
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option("--mix", "names", multiple=True, help="A mix of CONFIG (default: all of them).")
 def mix(config: str, names: tuple[str, ...]) -> None:

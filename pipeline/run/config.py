@@ -245,9 +245,12 @@ def check_rules(run: RunConfig) -> None:
         if name in names[:i]:
             raise ConfigError(f"sources[{i}].name: duplicate source name {name!r}")
     stages = [s.name for s in run.stages]
-    for i, name in enumerate(stages):
-        if name in stages[:i]:
-            raise ConfigError(f"stages[{i}]: stage {name!r} is listed twice")
+    names = [get_stage(s).name for s in stages]  # a plug-in's, whatever the config calls it
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            first = stages[names.index(name)]
+            also = "" if first == stages[i] else f" (as {first!r})"
+            raise ConfigError(f"stages[{i}]: stage {stages[i]!r} is listed twice{also}")
     check_order(stages)
     check_executor(run)
 

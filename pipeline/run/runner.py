@@ -12,7 +12,6 @@ outputs it lists are what a rerun checks.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import shlex
 import shutil
@@ -27,6 +26,7 @@ from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_executor, load_config
 from gristmill.pipeline.run.executors import PhaseRunner, make_runner
 from gristmill.pipeline.run.executors.base import ClusterLost
+from gristmill.pipeline.run.fingerprint import config_print
 from gristmill.pipeline.run.meter import CpuMeter
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.pipeline.run.phases import plan_run
@@ -74,39 +74,13 @@ def earlier_entries(cfg: LoadedConfig) -> list[dict]:
     return entries
 
 
-def run_key(config_hash: str, inputs: list[dict], earlier: list[dict] | None = None) -> str:
-    parts = [config_hash, inputs, code_fingerprint()] + ([earlier] if earlier else [])
+def run_key(config_hash: str, inputs: list[dict], earlier: list[dict] | None, code: str) -> str:
+    """The run's key: config, inputs, earlier runs' indexes, and `code`, the print of the code
+    the run uses (pipeline/run/fingerprint.py): another version of it is another run, never
+    "up to date" with shards the old code wrote."""
+    parts = [config_hash, inputs, code] + ([earlier] if earlier else [])
     blob = orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(blob).hexdigest()[:16]
-
-
-@functools.cache
-def code_fingerprint() -> str:
-    """sha256 of the code and data that decide a run's output bytes. Another version of any of
-    them is another run, never "up to date" with shards the old code wrote."""
-    return fingerprint(code_files())
-
-
-def code_files() -> dict[str, Path]:
-    """Name -> file: all of stages/ (every stage, the shard writer, their data files) and the
-    phase compiler."""
-    import gristmill.stages as stages
-
-    root = Path(stages.__file__).parent
-    files = {
-        f"stages/{p.relative_to(root).as_posix()}": p
-        for p in root.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    }
-    files["pipeline/run/phases.py"] = Path(__file__).with_name("phases.py")
-    return files
-
-
-def fingerprint(files: dict[str, Path]) -> str:
-    h = hashlib.sha256()
-    for name in sorted(files):
-        h.update(name.encode() + b"\0" + files[name].read_bytes())
-    return h.hexdigest()
 
 
 def _finished(out: Path, key: str) -> bool:
@@ -161,7 +135,7 @@ def run(
         echo(f"sources: passed over {folder}, a gristmill run's output (name it to read it)")
     with output_lock(cfg.output):
         inputs = input_entries(cfg)
-        key = run_key(cfg.hash, inputs, earlier_entries(cfg))
+        key = run_key(cfg.hash, inputs, earlier_entries(cfg), config_print(cfg))
         remote = RemoteRun(cfg.output_url, cfg.storage_options) if cfg.output_url else None
         if remote and remote.finished(key):
             return _up_to_date_remote(remote, echo)
