@@ -75,7 +75,7 @@ def clash(name: str) -> PluginError:
     )
 
 
-def load_entry_point(name: str, builtins: Mapping[str, str]) -> type:
+def load_entry_point(name: str, builtins: Mapping[str, type]) -> type:
     """The class that the one entry point called `name` names, checked."""
     eps = entry_points()[name]
     if len(eps) > 1:
@@ -96,7 +96,7 @@ def load_entry_point(name: str, builtins: Mapping[str, str]) -> type:
     return cls
 
 
-def load_path(path: str, builtins: Mapping[str, str]) -> type:
+def load_path(path: str, builtins: Mapping[str, type]) -> type:
     """The class at `package.module:Class` (a dotted attribute path after the colon), checked."""
     module_name, _, attr = path.partition(":")
     where = f"stage {path!r}"
@@ -133,9 +133,10 @@ def _stage_class(obj) -> bool:
     )
 
 
-def check_class(obj, where: str, builtins: Mapping[str, str]) -> type:
+def check_class(obj, where: str, builtins: Mapping[str, type]) -> type:
     """`obj` if it is a stage class gristmill can run; else a PluginError beginning `where`.
-    `builtins`: the built-in stages' names -> `module:Class`."""
+    `builtins`: the built-in stages' names -> their classes (one is imported only when `obj`'s
+    name is its: the same class by its import path is itself)."""
     if not _stage_class(obj):
         raise PluginError(
             f"{where}: {getattr(obj, '__qualname__', repr(obj))} is not a stage (a subclass of "
@@ -150,7 +151,7 @@ def check_class(obj, where: str, builtins: Mapping[str, str]) -> type:
     params = getattr(obj, "Params", None)
     if not (isinstance(params, type) and issubclass(params, StageParams)):
         raise PluginError(f"{where}: its `Params` must be a subclass of StageParams")
-    if name in builtins and builtins[name] != f"{obj.__module__}:{obj.__qualname__}":
+    if name in builtins and builtins[name] is not obj:
         raise PluginError(
             f"{where}: its name {name!r} is a built-in stage's; give it another "
             f'(e.g. `name = "{obj.__module__.split(".")[0]}_{name}"`)'

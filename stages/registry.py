@@ -60,10 +60,6 @@ class _Stages(Mapping):
     def __contains__(self, name: object) -> bool:
         return name in self._where
 
-    def where(self) -> dict[str, str]:
-        """name -> `module:Class` of every stage here (none is imported)."""
-        return dict(self._where)
-
     def _add(self, cls: StageClass) -> None:
         self._where[cls.name] = f"{cls.__module__}:{cls.__qualname__}"
         self._classes[cls.name] = cls
@@ -96,9 +92,9 @@ def get_stage(name: str) -> StageClass:
             raise plugins.clash(name)
         return STAGES[name]
     if plugins.is_import_path(name):
-        return plugins.load_path(name, STAGES.where())
+        return plugins.load_path(name, STAGES)
     if name in plugins.entry_points():
-        return plugins.load_entry_point(name, STAGES.where())
+        return plugins.load_entry_point(name, STAGES)
     raise UnknownStage(name, tuple(available()))
 
 

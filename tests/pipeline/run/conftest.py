@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.pipeline.run.against import FUZZY, HALF, REST, SIMHASH, multilingual, run
+from tests.stages.plugin_package import lab  # noqa: F401 (a package of stages outside gristmill)
 
 
 @dataclass(frozen=True)

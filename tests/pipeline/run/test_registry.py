@@ -14,7 +14,10 @@ def test_each_name_is_its_classes_and_the_implicit_stages_are_those_that_come_fi
     assert tuple(n for n, cls in STAGES.items() if cls.position == FIRST) == IMPLICIT_FIRST_NAMES
     with pytest.raises(UnknownStage) as e:
         get_stage("langid_v9")
-    assert str(e.value) == f"unknown stage 'langid_v9'; valid stages: {', '.join(STAGES)}"
+    assert str(e.value) == (
+        f"unknown stage 'langid_v9'; valid stages: {', '.join(STAGES)}; "
+        "or a stage class by its import path, `package.module:Class`"
+    )
 
 
 # in a fresh process: this one has imported every stage already
