@@ -5,6 +5,7 @@ that code (or its data, or a library's version) makes it another run."""
 from __future__ import annotations
 
 import inspect
+import os
 import shutil
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import pytest
 
 from gristmill.pipeline.run import fingerprint as fp
 from gristmill.stages.registry import STAGES, get_stage, implicit_first, is_global
-from tests.pipeline.conftest import REPO
+from tests.pipeline.conftest import REPO, sample_config_at
 from tests.stages.plugin_package import dist_info, forget
 
 EXACT = ("exact_dedup", "tokenize", "pack")
@@ -183,3 +184,31 @@ def test_a_plugin_s_package_is_in_its_print(lab):
     dist_info(lab, {"gm_short": "gm_lab.filters:Short"}, version="0.2.0")
     forget()
     assert fp.code_parts([cls], roots)["libraries"]["gm_lab"] == "gm-lab 0.2.0"
+
+
+def test_a_finished_run_is_up_to_date_after_a_change_in_code_it_does_not_use(tmp_path):
+    """End to end, in `gristmill` processes that import a copy of gristmill: an exact_dedup-only
+    run, rerun after a comment is added to a pii module, is up to date; after one is added to
+    exact_dedup's module, it runs again under another key."""
+    code = tmp_path / "code"
+    for folder in ("stages", "pipeline", "trainer"):
+        ignore = shutil.ignore_patterns("__pycache__")
+        shutil.copytree(REPO / folder, code / "gristmill" / folder, ignore=ignore)
+    config = sample_config_at(tmp_path, stages=list(EXACT))
+    out = tmp_path / "out"
+
+    def run() -> str:
+        cmd = [sys.executable, "-m", "gristmill.pipeline.cli.main", "run", str(config)]
+        env = dict(os.environ, PYTHONPATH=str(code))
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    up_to_date = f"up to date: {out / 'manifest.json'} (same config and inputs; nothing to do)"
+    assert up_to_date not in run()
+    key = orjson.loads((out / "manifest.json").read_bytes())["run_key"]
+    with edited(code / "gristmill" / "stages" / "pii" / "phones" / "shapes.py"):
+        assert up_to_date in run().splitlines()
+    with edited(code / "gristmill" / "stages" / "dedup" / "exact.py"):
+        assert up_to_date not in run()
+    assert orjson.loads((out / "manifest.json").read_bytes())["run_key"] != key
