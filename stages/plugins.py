@@ -159,18 +159,60 @@ def check_class(obj, where: str, builtins: Mapping[str, type]) -> type:
     return obj
 
 
-def distribution_of(module: str) -> tuple[str, str] | None:
-    """(name, version) of the installed distribution that holds the top-level package of
-    `module`, or None: a package on PYTHONPATH, or the standard library."""
-    top = module.split(".")[0]
-    if top in sys.stdlib_module_names:
-        return None
-    names = sorted(set(_packages().get(top, ())))
-    if not names:
-        return None
-    return names[0], importlib.metadata.version(names[0])
+def distribution_of(module: str) -> str | None:
+    """`name version` of the installed distribution that holds the top-level package of
+    `module` (of each, `, `-joined, where more than one does), or None: a package on PYTHONPATH,
+    or the standard library."""
+    return _distribution_of(module.split(".")[0])
 
 
 @functools.cache
-def _packages() -> Mapping[str, list[str]]:
-    return importlib.metadata.packages_distributions()
+def _distribution_of(top: str) -> str | None:
+    if top in sys.stdlib_module_names:
+        return None
+    names = _by_top_level().get(top) or _named_as(top)
+    if not names:  # neither says it holds `top`: read every distribution's file list (slower)
+        names = importlib.metadata.packages_distributions().get(top)
+    if not names:
+        return None
+    return ", ".join(f"{n} {importlib.metadata.version(n)}" for n in sorted(set(names)))
+
+
+def _name(dist: importlib.metadata.Distribution) -> str | None:
+    """The distribution's name, read from its metadata's `Name:` line (parsing the whole
+    metadata, long description and all, costs more than all the rest here)."""
+    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+    found = re.search(r"^Name:[ \t]*(\S+)", text, re.M)
+    return found.group(1) if found else None
+
+
+@functools.cache
+def _by_top_level() -> dict[str, list[str]]:
+    """Top-level package -> the distributions whose `top_level.txt` names it."""
+    found: dict[str, list[str]] = {}
+    for dist in importlib.metadata.distributions():
+        tops = (dist.read_text("top_level.txt") or "").split()
+        if tops and (name := _name(dist)):
+            for top in tops:
+                found.setdefault(top, []).append(name)
+    return found
+
+
+def _named_as(top: str) -> list[str]:
+    """The distribution named as package `top` imports (most are), if its files hold it."""
+    try:
+        dist = importlib.metadata.distribution(top)
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    holds = (f"{top}/", f"{top}.")
+    if any(str(f).startswith(holds) for f in dist.files or ()):
+        return [name] if (name := _name(dist)) else []
+    return []
+
+
+def forget_installed() -> None:
+    """Read the installed distributions and entry points again when next asked (after an
+    install in this process)."""
+    entry_points.cache_clear()
+    _distribution_of.cache_clear()
+    _by_top_level.cache_clear()

@@ -21,7 +21,7 @@ def origin(name: str, cls) -> str:
     else:
         where = f"{cls.__module__}:{cls.__qualname__}"
     dist = plugins.distribution_of(cls.__module__)
-    return f"{where}, {dist[0]} {dist[1]}" if dist else where
+    return f"{where}, {dist}" if dist else where
 
 
 def describe_stage(name: str, cls) -> list[str]:

@@ -75,8 +75,7 @@ def code_parts(classes: Iterable[StageClass], roots: Mapping[str, Path]) -> dict
             files = entry.rglob("*") if entry.is_dir() else [entry]
             parts["data"] |= _data_files(package, found.roots[package], files)
     for top in {name.split(".")[0] for name in found.files} - {OWN}:
-        dist = distribution_of(top)
-        parts["libraries"][top] = None if dist is None else " ".join(dist)
+        parts["libraries"][top] = distribution_of(top)
     return parts
 
 
@@ -142,8 +141,7 @@ class Closure:
         if distribution_of(top) is None and (found := _spec_root(top)) is not None:
             self.roots[top] = found  # code on PYTHONPATH: no version tells its changes
             return True
-        dist = distribution_of(top)
-        self.libraries[top] = None if dist is None else " ".join(dist)
+        self.libraries[top] = distribution_of(top)
         return False
 
     def _root_of(self, name: str) -> str | None:

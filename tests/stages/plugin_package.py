@@ -94,8 +94,7 @@ def forget() -> None:
     """gm_lab unimported, the entry points and distributions read again when next asked."""
     for module in [m for m in sys.modules if m == "gm_lab" or m.startswith("gm_lab.")]:
         del sys.modules[module]
-    plugins.entry_points.cache_clear()
-    plugins._packages.cache_clear()
+    plugins.forget_installed()
 
 
 @pytest.fixture
