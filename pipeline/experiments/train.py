@@ -30,6 +30,7 @@ from gristmill.pipeline.run.config import ConfigError, load_config, load_yaml_mo
 from gristmill.stages.base import StrictModel
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import write_bytes
+from gristmill.stages.formats.shards import ShardReader
 from gristmill.trainer.config import (
     GuardConfig,
     ModelConfig,
@@ -59,6 +60,13 @@ class DataConfig(StrictModel):
             raise ValueError("`weights` or `mix`, not both")
         if self.materialized and not self.mix:
             raise ValueError("`materialized` needs `mix`")
+        if self.materialized and self.val_shards:
+            raise ValueError(
+                "`val_shards` with `materialized: true`: a materialised mix is cut from every "
+                f"shard, {self.val_shards[0]} too, so its held-out loss would be measured on "
+                "training data; drop `materialized` (the emitter cuts the same mix without the "
+                "held-out shards)"
+            )
         return self
 
 
@@ -106,6 +114,7 @@ def train(
         )
     val = []
     if d.val_shards:
+        _check_held_out(out, d.val_shards)
         held = Emitter.from_run(out, seq, batch, shards=d.val_shards, seed=d.seed)
         val = [next(held) for _ in range(cfg.train.eval_batches)]
     tcfg = TrainerConfig(model=model, optim=cfg.optim, train=cfg.train, guard=cfg.guard)
@@ -149,6 +158,25 @@ def _emitter(cfg: TrainFile, run_cfg, out: Path, seq: int, batch: int) -> Emitte
     if d.mix:
         return Emitter.from_config(run_cfg, d.mix, batch, exclude=d.val_shards)
     return Emitter.from_run(out, seq, batch, weights=d.weights, seed=d.seed, exclude=d.val_shards)
+
+
+def _check_held_out(out: Path, held: list[str]) -> None:
+    """Refuse a held-out document (by id) that is also in a shard trained on: excluding the
+    held-out shards must exclude their documents."""
+    shards = [s["prefix"] for s in mf.load(out)["shards"]]
+    ids = {i: p for p in held if p in shards for i in _doc_ids(out, p)}
+    for p in shards:
+        if p not in held:
+            for doc_id in _doc_ids(out, p):
+                if doc_id in ids:
+                    raise GristmillError(
+                        f"data.val_shards: held-out document {doc_id!r} of {ids[doc_id]} is also "
+                        f"in training shard {p}; hold out that shard too"
+                    )
+
+
+def _doc_ids(out: Path, prefix: str) -> list[str]:
+    return ShardReader(out / prefix).sidecar().column("doc_id").to_pylist()
 
 
 def _fmt(x) -> str:

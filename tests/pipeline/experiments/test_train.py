@@ -15,6 +15,7 @@ import yaml
 
 from gristmill.pipeline.experiments.train import load_train_config, train
 from gristmill.pipeline.run.config import ConfigError
+from gristmill.stages.errors import GristmillError
 from tests.pipeline.fake_run import write_run
 
 QUIET = {"echo": lambda s: None}
@@ -118,3 +119,53 @@ def test_unreadable_config_files_name_the_file(tmp_path):
         load_train_config(bad)
     with pytest.raises(ConfigError, match=r"nope\.yaml: config file not found"):
         load_train_config(tmp_path / "nope.yaml")
+
+
+def test_materialized_mix_with_val_shards_is_refused(tmp_path):
+    """A materialised mix is cut from every shard, the held-out ones too: training on it would
+    measure the held-out loss partly on training data, so the config is refused in one line."""
+    data = {"folder": None, "run": "run.yaml", "mix": "default", "materialized": True}
+    with pytest.raises(ConfigError) as info:
+        load_train_config(write_config(tmp_path, data=data))
+    said = str(info.value)
+    assert "\n" not in said and "val_shards" in said and "tokens/web/00001" in said
+    assert "drop `materialized`" in said
+    data["val_shards"] = []  # without a held-out shard the same config loads
+    assert load_train_config(write_config(tmp_path, data=data)).data.materialized
+
+
+def test_training_batches_hold_no_held_out_document(tmp_path):
+    """The batches train() feeds the trainer come from the shards not held out: every
+    document id in them is outside tokens/web/00001."""
+    from gristmill.pipeline.emit.emitter import Emitter
+    from gristmill.pipeline.experiments.train import _emitter
+
+    cfg = load_train_config(write_config(tmp_path))
+    out = tmp_path / "run"
+    em = _emitter(cfg, None, out, 16, 2)
+    seen = set()
+    for _ in range(2 * em.samples_per_epoch // 2):
+        seen |= {em.describe(d)[1] for d in next(em)["doc_ids"].ravel()}
+    held = Emitter.from_run(out, 16, 2, shards=["tokens/web/00001"], shuffle=False)
+    held_ids = {held.describe(d)[1] for d in held.batch_at(0)["doc_ids"].ravel()}
+    assert held_ids and seen and not seen & held_ids
+    assert {"web-0-0", "syn-0-0"} <= seen
+
+
+def test_a_held_out_document_in_a_training_shard_is_refused(tmp_path):
+    pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[train]")
+    import numpy as np
+
+    from gristmill.stages.formats.shards import ShardWriter
+    from tests.pipeline.fake_run import EOS, VOCAB
+
+    config = write_config(tmp_path)
+    with ShardWriter(tmp_path / "run" / "tokens" / "web" / "00000", VOCAB) as w:
+        for doc_id in ("web-0-0", "web-1-0"):  # web-1-0 is a document of the held-out shard
+            w.add(np.append(np.arange(20), EOS), doc_id, "web", "real")
+    with pytest.raises(GristmillError) as info:
+        train(config, **QUIET)
+    assert str(info.value) == (
+        "data.val_shards: held-out document 'web-1-0' of tokens/web/00001 is also in training "
+        "shard tokens/web/00000; hold out that shard too"
+    )
