@@ -104,7 +104,10 @@ def mix(config: str, names: tuple[str, ...]) -> None:
     with output_lock(cfg.output):
         remote = RemoteRun(cfg.output_url, cfg.storage_options) if cfg.output_url else None
         if remote:  # a run on an object store: its shards here, the mixes back there
-            remote.fetch(cfg.output)
+            try:
+                remote.fetch(cfg.output)
+            except FileNotFoundError as e:
+                raise GristmillError(f"{e}; `gristmill run {config}` first") from None
         for name in names or cfg.mixes:
             materialize(cfg, name, echo=click.echo)
         if remote:
@@ -158,10 +161,18 @@ cli.add_command(quality)
 @cli.command()
 @click.argument("out", type=click.Path(file_okay=False))
 def report(out: str) -> None:
-    """(Re)build OUT/report.html from the finished run in OUT (and its mixes)."""
+    """(Re)build OUT/report.html from the finished run in OUT (and its mixes); OUT may be an
+    output URL (the report is uploaded there)."""
+    from gristmill.pipeline.output.layout import REPORT
+    from gristmill.pipeline.output.remote import RemoteRun, joined, readable
     from gristmill.pipeline.report.html import write_report
+    from gristmill.stages.formats.fs import is_url
 
-    click.echo(f"report: {write_report(out)}")
+    with readable(out, "report") as local:
+        path = write_report(local)
+        if is_url(out):
+            RemoteRun(out).publish(local, folders=(), last=(REPORT,))
+    click.echo(f"report: {joined(out, REPORT) if is_url(out) else path}")
 
 
 @cli.command()
@@ -207,10 +218,14 @@ def plan(
 @click.option("--seconds", type=float, default=3.0, show_default=True, help="Measuring time.")
 def emit_bench(out, params, gpu_flops, mfu, batch, seq, mix, seconds) -> None:
     """Tokens/s a trainer needs (F x MFU / (6 x params)) against what the batch emitter
-    delivers from OUT on this machine; exit 1 if the headroom is below 1."""
+    delivers from OUT (a folder or an output URL, copied here) on this machine; exit 1 if the
+    headroom is below 1."""
     from gristmill.pipeline.emit.headroom import emit_bench as bench
+    from gristmill.pipeline.output.remote import readable
 
-    if bench(out, params, gpu_flops, mfu, batch, seq, mix, seconds, echo=click.echo) < 1:
+    with readable(out, "emit-bench") as local:
+        headroom = bench(local, params, gpu_flops, mfu, batch, seq, mix, seconds, echo=click.echo)
+    if headroom < 1:
         sys.exit(1)
 
 

@@ -130,7 +130,9 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
     write_bytes(
         path, orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n"
     )
-    _summary(name, manifest, path, echo)
+    url = getattr(cfg, "output_url", None)  # published there: named as the user gave it
+    shown = f"{url.rstrip('/')}/mixes/{name}/{MIX_MANIFEST}" if url else path
+    _summary(name, manifest, shown, echo)
     return manifest
 
 
@@ -233,7 +235,7 @@ def _phases(mix: ResolvedMix) -> list[dict]:
     ]
 
 
-def _summary(name: str, m: dict, path: Path, echo) -> None:
+def _summary(name: str, m: dict, path, echo) -> None:
     shares = ", ".join(
         f"{s} {m['achieved_shares'][s]:.4f} (target {t:.4f})" for s, t in m["target_shares"].items()
     )

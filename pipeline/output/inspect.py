@@ -1,7 +1,8 @@
 """`gristmill inspect OUT`: counts per source and stage; `--doc ID`: where one document went
 (its shard and tokens if kept; the stage, reason, survivor and rejected file and line if
 dropped; the malformed line if it never parsed); `--rejected STAGE`: a few of a stage's rejects;
-`--token SHARD:OFFSET`: the document a token belongs to."""
+`--token SHARD:OFFSET`: the document a token belongs to. OUT is a folder or an output URL
+(read from a copy of what the store holds, pipeline/output/remote.py; named as given)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pyarrow.parquet as pq
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import SEGMENTS
 from gristmill.pipeline.output.mix_table import weights_over_tokens
+from gristmill.pipeline.output.remote import joined, readable
 from gristmill.stages import fields as md
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.docio import open_binary
@@ -24,7 +26,12 @@ from gristmill.stages.tokenize import reload_tokenizer
 
 
 def describe_run(out: str | Path) -> Iterator[str]:
-    m = _load(out)
+    with readable(out, "inspect") as local:
+        yield from _run(local, str(out))
+
+
+def _run(out: Path, label: str) -> Iterator[str]:
+    m = _load(out, label)
     yield f"run {m.get('run_key', '?')}, config {m['config_hash'][:12]}, v{m['gristmill_version']}"
     yield "stages:"
     for name, s in m["stages"].items():
@@ -51,8 +58,12 @@ def describe_doc(out: str | Path, doc_id: str) -> Iterator[str]:
     """Where the document went: kept (its shard and tokens), dropped (by which stage, why, a
     duplicate of which survivor, in which rejected file and line), or never read (a malformed
     input line holding its id)."""
-    out = Path(out)
-    m = _load(out)
+    with readable(out, "inspect") as local:
+        yield from _doc(local, str(out), doc_id)
+
+
+def _doc(out: Path, name: str, doc_id: str) -> Iterator[str]:
+    m = _load(out, name)
     kept = _kept(out, m, doc_id)
     if kept is not None:
         yield from kept
@@ -69,7 +80,7 @@ def describe_doc(out: str | Path, doc_id: str) -> Iterator[str]:
             yield f"rejected: {path.relative_to(out)} line {line}"
             return
     raise GristmillError(
-        f"{doc_id}: no such document in {out / 'tokens'} nor in {out / 'rejected'} "
+        f"{doc_id}: no such document in {joined(name, 'tokens')} nor in {joined(name, 'rejected')} "
         "(kept ids are in the shards' .docs.parquet, dropped ones in rejected/<stage>/)"
     )
 
@@ -78,12 +89,16 @@ def describe_rejected(
     out: str | Path, stage: str, reason: str | None = None, limit: int = 5
 ) -> Iterator[str]:
     """The first `limit` documents `stage` dropped (for `reason`, if given), one block each."""
-    out = Path(out)
-    m = _load(out)
+    with readable(out, "inspect") as local:
+        yield from _rejected(local, str(out), stage, reason, limit)
+
+
+def _rejected(out: Path, name: str, stage: str, reason: str | None, limit: int) -> Iterator[str]:
+    m = _load(out, name)
     stages = sorted({Path(r["path"]).parent.name for r in m["rejected"]})
     if stage not in stages:
         raise GristmillError(
-            f"--rejected {stage}: no rejects of that stage in {out / 'rejected'}; "
+            f"--rejected {stage}: no rejects of that stage in {joined(name, 'rejected')}; "
             f"stages with rejects: {', '.join(stages) or 'none'}"
         )
     reasons = m["stages"].get(stage, {}).get("dropped", {})  # reason -> documents dropped
@@ -172,7 +187,11 @@ def describe_token(out: str | Path, spec: str) -> Iterator[str]:
     shard, sep, offset = spec.rpartition(":")
     if not sep or not offset.isdigit():
         raise GristmillError(f"--token {spec!r}: expected SHARD:OFFSET, e.g. tokens/web/00000:42")
-    prefix, pos = Path(out) / shard, int(offset)
+    with readable(out, "inspect") as local:
+        yield from _token(local / shard, spec, int(offset))
+
+
+def _token(prefix: Path, spec: str, pos: int) -> Iterator[str]:
     reader = ShardReader(prefix)
     if pos >= reader.n_tokens:
         raise GristmillError(f"--token {spec}: the shard has {reader.n_tokens} tokens")
@@ -191,8 +210,8 @@ def _tokenizer(out: Path, m: dict):
     return reload_tokenizer(m["tokenizer"], str(out))[0]
 
 
-def _load(out) -> dict:
+def _load(out: Path, name: str) -> dict:
     try:
-        return mf.load(Path(out))
+        return mf.load(out)
     except FileNotFoundError:
-        raise GristmillError(f"{out}: no manifest.json (not a finished gristmill run)") from None
+        raise GristmillError(f"{name}: no manifest.json (not a finished gristmill run)") from None

@@ -12,19 +12,25 @@ bytes.
 `fetch` is the way back for the commands that read a finished run (`verify`, `mix`, the
 emitter): the listed objects into a local folder (each downloaded to a temporary name, then
 renamed), skipped where the folder already holds this manifest and the file's size matches.
+`readable` gives the read verbs (`inspect`, `report`, `emit-bench`) one folder for OUT either
+way: a local folder as it is, a URL as a fresh copy of what the store holds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
 
 from gristmill.pipeline.output.layout import REPORT, WORK
 from gristmill.pipeline.output.manifest import MANIFEST
+from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path
-from gristmill.stages.formats.fs import StorageOptions, filesystem
+from gristmill.stages.formats.fs import StorageOptions, filesystem, is_url
 
 # the folders a run writes; mixes/ are `gristmill mix`'s
 PUBLISHED = ("tokens", "rejected", "index")
@@ -127,3 +133,25 @@ class RemoteRun:
     def _rm_tree(self, rel: str) -> None:
         if self.fs.exists(self._path(rel)):
             self.fs.rm(self._path(rel), recursive=True)
+
+
+@contextlib.contextmanager
+def readable(out: str | Path, verb: str) -> Iterator[Path]:
+    """A finished run's folder to read: OUT itself, or for a URL a copy of what the store holds
+    in a temporary folder (removed afterwards), so a reader opens files either way."""
+    if not is_url(out):
+        yield Path(out)
+        return
+    with tempfile.TemporaryDirectory(prefix=f"gristmill-{verb}-") as tmp:
+        try:
+            local = RemoteRun(str(out)).fetch(Path(tmp))
+        except FileNotFoundError as e:
+            raise GristmillError(str(e)) from None
+        yield local
+
+
+def joined(out: str | Path, rel: str = "") -> str:
+    """OUT (a folder or a URL, as the user gave it) joined with `rel`, for messages: a URL
+    never goes through Path, which would fold its `//`."""
+    base = str(out).rstrip("/") or "/"
+    return f"{base}/{rel}" if rel else base
