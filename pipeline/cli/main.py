@@ -50,7 +50,7 @@ def run(config: str, strict: bool, executor: str | None, dry_run: bool) -> None:
     "input_path",
     required=True,
     type=click.Path(),
-    help="One input file of any type a run reads: jsonl (.gz, .zst), parquet, WARC/WET.",
+    help="One input file of any type a run reads: jsonl/ndjson/json, txt, parquet, WARC/WET.",
 )
 @click.option(
     "-o", "--output", "output_path", required=True, type=click.Path(), help="jsonl file out."

@@ -11,6 +11,7 @@ import difflib
 import hashlib
 import os
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
@@ -144,7 +145,10 @@ class LoadedConfig:
         self.stage_params = [_stage_params(i, s, self.root) for i, s in enumerate(run.stages)]
         check_overlap(self.root, self.output_url or self.root / local_path(run.output), run.sources)
         opts = run.storage_options
-        found = [expand(self.root, i, s.paths, opts) for i, s in enumerate(run.sources)]
+        self.other_files = Counter()  # source folders' files not of an input type, by suffix
+        found = [
+            expand(self.root, i, s.paths, opts, self.other_files) for i, s in enumerate(run.sources)
+        ]
         self.inputs = [files for files, _ in found]
         # run output folders that a source's folder or pattern reached, passed over
         self.passed_over = sorted({p for _, skipped in found for p in skipped})

@@ -33,6 +33,7 @@ from gristmill.pipeline.run.phases import plan_run
 from gristmill.pipeline.run.progress import Progress, completed_tasks, output_lines
 from gristmill.pipeline.run.publish import Publish, publish
 from gristmill.pipeline.run.record import Record
+from gristmill.pipeline.run.source_paths import describe_other
 from gristmill.pipeline.run.tally import Tally
 from gristmill.pipeline.run.tasklog import quiet_parent_logs
 from gristmill.stages.errors import GristmillError
@@ -133,6 +134,8 @@ def run(
     check_inside(cfg.output)
     for folder in cfg.passed_over:  # a run's output met in a source folder is never input
         echo(f"sources: passed over {folder}, a gristmill run's output (name it to read it)")
+    if other := describe_other(cfg.other_files):  # files of a source folder that are not input
+        echo(other)
     with output_lock(cfg.output):
         inputs = input_entries(cfg)
         key = run_key(cfg.hash, inputs, earlier_entries(cfg), config_print(cfg))

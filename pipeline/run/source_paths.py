@@ -1,7 +1,11 @@
 """A source's `paths` -> its input files, and the rule that a run never reads a run's output.
 
 Each entry of `paths` is a file, a folder (read file by file, recursively) or a glob pattern
-(`**` for any depth), relative to the config file. Two guards keep outputs out of the inputs:
+(`**` for any depth), relative to the config file. A folder's (or a pattern's, or a URL
+prefix's) files are input by their suffix, compared in any case (`input_kind`); the others are
+passed over and counted by suffix, for the run to say so (a file a pattern or a path names
+itself must be of an input type). Two guards keep outputs out of the
+inputs:
 
 - the config's own output folder may not overlap a source: inside a source folder, equal to a
   source path, containing one, or reachable by a source's pattern, all with symlinks resolved.
@@ -16,13 +20,14 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections import Counter
 from pathlib import Path
 
 from gristmill.pipeline.output.layout import LOCK, WORK
 from gristmill.pipeline.output.manifest import MANIFEST
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fs import StorageOptions, is_url, list_url, local_path
-from gristmill.stages.read.sources import SUPPORTED_SUFFIXES
+from gristmill.stages.read.sources import SUPPORTED_SUFFIXES, input_kind
 
 WILDCARDS = re.compile(r"[*?\[]")
 # what a run's output folder holds, for asking whether a pattern reaches into one
@@ -43,16 +48,23 @@ class SourceError(GristmillError):
 
 
 def expand(
-    root: Path, i: int, paths: list[str], storage_options: StorageOptions | None = None
+    root: Path,
+    i: int,
+    paths: list[str],
+    storage_options: StorageOptions | None = None,
+    other: Counter | None = None,
 ) -> tuple[list[tuple[str, str]], list[str]]:
     """(display path, absolute path) of every file of source `i`, sorted, each path checked;
-    and the run output folders passed over (display paths). A URL's display path is itself."""
+    and the run output folders passed over (display paths). A URL's display path is itself.
+    `other` counts, by suffix, the files of a folder (pattern, prefix) that are not input."""
     files: list[tuple[str, str]] = []
     skipped: list[str] = []
+    other = Counter() if other is None else other
     for j, pattern in enumerate(paths):
         where = f"sources[{i}].paths[{j}]"
         if is_url(pattern):
-            files += [(u, u) for u in _url_files(where, pattern, storage_options, skipped)]
+            found = _url_files(where, pattern, storage_options, skipped, other)
+            files += [(u, u) for u in found]
             continue
         pattern = local_path(pattern)
         named = not WILDCARDS.search(pattern)  # a path given as it is: read, whatever it holds
@@ -64,9 +76,10 @@ def expand(
                 skipped.append(os.path.relpath(layout, root))
                 continue
             for f in _files(Path(m), named, skipped, root):
-                if not f.endswith(SUPPORTED_SUFFIXES):
+                if input_kind(f) is None:
                     if Path(m).is_dir():
-                        continue  # files of other kinds in a source folder are not input
+                        other[suffix_of(f)] += 1  # not input: counted, and the run says so
+                        continue
                     allowed = ", ".join(SUPPORTED_SUFFIXES)
                     raise SourceError(f"{where}: unsupported file type {f!r}; supported: {allowed}")
                 files.append((os.path.relpath(f, root), os.path.abspath(f)))
@@ -75,7 +88,27 @@ def expand(
     return files, sorted(set(skipped))
 
 
-def _url_files(where: str, pattern: str, opts, skipped: list[str]) -> list[str]:
+def suffix_of(name: str) -> str:
+    """`.csv`, `.csv.gz` (a compression's suffix with the one before it), or `(none)`."""
+    parts = [p.lower() for p in Path(name).suffixes]
+    if len(parts) > 1 and parts[-1] in (".gz", ".zst", ".bz2", ".xz", ".lz4"):
+        return "".join(parts[-2:])
+    return parts[-1] if parts else "(none)"
+
+
+def describe_other(other: Counter) -> str | None:
+    """The run's one line about source files passed over, or None when there were none."""
+    if not other:
+        return None
+    n = sum(other.values())
+    kinds = ", ".join(f"{c} {sfx}" for sfx, c in sorted(other.items(), key=lambda x: (-x[1], x[0])))
+    return (
+        f"sources: passed over {n} file{'s' * (n != 1)} not of an input type ({kinds}); input "
+        "types: .jsonl .ndjson .json .parquet .txt .warc .wet, plain or .gz/.zst, any case"
+    )
+
+
+def _url_files(where: str, pattern: str, opts, skipped: list[str], other: Counter) -> list[str]:
     """The supported objects a URL names (an object, a prefix, a glob); like a local folder's,
     objects under a run's output prefix (`manifest.json` or `_work/` in it) are passed over."""
     try:
@@ -90,11 +123,12 @@ def _url_files(where: str, pattern: str, opts, skipped: list[str]) -> list[str]:
     skipped += sorted(outputs)
     keep = [u for u in found if not any(u.startswith(o + "/") for o in outputs)]
     named = not WILDCARDS.search(pattern) and keep == [pattern]
-    bad = [u for u in keep if not u.endswith(SUPPORTED_SUFFIXES)]
+    bad = [u for u in keep if input_kind(u) is None]
     if named and bad:
         allowed = ", ".join(SUPPORTED_SUFFIXES)
         raise SourceError(f"{where}: unsupported file type {pattern!r}; supported: {allowed}")
-    return [u for u in keep if u.endswith(SUPPORTED_SUFFIXES)]
+    other.update(suffix_of(u.rsplit("/", 1)[-1]) for u in bad)
+    return [u for u in keep if input_kind(u) is not None]
 
 
 def _base_url(pattern: str) -> str:
@@ -104,7 +138,7 @@ def _base_url(pattern: str) -> str:
 def _files(m: Path, named: bool, skipped: list[str], root: Path) -> list[str]:
     """A matched path's files: itself, or a folder's files below it (a folder named like a
     data file, `x.jsonl/`, is passed on as one: the reader rejects it with its reason)."""
-    if not m.is_dir() or str(m).endswith(SUPPORTED_SUFFIXES):
+    if not m.is_dir() or input_kind(str(m)) is not None:
         return [str(m)]
     out = []
     for folder, dirs, names in os.walk(m):

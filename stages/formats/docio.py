@@ -48,9 +48,9 @@ def open_binary(
     """Open a possibly compressed file (or object: stages/formats/fs.py) for reading raw
     (decompressed) bytes."""
     path = str(path)
-    if path.endswith(".gz"):
+    if path.lower().endswith(".gz"):  # any case: a source folder's suffixes compare so
         return io.BufferedReader(_GzipRaw(path, storage_options), 1 << 20)
-    if path.endswith(".zst"):
+    if path.lower().endswith(".zst"):
         return io.BufferedReader(_ZstdRaw(path, storage_options), 1 << 20)
     return open_file(path, storage_options)
 

@@ -1,6 +1,8 @@
 """Reading source files into documents, without ever losing a line.
 
-jsonl (plain, .gz, .zst), parquet, and WARC/WET (`stages/read/warc.py`). Each malformed record
+JSON lines (.jsonl, .ndjson, .json: one object per line; plain, .gz, .zst), parquet, plain
+text (.txt, .txt.gz, .txt.zst: one document per file, its path as id) and WARC/WET
+(`stages/read/warc.py`); suffixes compare case-insensitively (`input_kind`). Each malformed record
 (bad JSON, invalid UTF-8, missing or non-string text, empty or oversized text) and each unreadable
 or truncated file is counted and written with its file, line (WARC: byte offset) and reason to
 `rejected/input/<task>.jsonl.zst`; the raw line is kept (base64 when it is not UTF-8). Under
@@ -27,12 +29,26 @@ from gristmill.stages.formats.fs import StorageOptions, is_url, open_file
 from gristmill.stages.formats.rejects import RejectWriter
 from gristmill.stages.read.records import BadRecord, Skipped
 
-JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".json", ".json.gz", ".json.zst")
+COMPRESSED = ("", ".gz", ".zst")  # what stages/formats/docio.py's open_binary decompresses
+JSONL_SUFFIXES = tuple(f"{s}{c}" for s in (".jsonl", ".ndjson", ".json") for c in COMPRESSED)
 PARQUET_SUFFIXES = (".parquet",)
+TEXT_SUFFIXES = tuple(f".txt{c}" for c in COMPRESSED)
 WARC_SUFFIXES = (".warc", ".warc.gz", ".wet", ".wet.gz")  # stages/read/warc.py
-SUPPORTED_SUFFIXES = JSONL_SUFFIXES + PARQUET_SUFFIXES + WARC_SUFFIXES
+SUPPORTED_SUFFIXES = JSONL_SUFFIXES + PARQUET_SUFFIXES + TEXT_SUFFIXES + WARC_SUFFIXES
+KINDS = {
+    "warc": WARC_SUFFIXES,
+    "parquet": PARQUET_SUFFIXES,
+    "text": TEXT_SUFFIXES,
+    "jsonl": JSONL_SUFFIXES,
+}
 RECORD_KEYS = ("text", "id")  # a source's `fields` names these, or metadata keys
 READER_KEYS = ("source", "origin")  # the reader's own, from the source's config
+
+
+def input_kind(path: str) -> str | None:
+    """`jsonl`, `parquet`, `text` or `warc` by the file's suffix (any case); None: not input."""
+    low = path.lower()
+    return next((kind for kind, ends in KINDS.items() if low.endswith(ends)), None)
 
 
 def provided(paths: list[str], fields: dict[str, str]) -> tuple[md.Field, ...]:
@@ -42,7 +58,7 @@ def provided(paths: list[str], fields: dict[str, str]) -> tuple[md.Field, ...]:
     keys when every file is a WARC or WET file. Other fields of a record reach the metadata too,
     but a run cannot count on them."""
     named = [md.named(k) for k in fields if k not in RECORD_KEYS]
-    warc = md.WARC if paths and all(p.endswith(WARC_SUFFIXES) for p in paths) else ()
+    warc = md.WARC if paths and all(input_kind(p) == "warc" for p in paths) else ()
     out = {f.name: f for f in (md.SOURCE, md.ORIGIN, *warc, *named)}
     return tuple(out.values())
 
@@ -102,7 +118,7 @@ class ReadSources(PipelineStep):
                 self.stat_update(key, value=n, unit="task")
 
     def _reject(self, sink: RejectWriter, f: InputFile, loc: int, raw, bad: BadRecord) -> None:
-        key = "offset" if f.path.endswith(WARC_SUFFIXES) else "line"  # WARC: byte offset
+        key = "offset" if input_kind(f.path) == "warc" else "line"  # WARC: byte offset
         where = f"{f.display}:{loc}" if loc or key == "offset" else f.display
         if self.strict:
             detail = f" ({bad.detail})" if bad.detail else ""
@@ -123,15 +139,16 @@ class ReadSources(PipelineStep):
     def _records(self, f: InputFile) -> Iterator[tuple[int, object, object]]:
         """(line or row number from 1, raw line or row, parsed record or BadRecord)."""
         last = 0
+        kind = input_kind(f.path)
         try:
-            if f.path.endswith(WARC_SUFFIXES):
+            if kind == "warc":
                 from gristmill.stages.read.warc import (
                     warc_records,  # imports warcio only when needed
                 )
 
                 yield from warc_records(f.path, self.storage_options)
                 return
-            rows = self._parquet_rows(f) if f.path.endswith(PARQUET_SUFFIXES) else self._lines(f)
+            rows = {"parquet": self._parquet_rows, "text": self._text}.get(kind, self._lines)(f)
             for last, raw, rec in rows:  # noqa: B007 - `last` is read after the loop
                 yield last, raw, rec
             if last == 0:  # nothing in it (or only blank lines): say so, do not skip silently
@@ -151,6 +168,21 @@ class ReadSources(PipelineStep):
                     self.stat_update("blank_lines")
                     continue
                 yield n, line, _parse_json(line)
+
+    def _text(self, f: InputFile):
+        """A text file is one document, its id the file's path as the config names it."""
+        with open_binary(f.path, self.storage_options) as fh:
+            raw = fh.read()
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]  # a UTF-8 byte-order mark is not part of the text
+        if not raw.strip():
+            return  # nothing in it: the reader says empty_file
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            yield 1, raw, BadRecord("invalid_utf8", str(e))
+            return
+        yield 1, None, {f.fields.get("text", "text"): text, f.fields.get("id", "id"): f.display}
 
     def _parquet_rows(self, f: InputFile):
         import pyarrow.parquet as pq  # only for parquet inputs

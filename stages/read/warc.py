@@ -40,7 +40,7 @@ RESYNC_CHUNK = 1 << 20
 def warc_records(
     path: str, storage_options: StorageOptions | None = None
 ) -> Iterator[tuple[int, None, object]]:
-    gz, seen = path.endswith(".gz"), 0
+    gz, seen = path.lower().endswith(".gz"), 0
     with open_file(path, storage_options) as fh:
         size = fh.size if is_url(path) else os.fstat(fh.fileno()).st_size
         start: int | None = 0

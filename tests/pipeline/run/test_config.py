@@ -146,15 +146,15 @@ def test_no_file_matches(write_config):
 
 
 def test_unsupported_file_type(write_config, tmp_path):
-    (tmp_path / "data" / "notes.txt").write_text("hello")
-    sources = [{"name": "web", "paths": ["data/notes.txt"]}]
+    (tmp_path / "data" / "notes.csv").write_text("hello")
+    sources = [{"name": "web", "paths": ["data/notes.csv"]}]
     msg = refused(write_config(with_changes(sources=sources)), "sources[0].paths[0]")
-    assert msg.startswith(": unsupported file type ") and "notes.txt" in msg
+    assert msg.startswith(": unsupported file type ") and "notes.csv" in msg
     assert ".jsonl.zst" in msg and ".parquet" in msg  # lists the supported types
 
 
 def test_folder_source_skips_other_files(write_config, tmp_path):
-    (tmp_path / "data" / "README.txt").write_text("not input")
+    (tmp_path / "data" / "README.md").write_text("not input")
     cfg = load_config(write_config(with_changes(sources=[{"name": "web", "paths": ["data"]}])))
     assert [d for d, _ in cfg.inputs[0]] == ["data/web.jsonl"]
 

@@ -131,3 +131,33 @@ def test_run_says_what_it_passed_over_and_reads_the_rest(write_config, tmp_path)
     said = "sources: passed over data/old, a gristmill run's output (name it to read it)"
     assert lines[0] == said
     assert "kept 1 documents, " in result.output and "(1 shard)" in result.output
+
+
+def test_a_source_folder_reads_every_input_type_in_any_case_and_says_what_it_passed_over(
+    write_config, tmp_path
+):
+    data = tmp_path / "data"
+    write_jsonl(data / "data.ndjson", [{"id": "n", "text": "From ndjson."}])
+    write_jsonl(data / "upper.JSONL", [{"id": "u", "text": "From upper case."}])
+    write_jsonl(data / "more.json.gz", [{"id": "g", "text": "From gzip."}]).rename(
+        data / "more.Json.GZ"
+    )
+    (data / "note.txt").write_text("A text file is one document.")
+    for name in ("README.md", "table.csv", "table2.CSV", "old.csv.gz", "Makefile"):
+        (data / name).write_text("not input")
+    path = config(write_config, "out", "data")
+    assert [d for d, _ in load_config(path).inputs[0]] == [
+        "data/data.ndjson",
+        "data/more.Json.GZ",
+        "data/note.txt",
+        "data/upper.JSONL",
+        "data/web.jsonl",
+    ]
+    with restored_logging():
+        result = CliRunner().invoke(cli, ["run", str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == (
+        "sources: passed over 5 files not of an input type (2 .csv, 1 (none), 1 .csv.gz, 1 .md); "
+        "input types: .jsonl .ndjson .json .parquet .txt .warc .wet, plain or .gz/.zst, any case"
+    )
+    assert "kept 5 documents, " in result.output, result.output

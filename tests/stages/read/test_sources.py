@@ -257,3 +257,39 @@ def test_tasks_split_files_by_rank(tmp_path):
     files = [InputFile(str(p), p.name, "s", "real") for p in paths]
     got = [[d.id for d in run_step(ReadSources(files), rank=r, world_size=2)] for r in range(2)]
     assert got == [["0", "2"], ["1"]]
+
+
+@pytest.mark.parametrize("name", ["in.NDJSON", "in.ndjson.gz", "IN.JSONL.ZST", "in.Json"])
+def test_ndjson_and_any_case_suffixes_are_read(tmp_path, name):
+    _, out = read(tmp_path, write_jsonl(tmp_path / name.lower(), GOOD).rename(tmp_path / name))
+    assert [(d.id, d.text) for d in out] == [("a", "first document"), ("b", "second document")]
+
+
+EVERY_SCRIPT = (
+    "中文没有空格。日本語も、です！한국어 띄어쓰기 있어요. ภาษาไทยไม่มีช่องว่าง "
+    "العربية من اليمين. हिन्दी देवनागरी में। Русский текст，全角：（括弧）\r\nline two\n"
+)
+
+
+@pytest.mark.parametrize("name", ["doc.txt", "DOC.TXT", "doc.txt.gz", "doc.Txt.Zst"])
+def test_a_text_file_is_one_document_with_its_path_as_id(tmp_path, name):
+    data = EVERY_SCRIPT.encode("utf-8")
+    if name.lower().endswith(".gz"):
+        data = gzip.compress(data, mtime=0)
+    elif name.lower().endswith(".zst"):
+        data = zstandard.ZstdCompressor().compress(data)
+    (tmp_path / name).write_bytes(data)
+    reader, [doc] = read(tmp_path, tmp_path / name)
+    assert (doc.id, doc.text) == (name, EVERY_SCRIPT)  # every character as in the file
+    assert doc.metadata == {"source": "web", "origin": "real"}
+    assert stats(reader) == {"seen": 1, "kept": 1}
+
+
+def test_a_text_file_that_is_not_utf8_or_empty_is_rejected(tmp_path):
+    (tmp_path / "latin1.txt").write_bytes("café".encode("latin-1"))
+    (tmp_path / "empty.txt").write_bytes(b"  \n")
+    _, out = read(tmp_path, tmp_path / "latin1.txt", tmp_path / "empty.txt")
+    assert out == []
+    got = [(r["file"], r["reason"]) for r in rejects(tmp_path)]
+    assert got == [("latin1.txt", "invalid_utf8"), ("empty.txt", "empty_file")]
+    assert base64.b64decode(rejects(tmp_path)[0]["raw_b64"]) == "café".encode("latin-1")
