@@ -20,7 +20,7 @@ import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from gristmill.pipeline.run import metadata
-from gristmill.pipeline.run.config_errors import format_error
+from gristmill.pipeline.run.config_errors import format_error, shape_hint
 from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, resolve
 from gristmill.pipeline.run.source_paths import SourceError, check_overlap, expand
 from gristmill.stages.base import FIRST, LAST, StrictModel
@@ -232,7 +232,9 @@ def load_config(path: str | os.PathLike) -> LoadedConfig:
     try:
         run = RunConfig.model_validate(data)
     except ValidationError as e:
-        raise ConfigError(f"{path}: {format_error(e, RunConfig)}") from None
+        params = {name: list(c.Params.model_fields) for name, c in STAGES.items()}
+        hint = shape_hint(data, RunConfig.model_fields, params)
+        raise ConfigError(f"{path}: {hint or format_error(e, RunConfig)}") from None
     try:
         cfg = LoadedConfig(run, path)
         check_rules(run)

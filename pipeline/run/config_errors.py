@@ -9,6 +9,9 @@ pydantic reports every problem it found, in its own terms (`list[str]`, `Value e
   from its `description` where that says what the value is ("a list of language codes, or
   `all`"), never the validator's name for a type;
 - a bound as "must be at least 1", a validator's own message without pydantic's prefix.
+
+A stage's parameter in the wrong place (`shape_hint`) is said in the shape the docs use,
+`- langid: {min_score: 0.5}`, never in the model's own keys (`name`, `params`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import types
 import typing
 from typing import Any, Literal
 
+import yaml
 from pydantic import BaseModel, ValidationError
 
 BOUNDS = {
@@ -179,3 +183,81 @@ def _loc(parts) -> str:
     for p in parts:
         out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
     return out or "(top level)"
+
+
+def shape_hint(data: dict, top_keys, stage_params: dict[str, list[str]]) -> str | None:
+    """The one line for a stage entry (or a top-level key) that holds a stage's parameter in
+    the wrong place, or None. `stage_params`: every stage's name -> its parameter names;
+    `top_keys`: the keys a run config takes."""
+    stages = data.get("stages")
+    stages = stages if isinstance(stages, list) else []
+    for i, entry in enumerate(stages):
+        if isinstance(entry, dict) and len(entry) == 1:
+            ((name, value),) = entry.items()
+            if name in stage_params and not isinstance(value, dict | None):
+                return (
+                    f"stages[{i}].{name}: a stage's parameters are a mapping: "
+                    f"- {name}: {_example(value, stage_params[name])} (got {value!r})"
+                )
+        if not isinstance(entry, dict) or len(entry) < 2 or set(entry) <= {"name", "params"}:
+            continue
+        found = [str(k) for k in entry if k in stage_params]
+        if len(found) > 1:
+            return f"stages[{i}]: {', '.join(found)} in one entry; give each stage its own `-` item"
+        if not found:
+            close = [_close(str(k), list(stage_params)) for k in entry]
+            hint = next((f"; did you mean {c}?" for c in close if c), "")
+            return (
+                f"stages[{i}]: none of {', '.join(map(str, entry))} is a stage{hint} (an entry "
+                "is one stage: - langid, or - langid: {min_score: 0.5})"
+            )
+        return _misplaced(f"stages[{i}]", found[0], entry, stage_params[found[0]])
+    for i, entry in enumerate(stages):  # a parameter at the config's top level
+        name = next(iter(entry)) if isinstance(entry, dict) and len(entry) == 1 else entry
+        known = stage_params.get(name, []) if isinstance(name, str) else []
+        extra = {k: v for k, v in data.items() if k not in top_keys and k in known}
+        if extra:
+            first = next(iter(extra))
+            return (
+                f"{first}: unknown key here; {first!r} looks like a parameter of {name} "
+                f"(stages[{i}]); write it indented under the stage: - {name}: {_flow(extra)}"
+            )
+    return None
+
+
+def _misplaced(where: str, name: str, entry: dict, known: list[str]) -> str:
+    """`- langid:` with `min_score: 0.5` beside it rather than under it."""
+    params = dict(entry[name] or {})
+    others = {k: v for k, v in entry.items() if k != name}
+    first = next(iter(others))
+    if first in known:
+        return (
+            f"{where}: {first!r} looks like a parameter of {name}; write it indented under the "
+            f"stage: - {name}: {_flow({**params, **others})}"
+        )
+    close = _close(str(first), known)
+    guess = f"; did you mean {close}?" if close else ""
+    listed = ", ".join(known) or "none"
+    fixed = {**params, **({close: others[first]} if close else {})}
+    shape = f" write it indented under the stage: - {name}: {_flow(fixed)}" if close else ""
+    return f"{where}: {first!r} is not a parameter of {name}{guess} (its parameters: {listed});" + (
+        shape or " a stage's parameters go indented under it"
+    )
+
+
+def _example(value, known: list[str]) -> str:
+    """`min_score=0.5` (or `min_score: 0.5` folded into one string) as `{min_score: 0.5}`."""
+    if isinstance(value, str):
+        pairs = [p.replace("=", ":", 1).partition(":") for p in value.replace(",", " ").split()]
+        if pairs and all(sep and k.strip() in known for k, sep, _ in pairs):
+            return _flow({k.strip(): yaml.safe_load(v.strip() or "null") for k, _, v in pairs})
+    return "{" + (known[0] if known else "param") + ": ...}"
+
+
+def _close(word: str, choices: list[str]) -> str | None:
+    found = difflib.get_close_matches(word, choices, 1, 0.6)
+    return found[0] if found else None
+
+
+def _flow(params: dict) -> str:
+    return yaml.safe_dump(params, default_flow_style=True, sort_keys=False, width=1 << 16).strip()

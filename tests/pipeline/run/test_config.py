@@ -235,3 +235,61 @@ def test_relative_paths_resolve_against_the_config_folder(write_config, tmp_path
     cfg = load_config(os.path.relpath(path, elsewhere))
     assert cfg.output == tmp_path / "out"
     assert cfg.inputs[0][0][1] == str(tmp_path / "data" / "web.jsonl")
+
+
+HEAD = "output: out\nsources: [{name: web, paths: [data/web.jsonl]}]\n"
+
+
+@pytest.mark.parametrize(
+    ("stages", "key", "said"),
+    [
+        (  # the case: the parameter at the stage name's indentation
+            "  - langid:\n    min_score: 0.5\n  - tokenize\n  - pack\n",
+            "stages[0]",
+            ": 'min_score' looks like a parameter of langid; write it indented under the "
+            "stage: - langid: {min_score: 0.5}",
+        ),
+        (  # a mapping given, and a parameter beside it
+            "  - langid: {min_score: 0.3}\n    allowed_languages: [en]\n  - tokenize\n  - pack\n",
+            "stages[0]",
+            ": 'allowed_languages' looks like a parameter of langid; write it indented under "
+            "the stage: - langid: {min_score: 0.3, allowed_languages: [en]}",
+        ),
+        (  # a misspelt parameter beside the stage
+            "  - langid:\n    minscore: 0.5\n  - tokenize\n  - pack\n",
+            "stages[0]",
+            ": 'minscore' is not a parameter of langid; did you mean min_score? (its parameters: "
+            + ", ".join(STAGES["langid"].Params.model_fields)
+            + "); write it indented under the stage: - langid: {min_score: 0.5}",
+        ),
+        (  # a parameter as a string
+            "  - langid: min_score=0.5\n  - tokenize\n  - pack\n",
+            "stages[0].langid",
+            ": a stage's parameters are a mapping: - langid: {min_score: 0.5} "
+            "(got 'min_score=0.5')",
+        ),
+        (  # two stages in one entry
+            "  - langid:\n    tokenize:\n  - pack\n",
+            "stages[0]",
+            ": langid, tokenize in one entry; give each stage its own `-` item",
+        ),
+        (  # a misspelt stage with its parameter beside it
+            "  - langidd:\n    min_score: 0.5\n  - tokenize\n  - pack\n",
+            "stages[0]",
+            ": none of langidd, min_score is a stage; did you mean langid? (an entry is one "
+            "stage: - langid, or - langid: {min_score: 0.5})",
+        ),
+    ],
+)
+def test_a_misplaced_stage_parameter_gets_the_documented_shape(write_config, stages, key, said):
+    msg = refused(write_config(f"{HEAD}stages:\n{stages}"), key)
+    assert msg == said
+    assert "allowed keys: name, params" not in msg
+
+
+def test_a_stage_parameter_at_the_top_level_is_pointed_under_its_stage(write_config):
+    text = f"{HEAD}min_score: 0.5\nstages:\n  - langid\n  - tokenize\n  - pack\n"
+    assert refused(write_config(text), "min_score") == (
+        ": unknown key here; 'min_score' looks like a parameter of langid (stages[0]); write it "
+        "indented under the stage: - langid: {min_score: 0.5}"
+    )
