@@ -32,13 +32,24 @@ def cli(ctx: click.Context, debug: bool) -> None:
     help="Override the config's `executor` (same run: the run key leaves it out).",
 )
 @click.option("--dry-run", is_flag=True, help="Slurm: write the sbatch scripts, submit nothing.")
-def run(config: str, strict: bool, executor: str | None, dry_run: bool) -> None:
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replacing another run in OUT may delete its mixes/ and files gristmill did not write.",
+)
+def run(config: str, strict: bool, executor: str | None, dry_run: bool, overwrite: bool) -> None:
     """Run the whole pipeline of CONFIG (resumable: a rerun skips finished tasks)."""
     from gristmill.pipeline.report.html import after_run
     from gristmill.pipeline.run.runner import run as run_pipeline
 
     run_pipeline(
-        config, strict=strict, echo=click.echo, executor=executor, dry_run=dry_run, after=after_run
+        config,
+        strict=strict,
+        echo=click.echo,
+        executor=executor,
+        dry_run=dry_run,
+        after=after_run,
+        overwrite=overwrite,
     )
 
 

@@ -64,6 +64,10 @@ class RemoteRun:
             for ext, entry in shard["files"].items()
         )
 
+    def objects(self, folder: str) -> dict[str, int]:
+        """Relative path -> size of every object under `folder` (`tokens`, `mixes`, ...)."""
+        return self._sizes(folder)
+
     def _sizes(self, folder: str) -> dict[str, int]:
         """Relative path -> size of every object under `folder`."""
         base = self._path(folder)

@@ -23,6 +23,7 @@ import orjson
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import REPORT, WORK, check_inside, output_lock
 from gristmill.pipeline.output.remote import RemoteRun
+from gristmill.pipeline.output.replace import replacing
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_executor, load_config
 from gristmill.pipeline.run.executors import PhaseRunner, make_runner
 from gristmill.pipeline.run.executors.base import ClusterLost
@@ -117,9 +118,12 @@ def run(
     executor: str | None = None,
     dry_run: bool = False,
     after: Callable[[Path], list[str]] | None = None,
+    overwrite: bool = False,
 ) -> dict:
     """Runs CONFIG; `after(out)` runs once the outputs are complete (or up to date), and the lines
-    it returns close the summary (the CLI writes the report there)."""
+    it returns close the summary (the CLI writes the report there). `overwrite`: replacing
+    another run may delete its materialised mixes and files gristmill did not write
+    (pipeline/output/replace.py)."""
     cpu = CpuMeter()  # the run process's CPU counts from here, the config's loading included
     cfg = load_config(config_path)
     if executor:  # `run --executor`: the same run (its key leaves executors out)
@@ -147,6 +151,8 @@ def run(
                 publish(remote, cfg.output)
                 return _up_to_date_remote(remote, echo)
             return _up_to_date(cfg.output, echo, after)
+        for line in replacing(cfg.output, key, cfg.hash, overwrite, remote):
+            echo(line)  # another run's outputs go: said, and never a mix or a file not ours
         _open_work(cfg.output, key, echo)
         phases, ctx = plan_run(cfg, cfg.output / WORK / key, strict)
         state = RunState(cfg, key, inputs, phases, ctx)

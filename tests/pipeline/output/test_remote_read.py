@@ -73,3 +73,22 @@ def test_mix_names_the_url_it_published_to(on_store):
     said = invoke("mix", str(cfg)).output
     assert f"mix manifest: {URL}/mixes/default/mix_manifest.json\n" in said
     assert str(cfg.parent) not in said
+
+
+def test_a_changed_config_never_deletes_the_stores_mixes_without_overwrite(s3, on_store):  # noqa: F811
+    import yaml
+
+    cfg, _ = on_store
+    invoke("mix", str(cfg))
+    other = yaml.safe_load(cfg.read_text()) | {"max_doc_chars": 9_999_999}  # another config
+    changed = cfg.with_name("changed.yaml")
+    changed.write_text(yaml.safe_dump(other, sort_keys=False))
+    with pytest.raises(GristmillError) as info:
+        run_quietly(changed)
+    assert str(info.value) == (
+        f"{URL}: replacing the run there would delete the materialised mix mixes/default; "
+        "rerun with --overwrite to delete them, or give `output` another folder"
+    )
+    s3.invalidate_cache()
+    assert s3.exists(f"{URL.removeprefix('s3://')}/manifest.json")
+    assert s3.exists(f"{URL.removeprefix('s3://')}/mixes/default/mix_manifest.json")
