@@ -39,18 +39,22 @@ def cli(ctx: click.Context, debug: bool) -> None:
 )
 def run(config: str, strict: bool, executor: str | None, dry_run: bool, overwrite: bool) -> None:
     """Run the whole pipeline of CONFIG (resumable: a rerun skips finished tasks)."""
+    from gristmill.pipeline.cli.interrupt import resumable
     from gristmill.pipeline.report.html import after_run
     from gristmill.pipeline.run.runner import run as run_pipeline
 
-    run_pipeline(
-        config,
-        strict=strict,
-        echo=click.echo,
-        executor=executor,
-        dry_run=dry_run,
-        after=after_run,
-        overwrite=overwrite,
-    )
+    flags = [*(["--strict"] * strict), *(["--executor", executor] if executor else [])]
+    again = ["gristmill", "run", config, *flags, *(["--overwrite"] * overwrite)]
+    with resumable(again, lambda line: click.echo(line, err=True)):
+        run_pipeline(
+            config,
+            strict=strict,
+            echo=click.echo,
+            executor=executor,
+            dry_run=dry_run,
+            after=after_run,
+            overwrite=overwrite,
+        )
 
 
 @cli.command()
