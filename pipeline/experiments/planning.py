@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.fs import is_url
 
 CHINCHILLA = 20.0
 SECOND_REFERENCE = 25.6
@@ -67,8 +69,12 @@ def refit_tokens(params: float) -> float:
 
 
 def keep_rate(out: str | Path) -> KeepRate:
+    """From a finished run's manifest: in its folder, or at its output URL (only the manifest
+    is read from the store)."""
     try:
-        m = mf.load(Path(out))
+        m = RemoteRun(str(out)).manifest() if is_url(out) else mf.load(Path(out))
+        if m is None:
+            raise FileNotFoundError(out)
     except FileNotFoundError:
         raise GristmillError(f"--from-run {out}: no manifest.json (not a finished run)") from None
     input_bytes = sum(i.get("bytes", 0) for i in m["inputs"])

@@ -92,3 +92,10 @@ def test_a_changed_config_never_deletes_the_stores_mixes_without_overwrite(s3, o
     s3.invalidate_cache()
     assert s3.exists(f"{URL.removeprefix('s3://')}/manifest.json")
     assert s3.exists(f"{URL.removeprefix('s3://')}/mixes/default/mix_manifest.json")
+
+
+def test_plan_reads_the_keep_rate_of_a_run_on_the_store(on_store):
+    from gristmill.pipeline.experiments.planning import keep_rate
+
+    _, copy = on_store
+    assert keep_rate(URL) == keep_rate(copy)
