@@ -82,11 +82,13 @@ def _judge(
 ) -> list[str]:
     ours = _written(old) if old else None
     mixes = sorted({f.split("/")[1] for f in files if f.startswith(f"{MIXES}/")})
+    indexes = {e["path"].rsplit("/", 1)[0] + "/" for e in (old or {}).get("index", [])}
     foreign = sorted(
         f
         for f in files
         if not f.startswith(f"{MIXES}/")
         and not f.endswith(".tmp")
+        and not f.startswith(tuple(indexes))  # an index's folder is the index's, all of it
         and (f not in ours if ours is not None else not resumable)
     )
     lines = []
