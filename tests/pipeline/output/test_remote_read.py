@@ -20,11 +20,15 @@ URL = f"s3://{BUCKET}/runs/read"
 
 @pytest.fixture(scope="module")
 def on_store(s3, tmp_path_factory):  # noqa: F811
-    """(the run config, a local copy of what the store holds) of the sample run at URL."""
+    """(the run config, a local copy of what the store holds) of the sample run at URL. This
+    module's S3 server has its own port: fsspec's cached filesystems (made for another
+    module's server) are dropped before and after."""
+    type(s3).clear_instance_cache()
     folder = tmp_path_factory.mktemp("read")
     cfg = s3_config(folder, URL)
     run_quietly(cfg)
-    return cfg, download(s3, URL, folder / "copy")
+    yield cfg, download(s3, URL, folder / "copy")
+    type(s3).clear_instance_cache()
 
 
 def invoke(*args: str):
