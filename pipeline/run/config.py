@@ -27,7 +27,13 @@ from gristmill.stages.base import FIRST, LAST, StrictModel
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fs import is_url, local_path
 from gristmill.stages.read.sources import READER_KEYS
-from gristmill.stages.registry import STAGES, UnknownStage, get_stage, implicit_first
+from gristmill.stages.registry import (
+    STAGES,
+    UnknownStage,
+    available,
+    get_stage,
+    implicit_first,
+)
 
 SOURCE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # it names a folder under tokens/
 METADATA_KEY = r"^[A-Za-z][A-Za-z0-9_]*$"
@@ -232,8 +238,7 @@ def load_config(path: str | os.PathLike) -> LoadedConfig:
     try:
         run = RunConfig.model_validate(data)
     except ValidationError as e:
-        params = {name: list(c.Params.model_fields) for name, c in STAGES.items()}
-        hint = shape_hint(data, RunConfig.model_fields, params)
+        hint = shape_hint(data, RunConfig.model_fields, _params_of, available())
         raise ConfigError(f"{path}: {hint or format_error(e, RunConfig)}") from None
     try:
         cfg = LoadedConfig(run, path)
@@ -287,6 +292,14 @@ def check_order(stages: list[str]) -> None:
 def check_executor(run: RunConfig) -> None:
     if run.executor == "slurm" and run.slurm is None:
         raise ConfigError("slurm: required by `executor: slurm` (at least `partition`)")
+
+
+def _params_of(name: str) -> list[str] | None:
+    """A stage's parameter names (built-in, by import path or entry point); None: no stage."""
+    try:
+        return list(get_stage(name).Params.model_fields)
+    except UnknownStage:
+        return None
 
 
 def _stage_params(i: int, entry: StageConfig, root: Path):

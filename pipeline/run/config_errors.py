@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, Literal
 
 import yaml
@@ -185,10 +186,13 @@ def _loc(parts) -> str:
     return out or "(top level)"
 
 
-def shape_hint(data: dict, top_keys, stage_params: dict[str, list[str]]) -> str | None:
+def shape_hint(
+    data: dict, top_keys, params_of: Callable[[str], list[str] | None], names: list[str]
+) -> str | None:
     """The one line for a stage entry (or a top-level key) that holds a stage's parameter in
-    the wrong place, or None. `stage_params`: every stage's name -> its parameter names;
-    `top_keys`: the keys a run config takes."""
+    the wrong place, or None. `params_of(name)`: the stage's parameter names, None when no stage
+    has that name; `names`: the stage names a config may use; `top_keys`: a run config's keys."""
+    stage_params = _Params(params_of)
     stages = data.get("stages")
     stages = stages if isinstance(stages, list) else []
     for i, entry in enumerate(stages):
@@ -205,7 +209,7 @@ def shape_hint(data: dict, top_keys, stage_params: dict[str, list[str]]) -> str 
         if len(found) > 1:
             return f"stages[{i}]: {', '.join(found)} in one entry; give each stage its own `-` item"
         if not found:
-            close = [_close(str(k), list(stage_params)) for k in entry]
+            close = [_close(str(k), names) for k in entry]
             hint = next((f"; did you mean {c}?" for c in close if c), "")
             return (
                 f"stages[{i}]: none of {', '.join(map(str, entry))} is a stage{hint} (an entry "
@@ -223,6 +227,22 @@ def shape_hint(data: dict, top_keys, stage_params: dict[str, list[str]]) -> str 
                 f"(stages[{i}]); write it indented under the stage: - {name}: {_flow(extra)}"
             )
     return None
+
+
+class _Params:
+    """`name in stages`, `stages[name]`, `stages.get(name, default)` over `params_of`."""
+
+    def __init__(self, params_of: Callable[[str], list[str] | None]):
+        self.params_of = params_of
+
+    def __contains__(self, name) -> bool:
+        return isinstance(name, str) and self.params_of(name) is not None
+
+    def __getitem__(self, name: str) -> list[str]:
+        return self.params_of(name) or []
+
+    def get(self, name: str, default: list[str]) -> list[str]:
+        return self.params_of(name) or default
 
 
 def _misplaced(where: str, name: str, entry: dict, known: list[str]) -> str:

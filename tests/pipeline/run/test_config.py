@@ -293,3 +293,11 @@ def test_a_stage_parameter_at_the_top_level_is_pointed_under_its_stage(write_con
         ": unknown key here; 'min_score' looks like a parameter of langid (stages[0]); write it "
         "indented under the stage: - langid: {min_score: 0.5}"
     )
+
+
+def test_a_plug_in_stages_parameter_beside_it_gets_the_same_hint(write_config, lab):
+    stages = "  - gm_lab.filters:Short:\n    min_chars: 5\n  - tokenize\n  - pack\n"
+    assert refused(write_config(f"{HEAD}stages:\n{stages}"), "stages[0]") == (
+        ": 'min_chars' looks like a parameter of gm_lab.filters:Short; write it indented under "
+        "the stage: - gm_lab.filters:Short: {min_chars: 5}"
+    )
