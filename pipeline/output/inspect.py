@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output import why
 from gristmill.pipeline.output.layout import SEGMENTS
 from gristmill.pipeline.output.mix_table import weights_over_tokens
 from gristmill.pipeline.output.remote import joined, readable
@@ -23,6 +24,8 @@ from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.docio import open_binary
 from gristmill.stages.formats.shards import ShardReader
 from gristmill.stages.tokenize import reload_tokenizer
+
+EXCERPT = 160  # characters of a text or raw line shown
 
 
 def describe_run(out: str | Path) -> Iterator[str]:
@@ -36,11 +39,14 @@ def _run(out: Path, label: str) -> Iterator[str]:
     yield "stages:"
     for name, s in m["stages"].items():
         if "seen" not in s:  # a reduce step: its own counters
-            yield f"  {name:<20} " + ", ".join(f"{k} {v:,}" for k, v in s.items())
+            counts = ", ".join(f"{k} {v:,}" for k, v in s.items())
+            yield f"  {name:<20} " + (counts or "no document reached it")
             continue
         dropped = ", ".join(f"{k} {v:,}" for k, v in s["dropped"].items())
         line = f"  {name:<20} seen {s['seen']:>9,}  kept {s['kept']:>9,}"
         yield line + (f"  dropped: {dropped}" if dropped else "")
+        if found := _counters(s, "pii_"):  # the pii stage's redactions, per type
+            yield f"  {'':<20} pii redacted: {found}"
     yield "sources:"
     for name, s in m["sources"].items():
         counts = f"docs {s['docs']:>9,}  tokens {s['tokens']:>12,}  shards {s['shards']}"
@@ -73,16 +79,39 @@ def _doc(out: Path, name: str, doc_id: str) -> Iterator[str]:
             yield from _dropped(out, path, line, rec)
             return
     needle = f'"{doc_id}"'
-    for path, line, rec in _rejects(out, m, stage="input", needle=doc_id.encode()):
-        if needle in str(rec.get("raw", "")):
+    for path, line, rec in _rejects(out, m, stage="input"):
+        if needle in why.raw_line(rec):  # the raw line, invalid UTF-8 escaped
             yield f"{doc_id}: never read: a malformed input line holds it ({rec.get('reason')})"
-            yield f"input: {rec.get('file')} line {rec.get('line', rec.get('offset'))}"
-            yield f"rejected: {path.relative_to(out)} line {line}"
+            yield f"input: {rec.get('file')}{_where(rec)}"
+            yield from list(_bad(out, path, line, rec))[1:]
+            return
+    for path, line, rec in _rejects(out, m, stage="input"):
+        if _at(rec, doc_id):  # FILE:LINE (WARC: FILE:OFFSET) of a malformed line
+            yield from _bad(out, path, line, rec)
             return
     raise GristmillError(
         f"{doc_id}: no such document in {joined(name, 'tokens')} nor in {joined(name, 'rejected')} "
-        "(kept ids are in the shards' .docs.parquet, dropped ones in rejected/<stage>/)"
+        "(kept ids are in the shards' .docs.parquet, dropped ones in rejected/<stage>/; "
+        "a malformed input line has no id: --doc FILE:LINE finds it)"
     )
+
+
+def _at(rec: dict, spec: str) -> bool:
+    """Whether the input reject `rec` is at `spec`, FILE:LINE or FILE:OFFSET, FILE as the run
+    names it or its last components (`corpus.jsonl:9` for `data/corpus.jsonl` line 9)."""
+    file, sep, loc = spec.rpartition(":")
+    if not sep or not loc.isdigit() or "file" not in rec:
+        return False
+    at = rec.get("offset", rec.get("line"))
+    name = str(rec["file"])
+    return at == int(loc) and (name == file or name.endswith("/" + file.lstrip("/")))
+
+
+def _where(rec: dict) -> str:
+    """` line N` (WARC: ` offset N`) of an input reject; nothing for a whole file (line 0)."""
+    if "offset" in rec:
+        return f" offset {rec['offset']}"
+    return f" line {rec['line']}" if rec.get("line") else ""
 
 
 def describe_rejected(
@@ -140,24 +169,31 @@ def _rejects(
 def _dropped(out: Path, path: Path, line: int, rec: dict) -> Iterator[str]:
     meta = rec.get("metadata") or {}
     survivor = meta.get(md.DUPLICATE_OF.name)
-    why = f"{rec.get('reason')}" + (f", a duplicate of {survivor}" if survivor else "")
-    yield f"{rec.get('id')}: dropped by {path.parent.name} ({why})"
+    cause = f"{rec.get('reason')}" + (f", a duplicate of {survivor}" if survivor else "")
+    yield f"{rec.get('id')}: dropped by {path.parent.name} ({cause})"
+    found = [(k, v) for k, v in why.explain(path.parent.name, rec) if k != md.DUPLICATE_OF.name]
+    if found:  # the metadata the stage wrote that explains the drop
+        yield "why: " + ", ".join(f"{k} {why.show(v)}" for k, v in found)
     yield f"rejected: {path.relative_to(out)} line {line}"
     source, origin, url = (meta.get(f.name) for f in (md.SOURCE, md.ORIGIN, md.URL))
     yield f"source: {source}, {origin}" + (f", {url}" if url else "")
-    yield "text: " + _excerpt(str(rec.get("text", "")))
+    yield "text: " + why.cut(str(rec.get("text", "")), EXCERPT)
 
 
 def _bad(out: Path, path: Path, line: int, rec: dict) -> Iterator[str]:
-    where = rec.get("line", rec.get("offset"))
-    yield f"{rec.get('file')} line {where}: {rec.get('reason')} ({rec.get('detail', '')})"
+    detail = f" ({rec['detail']})" if rec.get("detail") else ""
+    yield f"{rec.get('file')}{_where(rec)}: {rec.get('reason')}{detail}"
     yield f"rejected: {path.relative_to(out)} line {line}"
-    yield "raw: " + _excerpt(str(rec.get("raw", "")))
+    raw = why.raw_line(rec)
+    if raw:  # a whole-file reject (empty, unreadable) has no line
+        yield "raw: " + why.cut(raw, EXCERPT)
 
 
-def _excerpt(text: str, n: int = 160) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= n else flat[:n] + " ..."
+def _counters(s: dict, prefix: str) -> str:
+    """A stage's own counters starting with `prefix`, named without it (`email 22, ip 3`)."""
+    return ", ".join(
+        f"{k.removeprefix(prefix)} {v:,}" for k, v in s.items() if k.startswith(prefix)
+    )
 
 
 def _kept(out: Path, m: dict, doc_id: str) -> list[str] | None:

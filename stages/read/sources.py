@@ -152,7 +152,7 @@ class ReadSources(PipelineStep):
             for last, raw, rec in rows:  # noqa: B007 - `last` is read after the loop
                 yield last, raw, rec
             if last == 0:  # nothing in it (or only blank lines): say so, do not skip silently
-                yield 0, None, BadRecord("empty_file")
+                yield 0, None, BadRecord("empty_file", "no record: empty, or only blank lines")
         except (EOFError, zstandard.ZstdError) as e:
             yield last + 1, None, BadRecord("truncated_file", f"{type(e).__name__}: {e}")
         except (OSError, ValueError) as e:  # a directory, no permission, not parquet, ...

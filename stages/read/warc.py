@@ -66,7 +66,7 @@ def warc_records(
             # go on from the next record start after the bad one: nothing else is lost
             start = _next_record_start(fh, it.offset + 1, gz)
     if not seen:
-        yield 0, None, BadRecord("empty_file")
+        yield 0, None, BadRecord("empty_file", "no WARC record")
 
 
 def _rest_is_blank(fh, pos: int, size: int) -> bool:
