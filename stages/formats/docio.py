@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import orjson
 import zstandard
 from datatrove.data import Document
 from isal import igzip
+from isal.igzip_lib import IsalError
 
 from gristmill.stages.formats.atomic import temp_path
 from gristmill.stages.formats.fs import StorageOptions, is_url, open_file
@@ -25,6 +27,11 @@ ZSTD_LEVEL = 3
 # Scratch files one phase writes for the next (deleted when the run ends): level 1 compresses
 # and decompresses faster than 3, for somewhat larger files.
 SCRATCH_ZSTD_LEVEL = 1
+# What reading a damaged file raises, whatever its codec: not a file of its kind (bad magic, not
+# parquet), corrupt compressed data, a bad checksum, or no file at all (a folder, no permission).
+# A valid stream cut short raises EOFError instead (a truncated file: every line before the cut
+# was read); stages/read/sources.py tells the two apart.
+DAMAGED = (OSError, ValueError, zlib.error, zstandard.ZstdError, IsalError)
 
 
 def doc_to_record(doc: Document) -> dict:
@@ -80,7 +87,7 @@ class _GzipRaw(io.RawIOBase):
                 n = self._fh.readinto(b)
                 self._pos += n
                 return n
-            except (EOFError, OSError):  # gzip.BadGzipFile is an OSError
+            except (EOFError, OSError, IsalError):  # gzip.BadGzipFile is an OSError
                 self._fh.close()
                 self._fh, self._fallback = gzip.open(self._source(), "rb"), True  # noqa: SIM115
                 self._fh.seek(self._pos)  # reads up to where isal stopped

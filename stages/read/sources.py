@@ -17,14 +17,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import orjson
-import zstandard
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.stages import fields as md
 from gristmill.stages.base import StageContext
 from gristmill.stages.errors import InputError
-from gristmill.stages.formats.docio import open_binary
+from gristmill.stages.formats.docio import DAMAGED, open_binary
 from gristmill.stages.formats.fs import StorageOptions, is_url, open_file
 from gristmill.stages.formats.rejects import RejectWriter
 from gristmill.stages.read.records import BadRecord, Skipped
@@ -153,9 +152,9 @@ class ReadSources(PipelineStep):
                 yield last, raw, rec
             if last == 0:  # nothing in it (or only blank lines): say so, do not skip silently
                 yield 0, None, BadRecord("empty_file", "no record: empty, or only blank lines")
-        except (EOFError, zstandard.ZstdError) as e:
+        except EOFError as e:  # a valid stream cut short: the lines before the cut were read
             yield last + 1, None, BadRecord("truncated_file", f"{type(e).__name__}: {e}")
-        except (OSError, ValueError) as e:  # a directory, no permission, not parquet, ...
+        except DAMAGED as e:  # the same reason whatever the codec: not gzip, not parquet, ...
             yield last + 1, None, BadRecord("unreadable_file", f"{type(e).__name__}: {e}")
 
     def _lines(self, f: InputFile):

@@ -293,3 +293,28 @@ def test_a_text_file_that_is_not_utf8_or_empty_is_rejected(tmp_path):
     got = [(r["file"], r["reason"]) for r in rejects(tmp_path)]
     assert got == [("latin1.txt", "invalid_utf8"), ("empty.txt", "empty_file")]
     assert base64.b64decode(rejects(tmp_path)[0]["raw_b64"]) == "café".encode("latin-1")
+
+
+def _damaged() -> dict[str, bytes]:
+    """Files that are not a readable stream of their codec (file name -> bytes)."""
+    noise = bytes(range(7, 250, 3)) * 8  # no codec's magic, no valid compressed data
+    gz = gzip.compress(jsonl_bytes(many_lines()), mtime=0)
+    return {
+        "noise.jsonl.zst": noise,
+        "noise.jsonl.gz": noise,
+        "noise.json.gz": noise,
+        "noise.parquet": noise,
+        "corrupt.jsonl.gz": gz[:10] + noise + gz[10 + len(noise) :],  # a gzip header, bad data
+        "bad_crc.jsonl.gz": gz[:-8] + b"\0\0\0\0" + gz[-4:],
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_damaged()))
+def test_a_damaged_file_is_unreadable_whatever_its_codec(tmp_path, name):
+    """One reason for a file that is not what its suffix says, or whose data is corrupt:
+    `unreadable_file` (`truncated_file` is a valid stream cut short), and the run goes on."""
+    (tmp_path / name).write_bytes(_damaged()[name])
+    _, out = read(tmp_path, tmp_path / name, write_jsonl(tmp_path / "good.jsonl", GOOD))
+    assert [d.id for d in out][-2:] == ["a", "b"]
+    rej = rejects(tmp_path)[-1]
+    assert (rej["file"], rej["reason"]) == (name, "unreadable_file"), rej
