@@ -23,6 +23,10 @@ def _str(node) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
+def _named(node, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
 def _decides(fn: ast.FunctionDef) -> bool:
     """A function of a document (a `doc` parameter) that returns a reason or None."""
     returns = ast.unparse(fn.returns).replace(" ", "") if fn.returns else ""
@@ -37,18 +41,17 @@ def _given(tree: ast.Module) -> tuple[list[str | None], list[str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and node.args:
             f = node.func
-            if isinstance(f, ast.Name) and f.id == "BadRecord":
+            appended = isinstance(f, ast.Attribute) and f.attr == "append"
+            if _named(f, "BadRecord") or (appended and _named(f.value, "reasons")):
                 found.append(_str(node.args[0]))
-            elif isinstance(f, ast.Attribute) and f.attr == "append":
-                if isinstance(f.value, ast.Name) and f.value.id == "reasons":
-                    found.append(_str(node.args[0]))
         elif isinstance(node, ast.ClassDef):
             for st in node.body:
                 target = st.targets[0] if isinstance(st, ast.Assign) else getattr(st, "target", 0)
                 if isinstance(target, ast.Name) and target.id == "reason" and st.value:
                     found.append(_str(st.value))
         elif isinstance(node, ast.Dict):
-            found += [_str(v) for k, v in zip(node.keys, node.values) if k and _str(k) == "reason"]
+            pairs = zip(node.keys, node.values, strict=True)
+            found += [_str(v) for k, v in pairs if k and _str(k) == "reason"]
         elif isinstance(node, ast.FunctionDef) and _decides(node):
             for ret in ast.walk(node):
                 if isinstance(ret, ast.Return) and ret.value is not None:
@@ -71,9 +74,9 @@ def code_reasons() -> dict[str, str]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         where = str(path.relative_to(REPO))
         for st in tree.body:  # module constants, for `return IN_EARLIER_RUN`
-            if isinstance(st, ast.Assign) and isinstance(st.targets[0], ast.Name):
-                if (value := _str(st.value)) is not None:
-                    constants[st.targets[0].id] = value
+            value = _str(st.value) if isinstance(st, ast.Assign) else None
+            if value is not None and isinstance(st.targets[0], ast.Name):
+                constants[st.targets[0].id] = value
         found, names = _given(tree)
         for r in found:
             if r and REASON.match(r):
