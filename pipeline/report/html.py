@@ -6,7 +6,8 @@ What it reads, all under OUT: `manifest.json` (stage counts, sources, timing), t
 documents' tally (`_work/<run key>/tally/`, pipeline/run/tally.py), the phases' progress counters
 (`_work/<run key>/<phase>/progress/`), the rejected documents (`rejected/<stage>/`: bytes per
 stage, and the duplicate clusters from `duplicate_of`, through the summary beside each file,
-stages/formats/rejects.py) and the mix manifests
+stages/formats/rejects.py; the first lines of each reason, read back for the excerpts,
+pipeline/report/excerpts.py) and the mix manifests
 (`mixes/<name>/mix_manifest.json`). A section whose data is absent says so and why.
 """
 
@@ -21,9 +22,10 @@ from pathlib import Path
 import orjson
 
 from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.funnel import nothing_kept
 from gristmill.pipeline.output.layout import REPORT
 from gristmill.pipeline.output.mix_table import weights_over_tokens
-from gristmill.pipeline.report import plots
+from gristmill.pipeline.report import excerpts, plots
 from gristmill.pipeline.run import metadata, tally
 from gristmill.pipeline.run.progress import read_progress
 from gristmill.stages import fields as md
@@ -72,14 +74,17 @@ def gather(out: Path) -> dict:
 
 
 def scan_rejected(out: Path) -> dict[str, dict]:
-    """Per stage: text bytes dropped, and survivor id -> copies dropped (dedup stages), from the
-    summary beside each rejected file (stages/formats/rejects.py)."""
+    """Per stage: text bytes dropped, survivor id -> copies dropped (dedup stages), and each
+    file's name with the lines of the first records of each reason, from the summary beside each
+    rejected file (stages/formats/rejects.py)."""
     stages: dict[str, dict] = {}
     for f in sorted(out.glob(f"rejected/*/*{rejects.SUFFIX}")):
-        acc = stages.setdefault(f.parent.name, rejects.empty())
+        acc = stages.setdefault(f.parent.name, rejects.empty() | {"files": []})
         got = rejects.summarize(f)
         acc["bytes"] += got["bytes"]
         acc["copies"].update(got["copies"])
+        acc["records"] += got["records"]
+        acc["files"].append((f.name, got["first"]))
     return stages
 
 
@@ -118,6 +123,7 @@ td, th { border-bottom: 1px solid #ddd; padding: 2px 10px 2px 0; text-align: lef
 td.n, th.n { text-align: right; } .note { color: #666; font-style: italic; }
 figure { margin: 8px 0; } img { display: block; max-width: 100%; }
 code { background: #f3f3f3; padding: 0 3px; }
+.warn { background: #fdecea; border-left: 4px solid #c0392b; padding: 6px 10px; }
 """
 
 
@@ -150,9 +156,12 @@ def _note(text: str) -> str:
 def render(data: dict) -> str:
     m = data["manifest"]
     parts = [f"<h1>gristmill run report</h1><p>{_e(data['out'])}</p>", _overview(m)]
+    if why := nothing_kept(m, str(data["out"])):
+        parts.append(f'<p class="warn">{_e(why[0].upper() + why[1:])}</p>')
     for title, section in (
         ("Funnel: documents and tokens per stage", _funnel),
         ("Drop reasons", _drops),
+        ("What each drop reason removed", _removed),
         ("Languages", _languages),
         ("Quality scores per language", _quality),
         ("Duplicate clusters", _clusters),
@@ -207,7 +216,9 @@ def _funnel(data: dict) -> str:
         ]
         for n, s in stages
     ]
-    note = "" if tokens else _note("tokens before tokenize: unknown (no tally or no rejects kept)")
+    t = data["tally"]
+    why = "no document kept to measure" if t and not t["docs"] else "no tally or no rejects kept"
+    note = "" if tokens else _note(f"tokens before tokenize: unknown ({why})")
     head = ["stage", "seen", "kept", "dropped", "≈ tokens in", "drop reasons"]
     return _img(svg, "funnel") + _table(head, rows, {1, 2, 3, 4}) + note
 
@@ -226,8 +237,30 @@ def _drops(data: dict) -> str:
     return _img(svg, "drop reasons")
 
 
+def _removed(data: dict) -> str:
+    m = data["manifest"]
+    order = [(n, r, c) for n, s in m["stages"].items() for r, c in s.get("dropped", {}).items()]
+    found = excerpts.excerpts(data["out"], m, data["rejected"])
+    body = excerpts.section(found, [row for row in order if row[2]])
+    if not body:
+        return _note("no document was dropped, or no rejects were kept (keep_rejected: false)")
+    return body + _note(
+        f"the first {excerpts.PER_REASON} of each reason, {excerpts.CHARS} characters each, "
+        "PII redacted as the pii stage redacts; all of them: gristmill inspect OUT --rejected "
+        "STAGE --reason REASON"
+    )
+
+
+def _none_kept(data: dict) -> str | None:
+    """The note of a section about kept documents in a run that kept none."""
+    t = data["tally"]
+    return _note("no document was kept (see the top of the page)") if t and not t["docs"] else None
+
+
 def _languages(data: dict) -> str:
     t = data["tally"]
+    if none := _none_kept(data):
+        return none
     if not t or not t["languages"]:
         return _note("no tally of kept documents (rerun with this version to get one)")
     rows = sorted(((k, d, n) for k, (d, n) in t["languages"].items()), key=lambda r: -r[1])
@@ -241,6 +274,8 @@ def _languages(data: dict) -> str:
 
 def _quality(data: dict) -> str:
     t = data["tally"]
+    if none := _none_kept(data):
+        return none
     if not t or not t["quality"]:
         by = _writers(data, md.QUALITY_SCORE.name)
         why = f"{' and '.join(by)} scored none" if by else "no quality stage in this run"
@@ -249,9 +284,9 @@ def _quality(data: dict) -> str:
 
 
 def _clusters(data: dict) -> str:
-    """One table per dedup stage that dropped copies (from its rejects' duplicate_of), and the
-    near-duplicate clusters the stages that write cluster_size (minhash_dedup, simhash_dedup)
-    marked on the documents they kept."""
+    """One table per dedup stage that dropped copies (from its rejects' duplicate_of); the
+    clusters the stages that write cluster_size (minhash_dedup, simhash_dedup) marked on the
+    kept documents only when one of them has no such table (its rejects not kept): once each."""
     parts = []
     for stage, acc in data["rejected"].items():
         if not acc["copies"]:
@@ -263,10 +298,11 @@ def _clusters(data: dict) -> str:
         rows = [[doc, c + 1] for doc, c in top]
         head = f"{stage}: largest clusters (from its rejects), kept document"
         parts.append(_table([head, "size"], rows, {1}))
-    t = data["tally"]
-    if t and t["cluster_sizes"]:
+    t, by_stage = data["tally"], {s for s, acc in data["rejected"].items() if acc["copies"]}
+    writers = _writers(data, md.CLUSTER_SIZE.name) or ["minhash_dedup"]  # None: an old run
+    if t and t["cluster_sizes"] and not set(writers) <= by_stage:
         sizes = {int(k): v for k, v in t["cluster_sizes"].items()}
-        by = " and ".join(_writers(data, md.CLUSTER_SIZE.name) or ["minhash_dedup"])
+        by = " and ".join(writers)
         parts.append(f"<h3>{_e(by)}: near-duplicate clusters of the kept documents</h3>")
         parts.append(_img(plots.cluster_sizes(sizes, "near duplicates"), "near-dup clusters"))
         rows = [[d, s] for s, d in t["largest"][:10]]
@@ -279,6 +315,8 @@ def _clusters(data: dict) -> str:
 
 def _pii(data: dict) -> str:
     t = data["tally"]
+    if none := _none_kept(data):
+        return none
     if not t or not t["pii"]:
         by = _writers(data, md.PII_COUNTS.name)
         if by is None:  # a manifest written before it listed the keys

@@ -28,6 +28,7 @@ import orjson
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
+from gristmill.pipeline.output.funnel import nothing_kept
 from gristmill.pipeline.output.manifest import MANIFEST
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.pipeline.run.phases import Phase
@@ -315,5 +316,7 @@ class Progress(RunObserver):
             *output_lines(run.cfg.output_url or run.out, run.manifest),
             *run.closing,
         ]
+        if why := nothing_kept(run.manifest, str(run.cfg.output_url or run.out)):
+            lines.append(f"warning: {why}")  # last, where it is seen
         for line in lines:
             self.echo(line)

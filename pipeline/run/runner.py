@@ -21,6 +21,7 @@ from pathlib import Path
 import orjson
 
 from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.funnel import nothing_kept
 from gristmill.pipeline.output.layout import REPORT, WORK, check_inside, output_lock
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.pipeline.output.replace import replacing
@@ -176,7 +177,8 @@ def _up_to_date(out: Path, echo, after) -> dict:
     echo(f"up to date: {out / mf.MANIFEST} (same config and inputs; nothing to do)")
     manifest = mf.load(out)
     closing = [f"report:       {out / REPORT}"] if (out / REPORT).exists() else after(out)
-    for line in [*output_lines(out, manifest), *closing]:
+    why = nothing_kept(manifest, str(out))
+    for line in [*output_lines(out, manifest), *closing, *([f"warning: {why}"] if why else [])]:
         echo(line)
     return manifest
 

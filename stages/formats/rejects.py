@@ -1,7 +1,8 @@
 """Rejected documents: each task's `rejected/<stage>/<task>.jsonl.zst`, and beside it
-`<task>.summary.json`, what the report needs from that file (the text bytes dropped and, for a
-dedup stage, the copies dropped per survivor), counted while the file is written, so that the
-report does not read every rejected document back.
+`<task>.summary.json`, what the report needs from that file (the text bytes dropped; for a
+dedup stage, the copies dropped per survivor; per reason, the lines of its first few records,
+the report's excerpts), counted while the file is written, so that the report does not read
+every rejected document back.
 
 A summary names the size of the file it was counted from; a file without a summary of its size
 (a task killed between the two, a run from before summaries) is counted from its records.
@@ -19,10 +20,12 @@ from gristmill.stages.formats.atomic import write_bytes
 from gristmill.stages.formats.docio import AtomicWriter, read_records
 
 SUFFIX, SUMMARY = ".jsonl.zst", ".summary.json"
+FIRST = 3  # records of each reason whose line the summary names
 
 
 def empty() -> dict:
-    return {"bytes": 0, "copies": Counter()}  # copies: survivor id -> copies dropped
+    # copies: survivor id -> copies dropped; first: reason -> lines (from 1) of its first records
+    return {"bytes": 0, "copies": Counter(), "records": 0, "first": {}}
 
 
 def count(acc: dict, rec: dict) -> None:
@@ -30,6 +33,10 @@ def count(acc: dict, rec: dict) -> None:
     acc["bytes"] += len(str(text).encode("utf-8", "surrogatepass"))
     if survivor := (rec.get("metadata") or {}).get("duplicate_of"):
         acc["copies"][str(survivor)] += 1
+    acc["records"] += 1
+    lines = acc["first"].setdefault(str(rec.get("reason")), [])
+    if len(lines) < FIRST:
+        lines.append(acc["records"])
 
 
 def summary_path(path: str | os.PathLike) -> Path:
@@ -70,7 +77,12 @@ def summarize(path: Path) -> dict:
     try:
         s = orjson.loads(summary_path(path).read_bytes())
         if s["file_bytes"] == path.stat().st_size:
-            return {"bytes": s["bytes"], "copies": Counter(s["copies"])}
+            return {
+                "bytes": s["bytes"],
+                "copies": Counter(s["copies"]),
+                "records": s["records"],
+                "first": s["first"],
+            }
     except (OSError, ValueError, KeyError, TypeError):
         pass
     acc = empty()

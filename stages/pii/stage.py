@@ -198,8 +198,13 @@ class Pii(Stage):
         self.detector = Detector(self.params)
         self.placeholders = PLACEHOLDERS | dict(self.params.placeholders)
 
+    def redact(self, text: str) -> tuple[str, list[tuple[int, int, str]]]:
+        """`text` redacted as this stage redacts a document's, and the finds (offsets in
+        `text`); the report redacts its excerpts of dropped documents with it."""
+        return redact(text, self.detector, self.placeholders, self.params.max_rounds)
+
     def process(self, doc: Document) -> str | None:
-        text, spans = redact(doc.text, self.detector, self.placeholders, self.params.max_rounds)
+        text, spans = self.redact(doc.text)
         doc.text = text
         counts = dict(sorted(Counter(t for _, _, t in spans).items()))
         doc.metadata[md.PII.name] = [{"type": t, "start": s, "end": e} for s, e, t in spans]

@@ -28,7 +28,6 @@ SAMPLE_PLOTS = [
     "quality histograms",
     "exact_dedup cluster sizes",
     "minhash_dedup cluster sizes",
-    "near-dup clusters",
     "pii",
     "sources",
 ]
@@ -124,11 +123,21 @@ def test_mix_tables_carry_the_mix_name_and_a_capped_mix_says_so(sample_local_run
     assert page.count("capped: the guard") == 1 and "synthetic 0.5 -&gt; 0.25" in page
 
 
-def test_every_cluster_table_names_its_stage(sample_local_run):
+def test_every_cluster_table_names_its_stage_and_each_is_shown_once(sample_local_run):
     page = enriched(sample_local_run[0])
     heads = re.findall(r"<th>([^<]*largest clusters[^<]*)</th>", page)
-    assert [h.split(":")[0] for h in heads] == ["exact_dedup", "minhash_dedup", "minhash_dedup"]
-    assert len(set(heads)) == len(heads)  # no two tables under the same heading
+    assert [h.split(":")[0] for h in heads] == ["exact_dedup", "minhash_dedup"]
+    bodies = [re.sub(r"<th>.*?</th>", "", t) for t in re.findall(r"<table>.*?</table>", page)]
+    clusters = [b for b in bodies if 'class="n">2</td></tr>' in b and "web-" in b]
+    assert len(clusters) == 2 and len(set(clusters)) == 2  # no table twice under two headings
+
+
+def test_clusters_of_a_stage_whose_rejects_are_gone_come_from_the_kept(sample_local_run):
+    data = gather(sample_local_run[0])
+    del data["rejected"]["minhash_dedup"]  # as with keep_rejected off
+    heads = re.findall(r"<th>([^<]*largest clusters[^<]*)</th>", render(data))
+    assert heads[1] == "minhash_dedup: largest clusters (cluster_size of the kept), kept document"
+    assert len(heads) == 2
 
 
 def plot_bands(shot: np.ndarray) -> list[tuple[int, int]]:

@@ -64,7 +64,8 @@ def test_without_a_summary_of_this_file_the_records_are_counted(tmp_path, damage
     else:
         s.write_bytes(orjson.dumps({"bytes": -7}))
     nbytes, copies = expected()
-    assert summarize(path) == {"bytes": nbytes, "copies": copies}
+    got = summarize(path)
+    assert (got["bytes"], got["copies"]) == (nbytes, copies)
 
 
 def test_nothing_rejected_or_nothing_kept_writes_nothing(tmp_path):
@@ -76,3 +77,12 @@ def test_nothing_rejected_or_nothing_kept_writes_nothing(tmp_path):
     aborted.write_record({"text": "x"})
     aborted.abort()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_summary_names_the_first_lines_of_each_reason(tmp_path):
+    """The report's excerpts read only these lines back: the same with or without a summary."""
+    path = written(tmp_path / "00000.jsonl.zst")
+    want = {"r": [1, 2, 3], "invalid_json": [len(TEXTS) + 1]}
+    assert summarize(path)["first"] == want
+    summary_path(path).unlink()
+    assert summarize(path)["first"] == want
