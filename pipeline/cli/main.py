@@ -145,7 +145,11 @@ def verify(out: str) -> None:
 
 @cli.command()
 @click.argument("out", type=click.Path(file_okay=False))
-@click.option("--doc", "doc_id", help="Where this document went: kept (tokens) or dropped (why).")
+@click.option(
+    "--doc",
+    "doc_id",
+    help="Where this document went: kept (tokens) or dropped (why); FILE:LINE: a malformed line.",
+)
 @click.option("--rejected", "stage", metavar="STAGE", help="Show a few documents STAGE dropped.")
 @click.option("--reason", help="With --rejected: only those dropped for this reason.")
 @click.option("--limit", type=int, default=5, show_default=True, help="With --rejected.")
