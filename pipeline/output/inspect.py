@@ -77,6 +77,10 @@ def _doc(out: Path, name: str, doc_id: str) -> Iterator[str]:
     for path, line, rec in _rejects(out, m, needle=orjson.dumps(doc_id)):
         if rec.get("id") == doc_id:
             yield from _dropped(out, path, line, rec)
+            meta = rec.get("metadata") or {}
+            survivor = meta.get(md.DUPLICATE_OF.name)
+            if survivor is not None and not meta.get(md.IN_EARLIER_RUN.name):
+                yield _survivor(out, m, str(survivor))
             return
     needle = f'"{doc_id}"'
     for path, line, rec in _rejects(out, m, stage="input"):
@@ -178,6 +182,19 @@ def _dropped(out: Path, path: Path, line: int, rec: dict) -> Iterator[str]:
     source, origin, url = (meta.get(f.name) for f in (md.SOURCE, md.ORIGIN, md.URL))
     yield f"source: {source}, {origin}" + (f", {url}" if url else "")
     yield "text: " + why.cut(str(rec.get("text", "")), EXCERPT)
+
+
+def _survivor(out: Path, m: dict, doc_id: str) -> str:
+    """Where a duplicate's survivor went: kept (its shard), or dropped by a later stage."""
+    for shard in m["shards"]:
+        side = ShardReader(out / shard["prefix"]).sidecar()
+        if pc.any(pc.equal(side.column("doc_id"), doc_id)).as_py():
+            return f"survivor {doc_id}: kept, {shard['prefix']}"
+    for path, _, rec in _rejects(out, m, needle=orjson.dumps(doc_id)):
+        if rec.get("id") == doc_id:
+            dropped = f"dropped too, by {path.parent.name} ({rec.get('reason')})"
+            return f"survivor {doc_id}: {dropped}; --doc {doc_id} for more"
+    return f"survivor {doc_id}: in no shard and no rejected file"
 
 
 def _bad(out: Path, path: Path, line: int, rec: dict) -> Iterator[str]:

@@ -91,6 +91,7 @@ def test_each_drop_shows_the_metadata_that_explains_it(run):
     first = {i: next(describe_doc(run, i)) for i in ("keep-en", "copy-en")}
     gone, kept = sorted(first, key=lambda i: "dropped" not in first[i])  # one of the two copies
     assert first[gone] == f"{gone}: dropped by exact_dedup (duplicate_exact, a duplicate of {kept})"
+    assert list(describe_doc(run, gone))[-1] == f"survivor {kept}: kept, tokens/web/00000"
 
 
 def test_the_summary_counts_the_pii_redacted(run):
