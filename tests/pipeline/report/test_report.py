@@ -166,7 +166,7 @@ def test_headless_chromium_shows_every_plot_drawn(sample_local_run, tmp_path):
         "--hide-scrollbars",
         "--force-device-scale-factor=1",
         f"--user-data-dir={tmp_path / 'profile'}",
-        "--window-size=1000,9000",
+        "--window-size=1000,16000",  # the excerpts make the page long
         f"--screenshot={shot}",
         page.as_uri(),
     ]
