@@ -21,9 +21,10 @@ def explain(stage: str, rec: dict) -> list[tuple[str, object]]:
     dropped it: every key it adds to what it drops, its scalar keys, and of a dict it writes
     the entry named by the reason (quality's failing signal). Empty for a stage this install
     does not know."""
-    if stage not in STAGES:
+    try:
+        cls = STAGES[stage]
+    except (KeyError, ImportError):  # a plug-in stage this install lacks
         return []
-    cls = STAGES[stage]
     meta, reason = rec.get("metadata") or {}, rec.get("reason")
     out: list[tuple[str, object]] = []
     drops = {f.name for f in cls.drops}

@@ -11,7 +11,7 @@ import unicodedata
 import pytest
 
 from gristmill.pipeline.output.inspect import describe_doc, describe_rejected, describe_run
-from gristmill.pipeline.output.why import cut, raw_line
+from gristmill.pipeline.output.why import cut, explain, raw_line
 from tests.conftest import restored_logging, run_quietly, write_jsonl
 
 KEEP = (
@@ -132,3 +132,18 @@ def test_a_cut_splits_no_character_nor_grapheme(text):
             assert not ("\u1160" <= rest[0] <= "\u11ff")
             assert not (0x1F3FB <= ord(rest[0]) <= 0x1F3FF)
             assert unicodedata.category(rest[0]) not in ("Mn", "Mc")
+
+
+def test_every_stage_explains_by_what_it_declares():
+    """From each stage's declared metadata: of a dict it writes only the reason's entry, what
+    it adds to a dropped document whole; nothing for a stage this install does not know."""
+    flags = {"blocked_domain": None, "blocked_words": {"x": 3}}
+    got = explain("safety", {"reason": "blocked_words", "metadata": {"safety_flags": flags}})
+    assert got == [("safety_flags.blocked_words", {"x": 3})]
+    meta = {"contaminated_by": ["bench"], "contaminated_ngram": "a b c", "language": "en"}
+    got = explain("decontaminate", {"reason": "contaminated", "metadata": meta})
+    assert got == [("contaminated_by", ["bench"]), ("contaminated_ngram", "a b c")]
+    assert explain("tokenize", {"metadata": {"n_tokens": 1, "quality_score": 0.5}}) == [
+        ("n_tokens", 1)
+    ]
+    assert explain("no_such_stage", {"metadata": {"x": 1}}) == []
