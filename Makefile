@@ -27,9 +27,9 @@ $(CORE): pyproject.toml
 	$(BIN)/pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
 	touch $@
 
-# every extra: the tests cover the trainer (torch), the Ray executor and object stores
+# every extra: the tests cover the trainer (torch), the Ray executor, object stores and litdata
 $(ALL): $(CORE)
-	$(BIN)/pip install -q -e '.[dev,train,ray,cloud]'
+	$(BIN)/pip install -q -e '.[dev,train,ray,cloud,litdata]'
 	$(BIN)/pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
 	touch $@
 

@@ -2,7 +2,8 @@
 rest; these need more, and say in one line which extra to install when it is missing:
 
 - `train` (torch): `gristmill train`, `sweep`, `collapse`, `synth`, `torch_dataset`;
-- `ray` (ray): `executor: ray`.
+- `ray` (ray): `executor: ray`;
+- `litdata` (litdata): `gristmill export --format litdata`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,11 @@ from types import ModuleType
 
 from gristmill.stages.errors import GristmillError
 
-EXTRA_OF = {"torch": "train", "ray": "ray"}  # module -> the extra that installs it
+EXTRA_OF = {
+    "torch": "train",
+    "ray": "ray",
+    "litdata": "litdata",
+}  # module -> the extra that installs it
 
 
 def missing_extra(module: str, what: str) -> GristmillError:

@@ -130,6 +130,40 @@ def mix(config: str, names: tuple[str, ...]) -> None:
 
 
 @cli.command()
+@click.argument("out")
+@click.option(
+    "--format",
+    "fmt",
+    required=True,
+    type=click.Choice(["datatrove", "litdata", "flat", "npy"]),
+    help="The trainer's format (docs/formats.md).",
+)
+@click.option("-o", "--output", "dest", required=True, help="Folder or URL to write.")
+@click.option("--mix", help="Export the materialised mix OUT/mixes/NAME, in its sample order.")
+@click.option("--seq-len", type=int, help="litdata: blocks of L + 1 tokens (default: the mix's).")
+@click.option(
+    "--dtype",
+    type=click.Choice(["auto", "uint16", "uint32"]),
+    default="auto",
+    show_default=True,
+    help="Token type; auto: uint16 when the vocabulary fits.",
+)
+@click.option(
+    "--chunk-tokens",
+    type=int,
+    default=1 << 24,
+    show_default=True,
+    help="litdata: tokens per chunk, rounded down to whole blocks.",
+)
+def export(out, fmt, dest, mix, seq_len, dtype, chunk_tokens) -> None:
+    """Export the finished run in OUT (its tokens per source) or one of its mixes to another
+    trainer's format: datatrove (nanotron), litdata (LitGPT), flat (OLMo-core) or npy."""
+    from gristmill.pipeline.export.export import export as run_export
+
+    run_export(out, fmt, dest, mix, seq_len, dtype, chunk_tokens, echo=click.echo)
+
+
+@cli.command()
 @click.argument("out", type=click.Path(file_okay=False))
 def verify(out: str) -> None:
     """Check every shard, index, sidecar and hash of the run in OUT against its manifest."""
