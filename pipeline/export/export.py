@@ -175,7 +175,8 @@ class _Target:
     def stage(self) -> Path:
         if self.url:
             return Path(tempfile.mkdtemp(prefix="gristmill-export-"))
-        stage = self.folder.parent / f".{self.folder.name}{STAGE}"
+        folder = self.folder.resolve()  # `-o .` has a name too
+        stage = folder.parent / f".{folder.name}{STAGE}"
         shutil.rmtree(stage, ignore_errors=True)  # a killed export's leftovers
         stage.mkdir(parents=True)
         return stage

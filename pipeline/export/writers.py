@@ -23,6 +23,7 @@ import numpy as np
 
 from gristmill.pipeline.export.streams import Exported, Stream
 from gristmill.pipeline.extras import require
+from gristmill.stages.errors import GristmillError
 
 PIECE = 1 << 24  # tokens cast and written at a time: bounded memory for any shard size
 
@@ -80,6 +81,8 @@ def litdata(
     from litdata.streaming.item_loader import TokensLoader
     from litdata.streaming.writer import BinaryWriter
 
+    if stream.n_tokens == 0:  # litdata's writer writes no index for no items
+        raise GristmillError(f"{stream.name}: no tokens to export; litdata has no empty dataset")
     block = seq_len + 1
     folder = stage / stream.name
     folder.mkdir(parents=True, exist_ok=True)

@@ -23,6 +23,7 @@ QUIET = {"echo": lambda s: None}
 
 def _datatrove_file(path: Path, n_tokens: int, token_size: int = 2):
     """The whole file as one window, with positions rebuilt from its .ds.index."""
+    pytest.importorskip("torch", reason="datatrove's dataset readers need torch (`train` extra)")
     from datatrove.utils.dataset import DatatroveFileDataset
 
     ds = DatatroveFileDataset(str(path), n_tokens - 1, token_size=token_size, return_positions=True)
@@ -50,6 +51,7 @@ def _windows(tokens, seq):
 
 
 def test_datatrove_folder_dataset_reads_every_window(run, tmp_path):
+    pytest.importorskip("torch", reason="datatrove's dataset readers need torch (`train` extra)")
     from datatrove.utils.dataset import DatatroveFolderDataset
 
     export(str(run), "datatrove", str(tmp_path / "dt"), **QUIET)
