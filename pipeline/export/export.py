@@ -22,6 +22,7 @@ import orjson
 
 from gristmill.pipeline.export import streams as st
 from gristmill.pipeline.export.writers import WRITERS
+from gristmill.pipeline.extras import require
 from gristmill.pipeline.output.manifest import sha256_file
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.stages.errors import GristmillError
@@ -61,6 +62,8 @@ def export(
     """Export and return the marker's content."""
     if fmt not in WRITERS:
         raise GristmillError(f"--format {fmt!r}: not one of {', '.join(WRITERS)}")
+    if fmt == "litdata":  # before anything is touched
+        require("litdata", "gristmill export --format litdata")
     if is_url(out):  # a run on an object store: read from a fresh local copy
         with tempfile.TemporaryDirectory(prefix="gristmill-export-") as tmp:
             try:

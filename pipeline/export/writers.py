@@ -22,7 +22,6 @@ from pathlib import Path
 import numpy as np
 
 from gristmill.pipeline.export.streams import Exported, Stream
-from gristmill.pipeline.extras import require
 from gristmill.stages.errors import GristmillError
 
 PIECE = 1 << 24  # tokens cast and written at a time: bounded memory for any shard size
@@ -77,7 +76,6 @@ def _blocks(stream: Stream, dtype: np.dtype, size: int) -> Iterator[np.ndarray]:
 def litdata(
     exp: Exported, stream: Stream, stage: Path, dtype: np.dtype, seq_len: int, chunk_tokens: int
 ) -> list[str]:
-    require("litdata", "gristmill export --format litdata")
     from litdata.streaming.item_loader import TokensLoader
     from litdata.streaming.writer import BinaryWriter
 

@@ -17,6 +17,7 @@ from gristmill.pipeline.export import writers
 from gristmill.pipeline.export.export import MARKER, export
 from gristmill.stages.errors import GristmillError
 from tests.pipeline.export.conftest import SOURCES, source_tokens, write_big_vocab_run
+from tests.test_install import gristmill_without
 
 QUIET = {"echo": lambda s: None}
 FORMATS = ["datatrove", "flat", "npy", "litdata"]
@@ -122,3 +123,13 @@ def test_the_cli_exports_and_names_an_unknown_format(run, tmp_path):
     assert "tokens as flat (uint16)" in result.output and (tmp_path / "x" / MARKER).is_file()
     result = CliRunner().invoke(cli, ["export", str(run), "--format", "parquet", "-o", "x"])
     assert result.exit_code == 2 and "'parquet' is not one of" in result.output
+
+
+def test_litdata_without_its_extra_names_it_in_one_line(run, tmp_path):
+    done = gristmill_without(
+        "litdata", "export", str(run), "--format", "litdata", "--seq-len", "8", "-o", "x"
+    )
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert lines[0].startswith("error: gristmill export --format litdata needs litdata")
+    assert "pip install 'gristmill[litdata]'" in lines[0]
