@@ -24,7 +24,7 @@ from gristmill.pipeline.export import streams as st
 from gristmill.pipeline.export.writers import WRITERS
 from gristmill.pipeline.extras import require
 from gristmill.pipeline.output.manifest import sha256_file
-from gristmill.pipeline.output.remote import RemoteRun
+from gristmill.pipeline.output.remote import readable
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fs import filesystem, is_url, local_path
 
@@ -64,14 +64,11 @@ def export(
         raise GristmillError(f"--format {fmt!r}: not one of {', '.join(WRITERS)}")
     if fmt == "litdata":  # before anything is touched
         require("litdata", "gristmill export --format litdata")
-    if is_url(out):  # a run on an object store: read from a fresh local copy
-        with tempfile.TemporaryDirectory(prefix="gristmill-export-") as tmp:
-            try:
-                local = RemoteRun(out).fetch(Path(tmp))
-            except FileNotFoundError as e:
-                raise GristmillError(str(e)) from None
-            return export(str(local), fmt, dest, mix, seq_len, dtype, chunk_tokens, echo)
-    run = Path(local_path(out))
+    with readable(local_path(out), "export") as run:  # a URL: a local copy of the run
+        return _export(run, fmt, dest, mix, seq_len, dtype, chunk_tokens, echo)
+
+
+def _export(run: Path, fmt, dest, mix, seq_len, dtype, chunk_tokens, echo) -> dict:
     exp = st.load(run, mix)
     kind = token_dtype(exp.vocab_size, dtype)
     seq_len = _seq_len(fmt, seq_len, exp)

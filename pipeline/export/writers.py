@@ -64,11 +64,13 @@ def _blocks(stream: Stream, dtype: np.dtype, size: int) -> Iterator[np.ndarray]:
     shorter when the stream is not a whole number of blocks."""
     carry = np.empty(0, dtype=dtype)
     for part in stream.parts():
-        tokens = np.concatenate([carry, np.asarray(part.tokens).astype(dtype)])
-        whole = len(tokens) - len(tokens) % size
-        for lo in range(0, whole, size):
-            yield tokens[lo : lo + size]
-        carry = tokens[whole:]
+        for at in range(0, len(part.tokens), PIECE):
+            piece = np.asarray(part.tokens[at : at + PIECE]).astype(dtype)
+            tokens = np.concatenate([carry, piece])
+            whole = len(tokens) - len(tokens) % size
+            for lo in range(0, whole, size):
+                yield tokens[lo : lo + size]
+            carry = tokens[whole:]
     if len(carry):
         yield carry
 

@@ -3,6 +3,7 @@ shards (or of the mix, in its order), and datatrove's document ends."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -137,3 +138,25 @@ def test_ids_above_uint16_are_uint32(tmp_path):
     export(str(run), "npy", str(tmp_path / "npy"), **QUIET)
     arr = np.load(tmp_path / "npy" / "web.npy")
     assert arr.dtype == np.uint32 and np.array_equal(arr, tokens)
+
+
+def test_shards_written_in_small_pieces_give_the_same_files(run, tmp_path, monkeypatch):
+    """A shard is cast and written PIECE tokens at a time: pieces that cut documents and
+    blocks change no byte."""
+    from gristmill.pipeline.export import writers
+
+    formats = ["datatrove", "npy"]
+    if importlib.util.find_spec("litdata"):
+        formats.append("litdata")
+    for fmt in formats:
+        seq = {"seq_len": 4, "chunk_tokens": 12} if fmt == "litdata" else {}
+        export(str(run), fmt, str(tmp_path / "whole" / fmt), **seq, **QUIET)
+    monkeypatch.setattr(writers, "PIECE", 3)
+    for fmt in formats:
+        seq = {"seq_len": 4, "chunk_tokens": 12} if fmt == "litdata" else {}
+        export(str(run), fmt, str(tmp_path / "pieces" / fmt), **seq, **QUIET)
+        whole, pieces = tmp_path / "whole" / fmt, tmp_path / "pieces" / fmt
+        names = sorted(p.relative_to(whole) for p in whole.rglob("*") if p.is_file())
+        assert names == sorted(p.relative_to(pieces) for p in pieces.rglob("*") if p.is_file())
+        for name in names:
+            assert (whole / name).read_bytes() == (pieces / name).read_bytes(), name

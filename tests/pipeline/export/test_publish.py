@@ -133,3 +133,14 @@ def test_litdata_without_its_extra_names_it_in_one_line(run, tmp_path):
     assert done.returncode == 2 and len(lines) == 1, done.stderr
     assert lines[0].startswith("error: gristmill export --format litdata needs litdata")
     assert "pip install 'gristmill[litdata]'" in lines[0]
+
+
+def test_a_run_on_an_object_store_exports_as_its_local_copy(run, tmp_path):
+    fs = fsspec.filesystem("memory")
+    for p in sorted(run.rglob("*")):
+        if p.is_file():
+            fs.pipe(f"/stored/run/{p.relative_to(run).as_posix()}", p.read_bytes())
+    export("memory://stored/run", "npy", str(tmp_path / "a"), **QUIET)
+    export(str(run), "npy", str(tmp_path / "b"), **QUIET)
+    assert _files(tmp_path / "a") == _files(tmp_path / "b")
+    fs.rm("/stored", recursive=True)
