@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import re
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -21,6 +23,8 @@ from gristmill.pipeline.run.runner import run
 from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
 from tests.pipeline.conftest import sample_config_at
+
+REPO = Path(__file__).resolve().parents[3]
 
 SLURM = {"partition": "cpu", "time": "01:00:00", "max_concurrent": 8}
 
@@ -215,11 +219,19 @@ def worker_parents(tmp_path: Path, runner: LocalRunner) -> set[str]:
     return {f.read_text().split()[1] for f in tmp_path.glob("*.pid")}
 
 
-def test_workers_are_forked_from_the_run_process_when_no_other_thread_runs(tmp_path):
+def forked_from_this_process(folder: str) -> None:
+    """Run in a fresh interpreter: an earlier test of this session may have left a thread
+    (an object store client's executor) that rightly sends workers to the forkserver."""
     from gristmill.pipeline.run.executors.local import fork_is_safe
 
     assert fork_is_safe(), [t.name for t in threading.enumerate()]
-    assert worker_parents(tmp_path, LocalRunner(2, [])) == {str(os.getpid())}
+    assert worker_parents(Path(folder), LocalRunner(2, [])) == {str(os.getpid())}
+
+
+def test_workers_are_forked_from_the_run_process_when_no_other_thread_runs(tmp_path):
+    code = f"from {__name__} import forked_from_this_process as f; f({str(tmp_path)!r})"
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def test_a_running_thread_sends_the_workers_to_a_forkserver(tmp_path):
