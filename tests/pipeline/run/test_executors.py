@@ -253,6 +253,7 @@ def test_workers_are_forked_from_the_run_process_when_no_other_thread_runs(tmp_p
     assert worker_parents(tmp_path, LocalRunner(2, [])) == {str(os.getpid())}
 
 
+@pytest.mark.slow
 def test_a_running_thread_sends_the_workers_to_a_forkserver(tmp_path):
     from gristmill.pipeline.run.executors.local import fork_is_safe
 
@@ -274,6 +275,7 @@ class RecordEnvironment(RecordWorker):
         yield from ()
 
 
+@pytest.mark.slow
 def test_forkserver_workers_take_the_environment_of_their_run(tmp_path, monkeypatch):
     """The forkserver outlives a run (one per process) and keeps the environment it started
     with; a later run's workers must see that run's (an object store's credentials)."""

@@ -23,6 +23,8 @@ from gristmill.stages.formats.docio import read_records
 from tests.conftest import run_quietly
 from tests.pipeline.conftest import REPO, SAMPLE
 
+pytestmark = pytest.mark.s3
+
 s3fs = pytest.importorskip("s3fs", reason="the cloud extra (s3fs) is not installed")
 MOTO = Path(sys.executable).with_name("moto_server")
 BUCKET = "gristmill-test"
