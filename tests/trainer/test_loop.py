@@ -16,6 +16,8 @@ from gristmill.trainer import Trainer, TrainerConfig, TrainingInterrupted  # noq
 from gristmill.trainer import checkpoint as ckpt  # noqa: E402
 from tests.trainer.batches import Batches  # noqa: E402
 
+pytestmark = pytest.mark.slow  # every test trains a model for some steps
+
 QUIET = {"echo": lambda s: None}
 
 
@@ -70,7 +72,6 @@ class SignalAt(Batches):
         return super().__next__()
 
 
-@pytest.mark.slow
 def test_loss_decreases_and_everything_is_written(tmp_path):
     val = [Batches(seed=99).__next__() for _ in range(2)]
     summary = Trainer(config(60), Batches(), tmp_path, val_batches=val, **QUIET).run()
@@ -83,7 +84,6 @@ def test_loss_decreases_and_everything_is_written(tmp_path):
     assert 0 <= record["data_wait"] <= 1 and record["mfu"] > 0
 
 
-@pytest.mark.slow
 def test_stop_at_k_and_resume_equals_uninterrupted(tmp_path):
     whole = Trainer(config(), Batches(), tmp_path / "a", **QUIET)
     whole.run()
@@ -100,7 +100,6 @@ def test_stop_at_k_and_resume_equals_uninterrupted(tmp_path):
     assert steps == [0, 10, 13, 20, 30, 40]  # the one resumed from is kept
 
 
-@pytest.mark.slow
 def test_a_resume_from_an_older_checkpoint_keeps_its_event(tmp_path):
     Trainer(config(), Batches(), tmp_path / "a", **QUIET).run()
     Trainer(config(), Batches(), tmp_path / "b", **QUIET).run(stop_at=13)
@@ -109,7 +108,6 @@ def test_a_resume_from_an_older_checkpoint_keeps_its_event(tmp_path):
     assert records(tmp_path / "b") == records(tmp_path / "a")  # events 0, 10, 20, 30, 40
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_stops_after_the_step_with_a_checkpoint_that_resumes_exactly(tmp_path, signum):
     val = [Batches(seed=99).__next__()]
@@ -158,7 +156,6 @@ def test_a_second_signal_acts_at_once(tmp_path):
     assert [e["step"] for e in events(tmp_path, "checkpoint")] == [0]
 
 
-@pytest.mark.slow
 def test_a_spike_batch_is_skipped(tmp_path):
     trainer = Trainer(config(), Batches(spike_at={30}), tmp_path, **QUIET)
     summary = trainer.run()
@@ -169,7 +166,6 @@ def test_a_spike_batch_is_skipped(tmp_path):
     assert updates == {39}  # 40 batches, one without an update
 
 
-@pytest.mark.slow
 def test_nan_losses_roll_back_to_the_last_checkpoint(tmp_path):
     trainer = Trainer(config(), Batches(), tmp_path, **QUIET)
     calls = {"n": 0}
@@ -188,7 +184,6 @@ def test_nan_losses_roll_back_to_the_last_checkpoint(tmp_path):
     assert steps[-1] == 40 and summary["final_loss"] == summary["final_loss"]  # finite
 
 
-@pytest.mark.slow
 def test_a_half_written_checkpoint_is_never_loaded(tmp_path, monkeypatch):
     real_save = torch.save
 
@@ -215,7 +210,6 @@ def test_a_half_written_checkpoint_is_never_loaded(tmp_path, monkeypatch):
     assert losses(tmp_path) == losses(tmp_path / "whole")
 
 
-@pytest.mark.slow
 def test_old_checkpoints_are_pruned_and_a_fresh_run_drops_them(tmp_path):
     Trainer(config(train={"keep_checkpoints": 2}), Batches(), tmp_path, **QUIET).run()
     names = sorted(p.name for p in (tmp_path / "checkpoints").iterdir())
