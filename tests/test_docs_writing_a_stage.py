@@ -102,6 +102,7 @@ def test_the_page_names_the_files_of_a_package():
     assert "class MinChars(Stage)" in files["my-lab/my_lab/filters.py"]
 
 
+@pytest.mark.slow
 def test_gristmill_stages_lists_the_installed_stage(package):
     root, site = package
     listed = gristmill(["stages"], site, root)
@@ -115,6 +116,7 @@ def test_gristmill_stages_lists_the_installed_stage(package):
     )
 
 
+@pytest.mark.slow
 def test_the_page_s_config_runs_with_the_installed_stage(package):
     root, site = package
     done = gristmill(["run", "configs/short.yaml"], site, root)
@@ -134,6 +136,7 @@ def test_the_page_s_config_runs_with_the_installed_stage(package):
     assert check_counts(root / "out" / "by_path", params["min_chars"]) == counts
 
 
+@pytest.mark.slow
 def test_the_page_s_apply_with_the_installed_stage(package):
     """`gristmill apply` with the installed stage prints what the page shows, on the page's
     records (written here as the page's Python block writes them)."""

@@ -85,6 +85,7 @@ def gristmill_without(module: str, *args: str, cwd: Path = REPO) -> subprocess.C
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -104,6 +105,7 @@ def test_a_command_without_the_train_extra_names_it_in_one_line(args, tmp_path):
     assert not (REPO / "synth.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_the_ray_executor_without_the_ray_extra_names_it_in_one_line(tmp_path):
     config = make_tiny_run(tmp_path)
     done = gristmill_without("ray", "run", str(config), "--executor", "ray", cwd=tmp_path)
@@ -143,6 +145,7 @@ def user_package(root: Path, name: str, body: str) -> None:
     (root / name / "__init__.py").write_text(body)
 
 
+@pytest.mark.slow
 def test_a_users_own_pipeline_package_and_ours_import_side_by_side(tmp_path):
     user_package(tmp_path, "pipeline", "WHO = 'user'\n")
     user_package(tmp_path / "pipeline", "emit", "")
@@ -165,6 +168,7 @@ def test_a_users_own_pipeline_package_and_ours_import_side_by_side(tmp_path):
     assert not Path(ours_file).resolve().is_relative_to(tmp_path.resolve())
 
 
+@pytest.mark.slow
 def test_gristmill_run_never_imports_a_users_top_level_packages(tmp_path):
     """The working directory, first on sys.path and in PYTHONPATH (worker processes too), holds
     `pipeline`, `stages` and `trainer` packages that fail when imported: the run never does."""

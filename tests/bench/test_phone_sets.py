@@ -83,6 +83,7 @@ def _frames(name: str) -> set[str]:
     return {f for w, n in ps.inputs()[name]["frames"].values() for f in w + n}
 
 
+@pytest.mark.slow
 def test_the_frozen_part_is_what_the_generator_makes(part, items):
     assert ps.make(part.name) == items
 
@@ -187,6 +188,7 @@ def test_frames_and_negatives_are_plain(part):
                 assert total % 10, value
 
 
+@pytest.mark.slow
 def test_fresh_against_the_older_parts(part, items):
     older = _older(part)
     older_items = [item for name in older for item in _loaded(name)]

@@ -7,6 +7,8 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2] / "stages"
 SHARED = {"base", "errors", "fields", "formats", "text", "registry", "plugins"}
 
@@ -77,6 +79,7 @@ def test_the_stages_import_only_the_shared_pieces():
     assert dict(crossing) == {}
 
 
+@pytest.mark.slow
 def test_the_shared_pieces_import_no_stage():
     for a, targets in import_graph().items():
         if unit(a) in SHARED:

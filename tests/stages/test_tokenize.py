@@ -21,6 +21,7 @@ def test_gpt2_ids_with_eos_appended():
     assert stats(step)["tokens"] == 5
 
 
+@pytest.mark.slow
 def test_gpt2_info():
     _, info = load_tokenizer("gpt2")
     assert (info.name, info.vocab_size, info.eos_token, info.eos_id) == (
@@ -113,6 +114,7 @@ def test_step_pickles_without_its_tokenizer():
     assert tokens(clone, "Hello world") == [[15496, 995, EOS]]
 
 
+@pytest.mark.slow
 def test_tiktoken_and_tokenizers_backends_give_the_same_ids():
     from pathlib import Path
 

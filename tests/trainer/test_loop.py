@@ -16,6 +16,8 @@ from gristmill.trainer import Trainer, TrainerConfig, TrainingInterrupted  # noq
 from gristmill.trainer import checkpoint as ckpt  # noqa: E402
 from tests.trainer.batches import Batches  # noqa: E402
 
+pytestmark = pytest.mark.slow  # every test trains a model for some steps
+
 QUIET = {"echo": lambda s: None}
 
 

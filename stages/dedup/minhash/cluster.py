@@ -74,7 +74,7 @@ class MinHashCluster(PipelineStep):
         b = number[np.searchsorted(nodes, edges["b"])]
         lo, hi, sim = np.minimum(a, b), np.maximum(a, b), edges["sim"]
         self.stat_update("state_bytes", value=edges.nbytes + 160 * len(nodes))
-        self.store = DocStore(files, self.ctx.tasks, p.num_perm)
+        self.store = DocStore(files, self.ctx.tasks, p.width)
         uf = self._cluster(lo, hi, sim)
         decisions = self._decide(uf)
         self._write(files, rank, decisions)
@@ -141,7 +141,7 @@ class MinHashCluster(PipelineStep):
             survivor = group[0]  # nodes are numbered in survivor order
             self.stat_update("clusters")
             out.append((survivor, survivor, len(group), None, False))
-            exact = p.guard or p.confirm == "exact"
+            exact = p.guard or p.exact_pairs
             if not exact:
                 sigs = self.store.signatures(np.array([self.docs[n][0] for n in group], np.uint64))
             for k, node in enumerate(group[1:], start=1):

@@ -50,6 +50,6 @@ def components(a, b, n):  # pragma: no cover (compiled)
 
 
 # the shingle sets' type, loaded (or compiled and cached, once per install) at import: a local
-# run imports this module before it forks its workers (`MinHashBands.preload`)
+# run imports this module before it forks its workers (`FuzzyBands.preload`)
 intersection_size(np.zeros(1, np.uint32), np.zeros(1, np.uint32))
 components(np.zeros(1, np.int64), np.zeros(1, np.int64), 1)

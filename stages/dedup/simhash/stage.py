@@ -1,42 +1,46 @@
 """`simhash_dedup`: near-duplicate documents by 64-bit SimHash, confirmed by exact Jaccard,
-clustered and one kept per cluster, as `minhash_dedup` does.
+clustered and one kept per cluster, as `minhash_dedup` does: both are `FuzzyDedup`s
+(`stages/dedup/fuzzy.py`), with the same phases after the candidates.
 
 Phases (fingerprints and tables in `stages/dedup/simhash/core.py`):
 
-map      per task: MinHash's shingles (the same language-aware words or letters),
+map      per task: the shared shingles (the same language-aware words or letters),
          `fingerprints` independent 64-bit SimHashes per document, and a key per permuted
          block table of each (C(blocks, hamming) a fingerprint: every pair within `hamming`
          bits of one fingerprint shares one), sorted per bucket at the end of the task.
 bands    per bucket: documents sharing a key are candidates; a candidate at most
          `max_distance()` bits apart over all fingerprints (a pair at `threshold` stays within
          it) whose exact Jaccard (shingle sets) reaches `threshold` is a confirmed pair.
-then     `minhash_dedup`'s own phases on the confirmed pairs: components, clusters with the
+then     the phases every fuzzy dedup runs on the confirmed pairs: components, clusters with the
          merge guard, the survivor rule (`stages/dedup/survivor.py`, `prefer` longest by
          default), the report (`<work>/reports/simhash_dedup.json`) and the filter, reason
          `near_duplicate`, with `cluster_id`, `cluster_size`, `duplicate_of` and
          `duplicate_similarity`.
 
-The files are MinHash's (`stages/dedup/minhash/store.py`) under `<work>/simhash_dedup/` (the
-parameters' `stage`), the fingerprints in place of the signature (two 32-bit halves each), so
-the reused phases read them; the runner removes their `sigs/` and `drops/` as MinHash's.
+The files are the shared ones (`stages/dedup/minhash/store.py`) under `<work>/simhash_dedup/`
+(the parameters' `stage`), a fingerprint stored as the signature (two 32-bit halves each: the
+parameters' `width`); the runner removes their `sigs/` and `drops/` as MinHash's.
 """
 
 from __future__ import annotations
 
 import math
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 import numpy as np
-from datatrove.pipeline.base import PipelineStep
 from pydantic import Field, model_validator
 
 from gristmill.stages import fields as md
-from gristmill.stages.base import GlobalStage, Stage, StageParams
 from gristmill.stages.dedup import survivor
-from gristmill.stages.dedup.minhash import stage as minhash
+from gristmill.stages.dedup.fuzzy import FuzzyDedup, FuzzyParams
+from gristmill.stages.dedup.fuzzy_phases import (
+    FuzzyBands,
+    FuzzyFilter,
+    FuzzyMap,
+    confirmed_edges,
+)
 from gristmill.stages.dedup.minhash.store import DocStore
 from gristmill.stages.dedup.simhash import core
-from gristmill.stages.dedup.survivor import Prefer
 from gristmill.stages.errors import GristmillError
 
 NAME = "simhash_dedup"
@@ -48,17 +52,9 @@ DUPLICATE_HAMMING = md.Field(
 )
 
 
-class SimHashParams(StageParams):
-    stage: ClassVar[str] = NAME  # the reused phases' folder and the report's name
+class SimHashParams(FuzzyParams):
+    stage: ClassVar[str] = NAME
 
-    threshold: float = Field(
-        0.8, gt=0, le=1, description="exact Jaccard of shingle sets that makes near duplicates"
-    )
-    shingles: Literal["auto", "word", "char"] = Field(
-        "auto", description="`auto`, `word` or `char`, as `minhash_dedup`"
-    )
-    ngram_words: int = Field(5, ge=1, le=64, description="words per shingle")
-    ngram_chars: int = Field(5, ge=1, le=64, description="letters per shingle (no-space scripts)")
     # the defaults: 4 x C(7, 5) = 84 tables keyed by 18 or 19 bits (2 of 7 blocks), chosen on
     # the near-duplicate set's tune split (bench/RESULTS.md, "simhash_dedup beside
     # minhash_dedup"); at J = 0.8 a bit differs with p = 0.152, a block of 9 bits is clean with
@@ -81,21 +77,6 @@ class SimHashParams(StageParams):
         le=64,
         description="blocks of a fingerprint; C(blocks, hamming) tables, keyed by the rest",
     )
-    max_bucket: int = Field(100, ge=2, description="larger key buckets give star + chain pairs")
-    guard: bool = Field(True, description="`minhash_dedup`'s chain guard")
-    guard_min_cluster: int = Field(5, ge=3, description="merges into clusters this big are checked")
-    min_survivor_similarity: float | None = Field(
-        None, ge=0, le=1, description="a removed document's least exact Jaccard with its survivor"
-    )
-    prefer: Prefer = Field("longest", description="`longest`, `shortest` or `none`")
-    max_source_loss: float = Field(
-        0.5, ge=0, le=1, description="share of a source's documents whose removal warns"
-    )
-    strict: bool = Field(False, description="make that warning an error")
-    top_clusters: int = Field(10, ge=0, description="largest clusters listed in the report")
-    cluster_tasks: int | None = Field(
-        None, ge=1, description="tasks of the clustering phases (null: the run's tasks)"
-    )
 
     @model_validator(mode="after")
     def _check(self):
@@ -110,18 +91,15 @@ class SimHashParams(StageParams):
         differs by (`stages/dedup/simhash/core.py`: a pair at the threshold stays within it)."""
         return core.max_distance(self.fingerprints, self.threshold)
 
-    # what `minhash_dedup`'s phases ask of their parameters
     @property
-    def num_perm(self) -> int:
+    def width(self) -> int:
         return 2 * self.fingerprints  # each fingerprint as two 32-bit values
 
     @property
-    def confirm(self) -> str:
-        return "exact"
-
-    @property
-    def seed(self) -> int:
-        return 0  # of MinHash's permutations, which the map draws and does not use
+    def num_perm(self) -> int:
+        """`width` under the name the shared files' readers give it (kept for callers that
+        size a stored signature by it)."""
+        return self.width
 
     def lsh(self) -> tuple[int, int]:
         return self.fingerprints * math.comb(self.blocks, self.hamming), self.hamming
@@ -132,17 +110,9 @@ class SimHashParams(StageParams):
             "max_distance": self.max_distance()
         }
 
-    def parts(self, tasks: int) -> int:
-        return self.cluster_tasks or tasks
 
-    def survivor_floor(self) -> float:
-        if self.min_survivor_similarity is not None:
-            return self.min_survivor_similarity
-        return max(0.0, 2 * self.threshold - 1)
-
-
-class SimHashMap(minhash.MinHashMap):
-    """`minhash_dedup`'s map with fingerprints and table keys for a signature and bands."""
+class SimHashMap(FuzzyMap):
+    """Fingerprints for signatures, permuted block tables' keys for candidate keys."""
 
     name = "simhash_dedup.map"
     Params = SimHashParams
@@ -182,48 +152,36 @@ class SimHashMap(minhash.MinHashMap):
         return d <= fa.shape[1] * 64 * core.bit_flip(self.params.threshold), -d, d
 
 
-class SimHashBands(minhash.MinHashBands):
+class SimHashBands(FuzzyBands):
     name = "simhash_dedup.bands"
 
     def _confirm(self, store: DocStore, pairs: np.ndarray) -> np.ndarray:
+        """At most `max_distance()` bits apart, then exact Jaccard at least `threshold`."""
         p = self.params
         fa = store.signatures(pairs[:, 0]).view("<u8")
         fb = store.signatures(pairs[:, 1]).view("<u8")
         keep = core.hamming(fa, fb) <= p.max_distance()
         self.stat_update("over_max_distance", value=int((~keep).sum()))
-        return minhash.confirmed_edges(store, pairs, keep, p.threshold, self.stat_update)
+        return confirmed_edges(store, pairs, keep, p.threshold, self.stat_update)
 
 
-class SimHashFilter(minhash.MinHashFilter):
+class SimHashFilter(FuzzyFilter):
     name = NAME
     Params = SimHashParams
     earlier_value = SimHashMap.earlier_value
 
 
-class SimHashDedup(GlobalStage):
+class SimHashDedup(FuzzyDedup):
     name = NAME
     Params = SimHashParams
-    preload = minhash.MinHashBands.preload
-    keeps_index = True
+    Map = SimHashMap
+    Bands = SimHashBands
+    Filter = SimHashFilter
     reads, writes = survivor.READS, survivor.NEAR_WRITES
     drops = (*survivor.NEAR_DROPS, DUPLICATE_HAMMING)
-    write_index = minhash.MinHashDedup.write_index  # this map's fingerprints and table keys
 
     @classmethod
     def index_params(cls, params: SimHashParams) -> dict:
         """What makes two runs' table keys and fingerprints comparable."""
         keep = ("fingerprints", "blocks", "hamming", "shingles", "ngram_words", "ngram_chars")
         return {k: getattr(params, k) for k in keep}
-
-    def map_step(self) -> Stage:
-        return SimHashMap(self.params, self.ctx)
-
-    def reduce_step(self) -> PipelineStep:
-        return SimHashBands(self.params, self.ctx)
-
-    def reduce_steps(self) -> list[tuple[PipelineStep, int]]:
-        inner = minhash.MinHashDedup(self.params, self.ctx).reduce_steps()
-        return [(self.reduce_step(), self.ctx.tasks), *inner[1:]]
-
-    def filter_step(self) -> Stage:
-        return SimHashFilter(self.params, self.ctx)

@@ -43,6 +43,7 @@ def in_jsonl(tmp_path):
     return write_jsonl(tmp_path / "in.jsonl", [{"text": "Hello world, this is English."}])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -69,6 +70,7 @@ def test_errors_are_one_line_exit_2(tmp_path, in_jsonl, args, message):
     assert not (tmp_path / "o.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_strict_run_stops_at_the_first_bad_line(tmp_path):
     write_jsonl(tmp_path / "data" / "web.jsonl", [{"text": "fine"}, b'{"text": 5}'])
     (tmp_path / "run.yaml").write_text(
@@ -81,12 +83,14 @@ def test_strict_run_stops_at_the_first_bad_line(tmp_path):
     assert not list((tmp_path / "out").glob("tokens/*/*"))
 
 
+@pytest.mark.slow
 def test_debug_shows_the_traceback(tmp_path):
     proc = gristmill("--debug", "run", "missing.yaml", cwd=tmp_path)
     assert proc.returncode != 0
     assert "Traceback" in proc.stderr and "ConfigError" in proc.stderr
 
 
+@pytest.mark.slow
 def test_apply_through_the_entry_point(tmp_path, in_jsonl):
     proc = gristmill("apply", "langid", "-i", "in.jsonl", "-o", "o.jsonl", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -97,6 +101,7 @@ def test_apply_through_the_entry_point(tmp_path, in_jsonl):
     ]
 
 
+@pytest.mark.slow
 def test_phase_lines_count_in_the_singular_and_an_up_to_date_rerun_sums_up(tiny_run):
     with restored_logging():
         first = invoke("run", tiny_run).output
@@ -146,6 +151,7 @@ def test_emit_bench_needs_seq_without_mix_as_documented(tmp_path):
     assert "--batch B (--seq L | --mix NAME)" in DOCS.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_run_verify_inspect(tiny_run):
     with restored_logging():
         result = invoke("run", tiny_run)

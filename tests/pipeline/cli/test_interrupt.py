@@ -38,6 +38,7 @@ def interrupted(config, sig: int, group: bool) -> tuple[int, str]:
     return proc.returncode, said
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sig", "group", "code"),
     [(signal.SIGTERM, False, 143), (signal.SIGINT, True, 130)],

@@ -67,6 +67,7 @@ def doc_starts(input_ids: np.ndarray) -> np.ndarray:
     return starts
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     runs(),
@@ -125,6 +126,7 @@ def test_a_batch_draws_from_its_whole_window(tmp_path):
     assert not follows[1].all()
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(runs(), st.integers(2, 40), st.integers(1, 4))
 def test_position_ids_restart_at_every_document_start(scratch, sources, seq, batch):
@@ -152,6 +154,7 @@ def test_doc_ids_name_the_documents(tmp_path):
     assert names == {("web", "web-0-0"), ("web", "web-0-1"), ("web", "web-1-0")}
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(runs(), st.integers(2, 16), st.integers(1, 3), st.integers(0, 5))
 def test_same_seed_same_batches(scratch, sources, seq, batch, seed):
@@ -168,6 +171,7 @@ def test_another_seed_another_order(tmp_path):
     assert not np.array_equal(next(a)["input_ids"], next(b)["input_ids"])
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(runs(), st.integers(2, 16), st.integers(1, 3), st.integers(1, 2), st.data())
 def test_resume_from_any_step_continues_exactly(scratch, sources, seq, batch, world, data):
@@ -229,6 +233,7 @@ def _mixed_run(tmp_path):
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(
     st.floats(0.05, 0.9),

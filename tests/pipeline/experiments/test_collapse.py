@@ -15,6 +15,8 @@ from gristmill.pipeline.experiments.collapse.runner import collapse
 from tests.conftest import restored_logging
 from tests.pipeline.experiment_data import HELD_OUT, TINY_TOKENS, TINY_TRAINER, make_base
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[train]")
 
 

@@ -68,6 +68,7 @@ def read_csv(path):
         return list(csv.DictReader(fh))
 
 
+@pytest.mark.slow
 def test_resume_skips_finished_mixes_and_a_changed_trainer_config_reruns(
     tmp_path, base, monkeypatch
 ):
@@ -99,6 +100,7 @@ def test_resume_skips_finished_mixes_and_a_changed_trainer_config_reruns(
     assert keys != {r["mix"]: r["key"] for r in rows}
 
 
+@pytest.mark.slow
 def test_a_stopped_mix_resumes_from_its_checkpoint(tmp_path, base, monkeypatch):
     from gristmill.trainer.loop import Trainer
 
@@ -124,6 +126,7 @@ def test_a_stopped_mix_resumes_from_its_checkpoint(tmp_path, base, monkeypatch):
     assert [r["steps"] for r in rows] == [4, 4]
 
 
+@pytest.mark.slow
 def test_guard_refuses_a_mix_unless_the_sweep_ignores_it(tmp_path, base, monkeypatch):
     count = Counting(monkeypatch)
     guard = {"min_real_fraction": 0.6, "window_tokens": 64}
@@ -145,6 +148,7 @@ def test_guard_refuses_a_mix_unless_the_sweep_ignores_it(tmp_path, base, monkeyp
     assert rows[1]["shares"]["syn"] == pytest.approx(0.4)
 
 
+@pytest.mark.slow
 def test_held_out_documents_are_never_in_a_training_mix(tmp_path, base, monkeypatch):
     """Every document of every batch the trainer is given, named by the emitter, is checked
     against the held-out shard's document ids."""
@@ -190,6 +194,7 @@ def test_config_errors_name_the_key(tmp_path, base):
         run_sweep(write_sweep(tmp_path, base, held_out={"shards": ["tokens/syn/00000"]}))
 
 
+@pytest.mark.slow
 def test_synthetic_documents_without_a_record_are_counted(tmp_path, base):
     """Shards written before the sidecar's `synthetic` column cannot tell their parents."""
     shutil.copytree(base / "out", tmp_path / "out")

@@ -43,6 +43,7 @@ def test_the_fit_recovers_a_quadratic_and_scores_it():
     assert stats.r2(y, stats.predict(coef, w)) > 0.999
 
 
+@pytest.mark.slow
 def test_seeds_means_intervals_and_paired_differences(tmp_path, base):
     lines = []
     path = write_sweep(tmp_path, base, seeds=2, baseline="half")
@@ -80,6 +81,7 @@ def test_an_unknown_baseline_is_refused(tmp_path, base):
         run_sweep(write_sweep(tmp_path, base, baseline="nope"))
 
 
+@pytest.mark.slow
 def test_regmix_draws_within_the_floor_fits_and_measures_its_choice(tmp_path, base):
     guard = {"min_real_fraction": 0.6, "window_tokens": 64, "on_violation": "cap"}
     regmix = {"mixtures": 4, "held_out_share": 0.5, "concentration": 2.0}

@@ -20,6 +20,8 @@ from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
 from tests.pipeline.experiment_data import HELD_OUT, TINY_TRAINER, make_base
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[train]")
 
 SAMPLING = SamplingConfig(prompt_tokens=4, max_new_tokens=12, temperature=0.9, top_k=50)

@@ -51,6 +51,7 @@ def step_losses(folder) -> list:
     return [(r["step"], r["loss"]) for r in map(json.loads, lines) if "event" not in r]
 
 
+@pytest.mark.slow
 def test_train_writes_metrics_plot_summary_and_resumes_exactly(tmp_path):
     pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[train]")
     whole = train(write_config(tmp_path / "a"), **QUIET)
@@ -66,6 +67,7 @@ def test_train_writes_metrics_plot_summary_and_resumes_exactly(tmp_path):
     assert step_losses(tmp_path / "b" / "out") == step_losses(out)
 
 
+@pytest.mark.slow
 def test_sigint_checkpoints_names_the_resume_command_and_resume_is_exact(tmp_path):
     pytest.importorskip("torch", reason="torch is an optional extra: pip install -e .[train]")
     long = {"train": {"steps": 5000, "checkpoint_every": 0, "eval_every": 0}}

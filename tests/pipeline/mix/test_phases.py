@@ -99,6 +99,7 @@ def schedules(draw):
     return real, phases, floor, draw(st.integers(1, 3000)), draw(st.integers(1, 300))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(schedules())
 def test_every_window_meets_the_floor_and_its_own_planned_shares(case):

@@ -25,6 +25,7 @@ def mixes(draw):
     return weights, real, floor, n, window
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(mixes())
 def test_every_window_meets_the_floor_and_tracks_every_target(mix):

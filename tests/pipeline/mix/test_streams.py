@@ -27,6 +27,7 @@ def stream(scratch: Path, shards: list[list[int]], seed: int = 0) -> SourceStrea
 shard_lists = st.lists(st.lists(st.integers(1, 30), min_size=1, max_size=8), min_size=1, max_size=3)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(shard_lists, st.integers(1, 50), st.lists(st.integers(0, 400), min_size=1, max_size=6))
 def test_locate_gives_the_tokens_take_reads(scratch, shards, length, starts):
@@ -45,6 +46,7 @@ def test_locate_gives_the_tokens_take_reads(scratch, shards, length, starts):
     assert np.all(pieces.doc_offset + pieces.n <= s.lengths[pieces.doc])
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(shard_lists, st.integers(0, 300), st.integers(1, 40))
 def test_seek_puts_take_where_reading_would(scratch, shards, consumed, more):

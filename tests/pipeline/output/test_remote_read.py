@@ -15,6 +15,8 @@ from gristmill.stages.formats.shards import ShardReader
 from tests.conftest import run_quietly
 from tests.pipeline.run.test_s3_run import BUCKET, download, s3, s3_config  # noqa: F401
 
+pytestmark = pytest.mark.s3
+
 URL = f"s3://{BUCKET}/runs/read"
 
 

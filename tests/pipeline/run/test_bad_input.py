@@ -15,6 +15,8 @@ from gristmill.pipeline.run.runner import run
 from gristmill.stages.formats.docio import read_records
 from tests.pipeline.badinput import write_bad_corpus
 
+pytestmark = pytest.mark.slow
+
 
 def config(tmp_path: Path, **extra) -> Path:
     cfg = {

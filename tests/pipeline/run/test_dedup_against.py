@@ -12,6 +12,8 @@ from gristmill.pipeline.output.verify import verify_run
 from gristmill.pipeline.run.config import ConfigError, load_config
 from tests.pipeline.run.against import HALF, REST, kept, rejects, run
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):

@@ -48,6 +48,8 @@ from tests.pipeline.run.against import (
     texts,
 )
 
+pytestmark = pytest.mark.slow
+
 
 def shingle_sets(docs: dict[str, str]) -> dict[str, set[int]]:
     ids = sorted(docs)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import textwrap
 
 import numpy as np
+import pytest
 
 from gristmill.pipeline.run.config import load_config
 from gristmill.pipeline.run.phases import plan_run
@@ -72,6 +73,7 @@ def test_phases_of_three_global_stages(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_run_with_url_minhash_and_paragraph_dedup(tmp_path):
     lines = []
     with restored_logging():

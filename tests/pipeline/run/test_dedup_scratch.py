@@ -6,9 +6,12 @@ from __future__ import annotations
 import textwrap
 
 import numpy as np
+import pytest
 
 from gristmill.pipeline.run.runner import run
 from tests.conftest import restored_logging, write_jsonl
+
+pytestmark = pytest.mark.slow
 
 CONFIG = """\
 output: out

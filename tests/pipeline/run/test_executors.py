@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from gristmill.pipeline.run.runner import run
 from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
 from tests.pipeline.conftest import sample_config_at
+from tests.pipeline.run.ray_start import kill_all, ray_env, start_timeout, start_twice
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -44,9 +47,37 @@ def tree(out: Path) -> dict[str, bytes]:
     }
 
 
-def test_ray_gives_the_local_executors_shards_and_hashes(sample_local_run, tmp_path, monkeypatch):
-    pytest.importorskip("ray", reason="ray is not installed (the ray extra)")
+@pytest.fixture
+def local_ray(monkeypatch):
+    """A Ray of this machine only, 2 CPUs on loopback, as `executor: ray` without an address
+    starts one; started here, with a wait scaled to the load and one more try if the start
+    fails (`ray_start.py`), and the run attaches to it."""
+    ray = pytest.importorskip("ray", reason="ray is not installed (the ray extra)")
     monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    for key, value in ray_env(start_timeout()).items():
+        monkeypatch.setenv(key, value)
+    temp = tempfile.mkdtemp(prefix="gmray")  # short: Ray's socket paths; its processes' mark
+
+    def start() -> None:
+        ray.init(
+            num_cpus=2, _node_ip_address="127.0.0.1", _temp_dir=temp, include_dashboard=False,
+            log_to_driver=False, logging_level="WARNING",
+        )  # fmt: skip
+
+    def stop() -> None:
+        ray.shutdown()
+        kill_all([temp])
+
+    start_twice(start, stop, "a local Ray")
+    try:
+        yield ray
+    finally:
+        stop()
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+@pytest.mark.cluster
+def test_ray_gives_the_local_executors_shards_and_hashes(sample_local_run, tmp_path, local_ray):
     local_out, local = sample_local_run
     cfg = sample_config_at(tmp_path, executor="ray", ray={"num_cpus": 2}, workers=2)
     manifest = run_quietly(cfg)
@@ -234,6 +265,7 @@ def test_workers_are_forked_from_the_run_process_when_no_other_thread_runs(tmp_p
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow
 def test_a_running_thread_sends_the_workers_to_a_forkserver(tmp_path):
     from gristmill.pipeline.run.executors.local import fork_is_safe
 
@@ -255,6 +287,7 @@ class RecordEnvironment(RecordWorker):
         yield from ()
 
 
+@pytest.mark.slow
 def test_forkserver_workers_take_the_environment_of_their_run(tmp_path, monkeypatch):
     """The forkserver outlives a run (one per process) and keeps the environment it started
     with; a later run's workers must see that run's (an object store's credentials)."""

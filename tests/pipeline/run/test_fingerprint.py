@@ -83,6 +83,7 @@ def test_a_stage_s_print_covers_its_steps_and_the_shard_writer(name):
     assert all(sha is not None for sha in parts["modules"].values())
 
 
+@pytest.mark.slow
 def test_a_pii_change_moves_the_key_of_a_run_with_pii_only(tree):
     exact, pii = digest(EXACT, tree), digest(PII, tree)
     for edit in ("pii/phones/shapes.py", "pii/stage.py", "data/pii/or_words.txt"):
@@ -150,6 +151,7 @@ print(fp.code_print((*implicit_first(), get_stage("exact_dedup"))))
 """
 
 
+@pytest.mark.slow
 def test_the_print_is_the_same_in_every_process():
     here = fp.code_print(classes(["exact_dedup"]))
     for how in ("fresh", "all"):
@@ -160,6 +162,7 @@ def test_the_print_is_the_same_in_every_process():
         assert done.stdout.strip() == here, how
 
 
+@pytest.mark.slow
 def test_a_plugin_s_package_is_in_its_print(lab):
     dist_info(lab, {"gm_short": "gm_lab.filters:Short"}, version="0.1.0")
     forget()
@@ -186,6 +189,7 @@ def test_a_plugin_s_package_is_in_its_print(lab):
     assert fp.code_parts([cls], roots)["libraries"]["gm_lab"] == "gm-lab 0.2.0"
 
 
+@pytest.mark.slow
 def test_a_finished_run_is_up_to_date_after_a_change_in_code_it_does_not_use(tmp_path):
     """End to end, in `gristmill` processes that import a copy of gristmill: an exact_dedup-only
     run, rerun after a comment is added to a pii module, is up to date; after one is added to

@@ -17,6 +17,8 @@ from gristmill.pipeline.output import manifest as mf
 from tests.pipeline.conftest import REPO, sample_config_at
 from tests.pipeline.run.test_runner import tree_bytes, without_timing
 
+pytestmark = pytest.mark.slow
+
 TIMING_FREE = {"timing", "config", "config_hash", "run_key", mf.SELF_HASH}
 
 

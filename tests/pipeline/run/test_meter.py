@@ -7,6 +7,7 @@ from collections import deque
 from dataclasses import dataclass
 
 import orjson
+import pytest
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.run.meter import METER, meter, phase_figures, run_figures
@@ -67,6 +68,7 @@ def run_phase(phase: Phase, rank: int) -> None:
     deque(data, maxlen=0)
 
 
+@pytest.mark.slow
 def test_each_step_gets_its_own_cpu_and_the_task_file_is_written(tmp_path):
     phase = Phase("01-x", [Source(40), Burn(5.0), Drop()])
     meter([phase], tmp_path)

@@ -27,6 +27,7 @@ def refusal(tmp_path, stages) -> str:
     return str(e.value)[len(f"{config}: ") :]
 
 
+@pytest.mark.slow
 def test_a_run_with_a_plugin_stage_on_forked_workers(lab, tmp_path):
     assert fork_is_safe()  # so the workers are forked from this process, as in a plain run
     stages = [{SHORT: {"min_chars": 60}}, "exact_dedup", "tokenize", "pack"]

@@ -25,8 +25,10 @@ import yaml
 
 from tests.conftest import run_quietly
 from tests.pipeline.conftest import REPO, SAMPLE
+from tests.pipeline.run.ray_start import BASE_S, kill_all, ray_env, start_timeout, start_twice
 
 pytest.importorskip("ray", reason="ray is not installed (the ray extra)")
+pytestmark = pytest.mark.cluster
 RAY = Path(sys.executable).with_name("ray")
 ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
 # a line of Ray's C++ logger: [2026-12-01 21:28:36,599 E 15530 15547] file.cc:123: ...
@@ -66,19 +68,38 @@ class Cluster:
     def ns(self, *cmd: str) -> list[str]:
         return ["nsenter", f"--net=/proc/{self.holder.pid}/ns/net", "--", *cmd]
 
-    def sh(self, *cmd: str) -> None:
-        subprocess.run(self.ns(*cmd), env=os.environ | ENV, check=True, capture_output=True)
+    def sh(self, *cmd: str, timeout: float | None = None) -> None:
+        env = os.environ | ENV | ray_env(timeout or BASE_S)
+        done = subprocess.run(self.ns(*cmd), env=env, capture_output=True, timeout=timeout)
+        if done.returncode:
+            tail = done.stderr.decode(errors="replace")[-2000:]
+            raise RuntimeError(f"{' '.join(cmd[:3])} exited {done.returncode}: {tail}")
 
     def start(self) -> None:
+        """The head, then the worker node, each `ray start` given a time scaled to the load; a
+        start that fails is stopped and tried once more (`ray_start.py`)."""
+        start_twice(self._start_nodes, self._abandon, "the test's Ray cluster")
+
+    def _start_nodes(self) -> None:
+        timeout = start_timeout()
         common = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats"]
         self.sh(
             str(RAY), "start", "--head", f"--port={self.port}", f"--temp-dir={self.temp_dir}",
-            "--include-dashboard=false", *common,
+            "--include-dashboard=false", *common, timeout=timeout,
         )  # fmt: skip
         self.sh(
             str(RAY), "start", f"--address={self.address}",
-            f"--node-manager-port={self.worker_port}", *common,
+            f"--node-manager-port={self.worker_port}", *common, timeout=timeout,
         )  # fmt: skip
+
+    def _abandon(self) -> None:
+        """Every process a failed start left (by its folder and address), stopped; fresh ports
+        and a fresh folder for the next start."""
+        kill_all([self.temp_dir, self.address])
+        shutil.rmtree(self.temp_dir, ignore_errors=True)
+        self.port, self.worker_port = _port(), _port()
+        self.temp_dir = tempfile.mkdtemp(prefix="gmray")
+        self.address = f"127.0.0.1:{self.port}"
 
     def pids(self, needle: str) -> list[int]:
         """Our Ray processes whose command line holds `needle` (never another user's)."""

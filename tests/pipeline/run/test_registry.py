@@ -35,6 +35,7 @@ print(orjson.dumps([before, after]).decode())
 """
 
 
+@pytest.mark.slow
 def test_a_run_imports_only_its_stages(tmp_path):
     cfg = sample_config_at(tmp_path, stages=[{"quality": {"language": "en"}}, "tokenize", "pack"])
     out = subprocess.run([sys.executable, "-c", RUN, str(cfg)], capture_output=True, text=True)

@@ -36,6 +36,7 @@ def cli(*args, **kw) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_second_run_on_the_same_folder_is_refused(tmp_path):
     cfg = sample_config_at(tmp_path)
     with output_lock(tmp_path / "out"):  # as if another run held it
@@ -108,6 +109,7 @@ def _can_mount() -> bool:
     return ok
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _can_mount(), reason="mounting a small tmpfs is not permitted here")
 def test_disk_full_fails_clearly_and_the_rerun_completes(finished, tmp_path):
     out = tmp_path / "out"
@@ -146,6 +148,7 @@ def _netns() -> bool:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _netns(), reason="unshare -n is not permitted here")
 def test_nothing_tries_to_connect(tmp_path):
     """Without a network a connect fails; a swallowed failure would still pass unseen, so every

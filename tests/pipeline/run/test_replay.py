@@ -53,6 +53,7 @@ def test_a_phase_with_its_own_stage_or_a_costly_filter_writes_its_documents(tmp_
     ]
 
 
+@pytest.mark.slow
 def test_replaying_gives_the_same_outputs_as_writing_the_documents_again(tmp_path, monkeypatch):
     def outputs(folder):
         folder.mkdir()

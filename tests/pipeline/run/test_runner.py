@@ -202,6 +202,7 @@ def _cli(cfg: Path, **kw) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_to_identical_bytes(reference, tmp_path):
     ref_out, ref_manifest = reference
     cfg = sample_config_at(tmp_path)

@@ -23,6 +23,8 @@ from gristmill.stages.formats.docio import read_records
 from tests.conftest import run_quietly
 from tests.pipeline.conftest import REPO, SAMPLE
 
+pytestmark = pytest.mark.s3
+
 s3fs = pytest.importorskip("s3fs", reason="the cloud extra (s3fs) is not installed")
 MOTO = Path(sys.executable).with_name("moto_server")
 BUCKET = "gristmill-test"
@@ -32,6 +34,17 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def stop_fsspec_executor() -> None:
+    """Ends the threads of the executor fsspec's event loop started (the S3 client resolves
+    host names there): a later test that forks must find no thread but fsspec's own."""
+    import asyncio
+
+    import fsspec.asyn
+
+    loop = fsspec.asyn.get_loop()
+    asyncio.run_coroutine_threadsafe(loop.shutdown_default_executor(), loop).result(timeout=30)
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +86,7 @@ def s3(tmp_path_factory):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+        stop_fsspec_executor()
         for k, v in saved.items():
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
 

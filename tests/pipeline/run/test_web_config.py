@@ -19,6 +19,8 @@ from gristmill.stages.read.warc import warc_records
 from gristmill.stages.registry import STAGES
 from tests.conftest import run_quietly, shared_data
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[3]
 WEB = REPO / "configs" / "web.yaml"
 CRAWL = REPO / "sample_data" / "crawl"

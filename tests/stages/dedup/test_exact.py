@@ -72,6 +72,7 @@ def test_normalisation_of_case_whitespace_and_width():
     assert text_hash("hello world") != text_hash("hello, world")
 
 
+@pytest.mark.slow
 def test_nfkc_line_by_line_is_nfkc_of_the_whole_text():
     import unicodedata
 

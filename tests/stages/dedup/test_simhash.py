@@ -126,6 +126,7 @@ def sets_at(jaccard: float, size: int, rng) -> tuple[np.ndarray, np.ndarray]:
     return pool[:size], np.r_[pool[:shared], pool[size : 2 * size - shared]]
 
 
+@pytest.mark.slow
 def test_a_pair_at_the_threshold_stays_within_max_distance_and_a_far_one_does_not():
     rng = np.random.default_rng(5)
     p = SimHashParams()

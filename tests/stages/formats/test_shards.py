@@ -317,6 +317,7 @@ docs_strategy = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

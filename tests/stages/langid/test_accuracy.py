@@ -15,6 +15,8 @@ from gristmill.stages.formats.fasttext import load_fasttext
 from gristmill.stages.langid import LangId, LangIdParams, prepare
 from tests.conftest import shared_data
 
+pytestmark = pytest.mark.slow
+
 DATA = shared_data("langid/manpages_paragraphs.jsonl.gz")
 PER_LANGUAGE = 200  # the first N paragraphs of >= 80 characters per language
 MIN_CHARS = 80

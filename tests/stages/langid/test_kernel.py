@@ -110,6 +110,7 @@ def test_newlines_are_refused_as_fasttext_refuses_them(lid176):
 piece = st.sampled_from([*PIECES.values(), FULL_WIDTH, " ", "\t", "\x00", "</s>", "__label__"])
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(

@@ -97,6 +97,7 @@ def write_training_lines(path, n=200):
     return str(path)
 
 
+@pytest.mark.slow
 def test_fasttext_trains_a_tiny_supervised_model(tmp_path):
     # wordNgrams >= 2 (the DCLM recipe's setting) sidesteps the upstream bug below
     data = write_training_lines(tmp_path / "train.txt")

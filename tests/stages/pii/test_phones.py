@@ -118,6 +118,7 @@ def test_phone_regions_accepts_star_and_names_a_bad_code():
         PiiParams(phone_regions=["DE", "XX"])
 
 
+@pytest.mark.slow
 def test_fitting_regions_keeps_every_region_a_number_is_valid_in():
     # the narrowing must never drop the region of a valid number (it only saves lookups)
     checked = 0

@@ -139,6 +139,7 @@ def document(draw, with_pii: bool):
     return out, spans
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(document(with_pii=True))
 def test_only_the_inserted_values_are_replaced(doc):
@@ -149,6 +150,7 @@ def test_only_the_inserted_values_are_replaced(doc):
     assert out == rebuild(text, meta, PLACEHOLDERS)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(document(with_pii=False))
 def test_text_without_pii_comes_back_byte_identical(doc):

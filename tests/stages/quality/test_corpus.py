@@ -13,6 +13,8 @@ from gristmill.stages.quality.rules import failed_rule, heuristic_score
 from gristmill.stages.quality.signals import compute_signals
 from tests.conftest import shared_data
 
+pytestmark = pytest.mark.slow
+
 CORPUS = shared_data("corpus/docs_web.jsonl.zst")
 needs_corpus = pytest.mark.needs_data("corpus/docs_web.jsonl.zst")
 

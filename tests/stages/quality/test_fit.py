@@ -130,6 +130,7 @@ def _two_domains(seed=0, n=400):
     return x, np.concatenate([y, y]), ["a"] * (2 * n) + ["b"] * (2 * n)
 
 
+@pytest.mark.slow
 def test_rank_fit_with_worst_raises_the_worst_domain():
     from gristmill.stages.quality.fit import fit_rank_weights
     from gristmill.stages.quality.model import roc_auc
@@ -148,6 +149,7 @@ def test_rank_fit_with_worst_raises_the_worst_domain():
     assert (fit_rank_weights(x, y, groups, steps=600, worst=0.02) == worst).all()
 
 
+@pytest.mark.slow
 def test_rank_fit_keeps_a_prior_weight_the_data_do_not_contradict():
     from gristmill.stages.quality.fit import fit_rank_weights
 

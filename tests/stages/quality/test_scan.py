@@ -267,12 +267,14 @@ def test_generated_pages_in_every_script(seed):
     same(text, False, 1, short, EN)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=80), st.booleans(), st.integers(1, 2), st.integers(0, 12))
 def test_any_text(text, char_units, scale, short):
     same(text, char_units, scale, short, RU, EN)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.sampled_from(PIECES + SEPARATORS + tuple(sorted(RU))[:20]), max_size=40),

@@ -100,6 +100,7 @@ def test_blocks_do_not_overlap_and_marks_lie_inside_their_script():
             assert any(a <= lo and hi <= b for a, b in s.ranges), s.name
 
 
+@pytest.mark.slow
 def test_marks_are_exactly_the_combining_marks_of_the_spaceless_scripts():
     marks = {c for c in range(0x110000) if in_ranges(chr(c), SPACELESS_MARKS)}
     expected = {

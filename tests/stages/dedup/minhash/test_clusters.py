@@ -147,6 +147,7 @@ def run(tmp_path, tasks: int, cluster_tasks: int) -> tuple[dict, bytes, dict]:
     return out, Files(ctx).report().read_bytes(), dict(counts)
 
 
+@pytest.mark.slow
 def test_decisions_and_report_are_the_same_for_every_cluster_tasks(tmp_path):
     one, report, counts = run(tmp_path / "1", 4, 1)
     removed = [i for i, (kept, _) in one.items() if not kept]

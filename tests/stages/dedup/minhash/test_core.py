@@ -38,6 +38,7 @@ def edited(base: list[str], n_changes: int) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_estimate_error_is_within_its_standard_error_and_as_good_as_datasketch():
     num_perm, perms = 128, mh.permutations(128, 1)
     ours, theirs, exact = [], [], []
@@ -88,6 +89,7 @@ def test_the_compiled_jaccard_equals_the_sets_one():
     assert mh.jaccard(np.array([0, 2**32 - 1], np.uint32), top) == 1 / 2
 
 
+@pytest.mark.slow
 def test_lsh_parameters_equal_datasketchs_choice_and_catch_pairs_just_above_08():
     from datasketch.lsh import _optimal_param
 

@@ -63,6 +63,7 @@ def test_a_later_run_drops_what_an_earlier_one_kept_and_its_near_copies(tmp_path
         assert dropped["a"].metadata["duplicate_hamming"] == 0
 
 
+@pytest.mark.slow  # each threshold's LSH optimum is computed afresh
 @pytest.mark.parametrize("threshold", [0.7, 0.9])
 def test_a_later_run_with_another_threshold_looks_up_with_the_earlier_bands(tmp_path, threshold):
     """The bands and rows follow the threshold ((21, 6) at 0.8, (28, 4) at 0.7, (16, 8) at
