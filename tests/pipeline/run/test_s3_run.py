@@ -5,13 +5,16 @@ publishes the same bytes."""
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import orjson
@@ -38,13 +41,19 @@ def _free_port() -> int:
 
 def stop_fsspec_executor() -> None:
     """Ends the threads of the executor fsspec's event loop started (the S3 client resolves
-    host names there): a later test that forks must find no thread but fsspec's own."""
-    import asyncio
-
+    host names there): a later test that forks must find no thread but fsspec's own. The loop
+    gets a fresh executor (it starts threads only when used); the old one's idle threads exit
+    once it is collected."""
     import fsspec.asyn
 
     loop = fsspec.asyn.get_loop()
-    asyncio.run_coroutine_threadsafe(loop.shutdown_default_executor(), loop).result(timeout=30)
+    loop.call_soon_threadsafe(loop.set_default_executor, ThreadPoolExecutor())
+    deadline = time.monotonic() + 30
+    while any(t.name.startswith("asyncio_") for t in threading.enumerate()):
+        gc.collect()
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
