@@ -34,7 +34,7 @@ from gristmill.stages.formats.tokenizer import TokenizerInfo
 # Where a stage may stand in a run's list (a class attribute, so the pipeline never asks a name):
 ANYWHERE = "anywhere"
 FIRST = "first"  # always first; added when the config does not list it (provenance)
-LAST = "last"  # writes the run's output, so the run ends with it (pack); `apply` cannot run it
+LAST = "last"  # the run ends with it (pack)
 
 
 class StrictModel(BaseModel):
@@ -136,6 +136,10 @@ class StageHooks:
         """The keys this stage writes on the documents it keeps, with these parameters."""
         return cls.writes
 
+    # writes a run's output (pack: tokens/, write: documents/): a run ends with such a stage;
+    # `apply`, which writes its own jsonl, runs none
+    writes_output: ClassVar[bool] = False
+
     def warm(self) -> None:
         """Builds what every worker would build for itself (a model, an encoder) into its
         module's per-process cache; the local executor calls it in the run process before it
@@ -153,6 +157,11 @@ class StageHooks:
         same stage must share with this one for the two indexes to be comparable (recorded in
         the index's meta.json, checked by that later run; `{}`: nothing)."""
         return None
+
+    def finish_run(self, out: Path) -> None:
+        """Once every phase has ended, in the run process, before the manifest is written: a
+        last pass over this stage's own outputs under `out` (write: one schema for all its
+        files). It must leave the same bytes when called again (a resumed run calls it again)."""
 
     def write_index(self, kept: set[tuple[int, str]], out: Path) -> Path | None:
         """At the end of a run whose stage keeps an index (`index_params`): the index of the

@@ -24,6 +24,7 @@ class Pack(Stage):
     name = "pack"
     Params = PackParams
     position = LAST
+    writes_output = True
     needs = ("tokenizer",)
     reads = (md.SOURCE.maybe(), md.ORIGIN.maybe(), md.SYNTHETIC.maybe())  # the sidecar's columns
     preload = ("pyarrow.parquet",)  # the sidecar's writer

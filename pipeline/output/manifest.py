@@ -128,6 +128,51 @@ def index_entries(out: Path) -> list[dict]:
     ]
 
 
+def documents_section(out: Path, source_list: list[tuple[str, str]]) -> dict | None:
+    """What `write` left in `documents/` (None when the run has no `write`): the format, the
+    sources in rank order with their origin (a later run reading this one keeps both), the
+    columns and their kinds (stages/formats/doctable.py), every file with its rows and sha256."""
+    from gristmill.stages.formats import doctable
+
+    folder = out / doctable.DOCUMENTS
+    if not folder.is_dir():
+        return None
+    files = sorted(p for p in folder.glob("*/*") if p.is_file() and not p.name.endswith(".tmp"))
+    entries = [
+        {"path": p.relative_to(out).as_posix(), "source": p.parent.name, "docs": _rows(p)}
+        | file_entry(p)
+        for p in files
+    ]
+    docs = {name: 0 for name, _ in source_list}
+    for e in entries:
+        docs[e["source"]] = docs.get(e["source"], 0) + e["docs"]
+    origin = dict(source_list)
+    parquet = [p for p in files if p.name.endswith(doctable.SUFFIXES["parquet"])]
+    section = {
+        "format": "parquet" if parquet or not files else "jsonl",
+        "sources": [{"name": n, "origin": origin.get(n), "docs": d} for n, d in docs.items()],
+        "docs": sum(docs.values()),
+        "files": entries,
+    }
+    if parquet:
+        kinds = doctable.kinds_in(pq.read_schema(parquet[0]))
+        section["columns"] = {"id": "string", "text": "string"} | kinds
+    return section
+
+
+def _rows(path: Path) -> int:
+    if path.name.endswith(".parquet"):
+        return pq.ParquetFile(path).metadata.num_rows
+    from gristmill.stages.formats.docio import open_binary
+
+    with open_binary(path) as fh:
+        return sum(1 for _ in fh)
+
+
+def document_files(manifest: dict) -> list[dict]:
+    return (manifest.get("documents") or {}).get("files", [])
+
+
 def kept_docs(out: Path, source_order: dict[str, int]) -> set[tuple[int, str]]:
     """(source rank, id) of every document in the run's token shards."""
     kept = set()

@@ -93,9 +93,16 @@ def quiet(step: Stage) -> Stage:
 def input_files(cfg: LoadedConfig) -> list[InputFile]:
     return [
         InputFile(path, display, src.name, src.origin, dict(src.fields))
+        if not src.run  # an earlier run's documents: their source, origin and task as written
+        else InputFile(path, display, None, None, task=task_of(path))
         for src, files in zip(cfg.run.sources, cfg.inputs, strict=True)
         for display, path in files
     ]
+
+
+def task_of(path: str) -> int:
+    """The task that wrote `documents/<source>/<task>.<suffix>`."""
+    return int(path.rsplit("/", 1)[-1].split(".", 1)[0])
 
 
 def run_context(cfg: LoadedConfig, work: Path) -> StageContext:
@@ -110,7 +117,7 @@ def run_context(cfg: LoadedConfig, work: Path) -> StageContext:
         work=work,
         out=cfg.output,
         tasks=run.tasks,
-        source_order={s.name: i for i, s in enumerate(run.sources)},
+        source_order={name: i for i, (name, _) in enumerate(cfg.source_list)},
         earlier=earlier,
     )
 

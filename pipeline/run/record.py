@@ -14,6 +14,7 @@ from pathlib import Path
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run import metadata
 from gristmill.pipeline.run.observe import RunObserver, RunState
+from gristmill.stages.base import StageHooks
 from gristmill.stages.registry import get_stage
 
 # phases' intermediates and the copies of earlier runs' indexes (`dedup_against` URLs);
@@ -26,6 +27,10 @@ class Record(RunObserver):
         self.after = after
 
     def on_run_end(self, run: RunState) -> None:
+        for entry, params in run.cfg.stage_params:  # a stage's last pass over its outputs
+            cls = get_stage(entry.name)
+            if cls.finish_run is not StageHooks.finish_run:  # built only where it has one
+                cls(params, run.ctx).finish_run(run.out)
         kept = None
         for entry, params in run.cfg.stage_params:  # what a later run's `dedup_against` reads
             cls = get_stage(entry.name)
@@ -39,12 +44,14 @@ class Record(RunObserver):
             run.cfg.resolved(),
             run.cfg.hash,
             run.inputs,
-            run.ctx.tokenizer.as_dict(),
+            run.ctx.tokenizer.as_dict() if run.ctx.tokenizer else None,  # none: no tokens/
             [run.folder(p) for p in run.phases],
             run.timing,
         )
         manifest["run_key"] = run.key
         manifest["metadata"] = metadata.described(run.cfg)  # what a later reader can count on
+        if documents := mf.documents_section(run.out, run.cfg.source_list):
+            manifest["documents"] = documents
         if reports := mf.stage_reports(run.work):
             manifest["reports"] = reports
         mf.write(run.out, manifest)
