@@ -200,12 +200,7 @@ class Emitter:
 
 
 def _run_manifest(out: Path) -> dict:
-    try:
-        return mf.load(out)
-    except FileNotFoundError:
-        raise GristmillError(
-            f"{out}: no finished run (manifest.json); `gristmill run` first"
-        ) from None
+    return mf.load_tokenized(out)
 
 
 def _select(manifest: dict, shards, exclude) -> set[str]:

@@ -90,12 +90,7 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
         known = ", ".join(cfg.mixes) or "none in this config"
         raise GristmillError(f"mix {name!r} is not in {cfg.path}; mixes: {known}")
     mix, out = cfg.mixes[name], cfg.output
-    try:
-        run_manifest = mf.load(out)
-    except FileNotFoundError:
-        raise GristmillError(
-            f"{out}: no finished run (manifest.json); `gristmill run` first"
-        ) from None
+    run_manifest = mf.load_tokenized(out)
     if mix.capped:
         echo(f"mix {name}: guard capped synthetic shares {mix.capped} (configured -> used)")
     for k, p in enumerate(mix.phases):

@@ -41,7 +41,7 @@ def output_lock(out: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-OWNED = ("tokens", "rejected", "mixes", WORK, "manifest.json", REPORT)
+OWNED = ("tokens", "documents", "rejected", "mixes", WORK, "manifest.json", REPORT)
 
 
 def check_inside(out: Path) -> None:

@@ -15,6 +15,7 @@ import orjson
 import pyarrow.parquet as pq
 
 from gristmill.pipeline import __version__
+from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import write_bytes
 
 MANIFEST = "manifest.json"
@@ -238,3 +239,21 @@ def write(out: Path, manifest: dict) -> Path:
 
 def load(out: Path) -> dict:
     return orjson.loads((out / MANIFEST).read_bytes())
+
+
+def load_tokenized(out: Path) -> dict:
+    """The manifest of a finished run that wrote token shards (what mixes, the emitter and the
+    experiments read); a clear error for no run, or for one that ends with `write`."""
+    try:
+        manifest = load(out)
+    except FileNotFoundError:
+        raise GristmillError(
+            f"{out}: no finished run (manifest.json); `gristmill run` first"
+        ) from None
+    if manifest.get("tokenizer") is None:
+        raise GristmillError(
+            f"{out}: the run wrote documents/ but no tokens/ (its stages end with write); "
+            f"tokenize it in a later run: sources: [{{name: docs, run: {out}}}], "
+            "stages: [tokenize, pack]"
+        )
+    return manifest

@@ -33,7 +33,7 @@ from gristmill.stages.formats.atomic import atomic_path
 from gristmill.stages.formats.fs import StorageOptions, filesystem, is_url
 
 # the folders a run writes; mixes/ are `gristmill mix`'s
-PUBLISHED = ("tokens", "rejected", "index")
+PUBLISHED = ("tokens", "documents", "rejected", "index")
 
 
 class RemoteRun:
@@ -57,12 +57,13 @@ class RemoteRun:
         old = self.manifest()
         if not old or old.get("run_key") != key:
             return False
-        sizes = self._sizes("tokens")
+        sizes = self._sizes("tokens") | self._sizes("documents")
+        docs = (old.get("documents") or {}).get("files", [])
         return all(
             sizes.get(f"{shard['prefix']}{ext}") == entry["bytes"]
             for shard in old["shards"]
             for ext, entry in shard["files"].items()
-        )
+        ) and all(sizes.get(d["path"]) == d["bytes"] for d in docs)
 
     def objects(self, folder: str) -> dict[str, int]:
         """Relative path -> size of every object under `folder` (`tokens`, `mixes`, ...)."""

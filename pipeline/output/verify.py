@@ -34,7 +34,7 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
     problems: list[str] = []
     if manifest.get(mf.SELF_HASH) != mf.self_hash(manifest):
         problems.append(f"{mf.MANIFEST}: its {mf.SELF_HASH} does not match (edited by hand?)")
-    vocab = manifest["tokenizer"]["vocab_size"]
+    vocab = (manifest["tokenizer"] or {}).get("vocab_size", 0)  # none: no tokens/ (only write)
     listed = set()
     for shard in manifest["shards"]:
         prefix = out / shard["prefix"]
@@ -71,6 +71,8 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
     mixes = sorted((out / "mixes").glob("*/mix_manifest.json"))
     for mix_manifest in mixes:
         problems += _check_mix(out, mix_manifest, vocab)
+    doc_problems, n_docs = check_documents(out, manifest)
+    problems += doc_problems
     sources, totals = mf.source_totals(manifest["shards"])
     if sources != manifest["sources"] or totals != manifest["totals"]:
         problems.append("manifest.json: per-source totals do not add up to its shards")
@@ -78,7 +80,37 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
     n_shards, n_rej = len(manifest["shards"]), len(manifest["rejected"])
     n_mix = f"{len(mixes)} mix{'es' if len(mixes) != 1 else ''}" if mixes else "no mix made"
     summary = f"{n_shards} shards, {n_tok:,} tokens, {n_rej} rejected files, {n_mix}"
+    if "documents" in manifest:
+        n_files = len(mf.document_files(manifest))
+        summary = f"{n_files} document files ({n_docs:,} documents), {summary}"
     return problems, summary
+
+
+def check_documents(out: Path, manifest: dict) -> tuple[list[str], int]:
+    """`documents/`: every listed file whole (bytes, sha256, rows), none unlisted, and one
+    schema for all the parquet files. (problems, documents listed)"""
+    import pyarrow.parquet as pq
+
+    files = mf.document_files(manifest)
+    problems, schemas = [], {}
+    for entry in files:
+        found = _check_file(out, entry["path"], entry)
+        problems += found
+        if found or not entry["path"].endswith(".parquet"):
+            continue
+        meta = pq.ParquetFile(out / entry["path"]).metadata
+        if meta.num_rows != entry["docs"]:
+            problems.append(f"{entry['path']}: {meta.num_rows} rows, manifest says {entry['docs']}")
+        schemas[entry["path"]] = meta.schema.to_arrow_schema()
+    first = next(iter(schemas.items()), None)
+    for path, sch in schemas.items():
+        if not sch.equals(first[1], check_metadata=True):
+            problems.append(f"{path}: its columns differ from {first[0]}'s")
+    listed = {e["path"] for e in files}
+    for p in sorted((out / "documents").rglob("*")):
+        if p.is_file() and (rel := p.relative_to(out).as_posix()) not in listed:
+            problems.append(f"{rel}: on disk but not in the manifest")
+    return problems, sum(e["docs"] for e in files)
 
 
 def _check_mix(out: Path, path: Path, vocab: int) -> list[str]:

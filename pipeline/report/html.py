@@ -195,8 +195,12 @@ def _overview(m: dict) -> str:
         ["documents kept", f"{t['docs']['real']:,} real, {t['docs']['synthetic']:,} synthetic"],
         ["tokens kept", f"{t['tokens']['real']:,} real, {t['tokens']['synthetic']:,} synthetic"],
         ["token shards", f"{len(m['shards']):,} under tokens/"],
-        ["tokenizer", f"{m['tokenizer'].get('name', '?')} ({m['tokenizer']['vocab_size']:,} ids)"],
     ]
+    if tok := m["tokenizer"]:  # none in a run that ends with `write`
+        rows.append(["tokenizer", f"{tok.get('name', '?')} ({tok['vocab_size']:,} ids)"])
+    if docs := m.get("documents"):
+        files = f"{len(docs['files']):,} {docs['format']} files"
+        rows.append(["documents written", f"{docs['docs']:,} in {files} under documents/"])
     return _table(["", ""], rows)
 
 

@@ -299,11 +299,12 @@ def load_config(path: str | os.PathLike) -> LoadedConfig:
 
 
 def _unique(run: RunConfig, runs: dict, source_list: list[tuple[str, str]]) -> None:
-    """No two sources of the documents share a name (a run source brings its own names)."""
+    """No source of an earlier run shares its name with another source (two sources of this
+    config with one name: `check_rules`)."""
     seen: dict[str, int] = {}
     for i, s in enumerate(run.sources):
         for name, _ in runs[i].sources if i in runs else [(s.name, s.origin)]:
-            if name in seen and seen[name] != i:
+            if name in seen and seen[name] != i and (i in runs or seen[name] in runs):
                 by = f"source {name!r} of sources[{i}].run" if i in runs else f"name {name!r}"
                 raise ConfigError(f"sources[{i}]: {by} is also a source of sources[{seen[name]}]")
             seen[name] = i

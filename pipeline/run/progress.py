@@ -257,14 +257,20 @@ def summary_lines(manifest: dict, phases: dict[str, dict], cpu: dict | None = No
 def output_lines(out: Path | str, manifest: dict) -> Iterator[str]:
     """The bottom of the end-of-run screen (also of an up-to-date rerun's): what was kept and
     where the outputs are."""
-    t = manifest["totals"]
+    t, written = manifest["totals"], manifest.get("documents")
     docs, toks = t["docs"], t["tokens"]
-    yield (
-        f"kept {docs['real'] + docs['synthetic']:,} documents, "
-        f"{toks['real'] + toks['synthetic']:,} tokens "
-        f"(real {toks['real']:,}, synthetic {toks['synthetic']:,})"
-    )
-    yield f"token shards: {out}/tokens ({_count(len(manifest['shards']), 'shard')})"
+    if manifest.get("tokenizer") is None and written:  # a run that ends with `write`
+        yield f"kept {written['docs']:,} documents (not tokenized)"
+    else:
+        yield (
+            f"kept {docs['real'] + docs['synthetic']:,} documents, "
+            f"{toks['real'] + toks['synthetic']:,} tokens "
+            f"(real {toks['real']:,}, synthetic {toks['synthetic']:,})"
+        )
+        yield f"token shards: {out}/tokens ({_count(len(manifest['shards']), 'shard')})"
+    if written:
+        files = _count(len(written["files"]), f"{written['format']} file")
+        yield f"documents:    {out}/documents ({files}, {written['docs']:,} documents)"
     yield f"manifest:     {out}/{MANIFEST}"
     for report in manifest.get("reports", {}).values():
         yield from report.get("summary", []) + report.get("warnings", [])

@@ -165,7 +165,10 @@ def decode_rows(batch: pa.RecordBatch | pa.Table) -> list[dict]:
     """Records (`id`, `text`, metadata keys; `metadata` for the reserved ones) of a batch of
     this format, JSON parsed back and null cells left out."""
     kinds, names = kinds_in(batch.schema), _names(batch)
-    cols = {name: decode(batch.column(name), kinds.get(key, "string")) for key, name in names}
+    cols = {
+        name: decode(batch.column(name), "string" if name in RESERVED else kinds[key])
+        for key, name in names
+    }
     rows = []
     for i in range(batch.num_rows):
         rec, nested = {}, {}

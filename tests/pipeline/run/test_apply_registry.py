@@ -3,8 +3,8 @@
 
 Each stage must finish without an internal error (the CLI's exceptions propagate here), keep or
 drop every input id exactly once (every drop with a reason), leave the text alone unless it is a
-stage that rewrites text, and do its own job on these records (`STAGE_CHECKS`). `pack` writes
-token shards, not jsonl: `apply pack` is one line of error, exit 2.
+stage that rewrites text, and do its own job on these records (`STAGE_CHECKS`). `pack` and
+`write` write a run's output, not jsonl: `apply pack` is one line of error, exit 2.
 """
 
 from __future__ import annotations
@@ -155,6 +155,7 @@ def check_tokenize(kept, dropped):
     assert kept["en"]["metadata"]["n_tokens"] == kept["en-near"]["metadata"]["n_tokens"]
 
 
+OUTPUT_STAGES = ("pack", "write")  # `writes_output`: a run's output, not apply's jsonl
 STAGE_CHECKS = {
     "provenance": check_provenance,
     "langid": check_langid,
@@ -173,11 +174,11 @@ STAGE_CHECKS = {
 
 
 def test_every_stage_has_a_check():
-    assert set(STAGE_CHECKS) | {"pack"} == set(STAGES)
+    assert set(STAGE_CHECKS) | set(OUTPUT_STAGES) == set(STAGES)
     assert any(is_global(cls) for cls in STAGES.values())  # the global ones are covered too
 
 
-@pytest.mark.parametrize("stage", [s for s in STAGES if s != "pack"])
+@pytest.mark.parametrize("stage", [s for s in STAGES if s not in OUTPUT_STAGES])
 def test_apply_on_plain_records(tmp_path, stage):
     inp = write_jsonl(tmp_path / "in.jsonl", RECORDS)
     out, rej = tmp_path / "out.jsonl", tmp_path / "rejected.jsonl"
@@ -235,14 +236,15 @@ def test_apply_exact_dedup_paragraphs_on_plain_records(tmp_path, method):
     assert all(kept[i]["text"] == TEXT[i] for i in ("en-near", *SCRIPTS))
 
 
-def test_apply_pack_is_one_line_exit_2(tmp_path):
+@pytest.mark.parametrize("stage", OUTPUT_STAGES)
+def test_apply_pack_is_one_line_exit_2(tmp_path, stage):
     inp = write_jsonl(tmp_path / "in.jsonl", RECORDS[:1])
-    cmd = [sys.executable, "-m", "gristmill.pipeline.cli.main", "apply", "pack", "-i", str(inp)]
+    cmd = [sys.executable, "-m", "gristmill.pipeline.cli.main", "apply", stage, "-i", str(inp)]
     cmd += ["-o", str(tmp_path / "out.jsonl")]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr == (
-        "error: apply pack: it writes a run's output, not jsonl; use `gristmill run`\n"
+        f"error: apply {stage}: it writes a run's output, not jsonl; use `gristmill run`\n"
     )
     assert not (tmp_path / "out.jsonl").exists()
 
