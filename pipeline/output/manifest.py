@@ -175,12 +175,26 @@ def document_files(manifest: dict) -> list[dict]:
 
 
 def kept_docs(out: Path, source_order: dict[str, int]) -> set[tuple[int, str]]:
-    """(source rank, id) of every document in the run's token shards."""
+    """(source rank, id) of every document in the run's token shards; in a run without them
+    (one that ends with `write`), of every document in `documents/`."""
     kept = set()
     for side in sorted((out / "tokens").glob(f"*/*{SIDECAR}")):
         table = pq.read_table(side, columns=["source", "doc_id"]).to_pydict()
         for src, doc_id in zip(table["source"], table["doc_id"], strict=True):
             kept.add((source_order.get(src, len(source_order)), str(doc_id)))
+    if (out / "tokens").is_dir():
+        return kept
+    from gristmill.stages.formats.docio import read_records
+
+    for f in sorted((out / "documents").glob("*/*")):
+        if f.name.endswith(".parquet"):
+            ids = pq.read_table(f, columns=["id"]).column("id").to_pylist()
+        elif f.name.endswith(".jsonl.zst"):
+            ids = [r["id"] for r in read_records(f)]
+        else:
+            continue
+        rank = source_order.get(f.parent.name, len(source_order))
+        kept.update((rank, str(i)) for i in ids)
     return kept
 
 

@@ -169,3 +169,14 @@ def test_manifest_lists_the_sources_even_when_none_kept(tmp_path):
     run_quietly(cfg)
     docs = mf.load(tmp_path / "a")["documents"]
     assert docs["sources"] == [{"name": "x", "origin": "real", "docs": 0}] and docs["files"] == []
+
+
+def test_a_run_ending_with_write_indexes_its_documents_for_dedup_against(tmp_path):
+    a = curated(tmp_path / "a")
+    cfg = make_tiny_run(tmp_path / "b")
+    data = yaml.safe_load(cfg.read_text()) | {"dedup_against": [str(a)]}
+    cfg.write_text(yaml.safe_dump(data))
+    manifest = run_quietly(cfg)
+    # every text A kept, and its copies, is in an earlier run: nothing is left to tokenize
+    assert manifest["stages"]["exact_dedup"]["dropped"] == {"in_earlier_run": 6}
+    assert manifest["shards"] == []
