@@ -16,6 +16,7 @@ from typing import Literal
 from datatrove.data import Document, DocumentsPipeline
 from pydantic import Field
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams, source_of
 from gristmill.stages.formats.docio import AtomicWriter, dumps
 from gristmill.stages.formats.doctable import DOCUMENTS, SUFFIXES, DocTableWriter, unify
@@ -58,6 +59,7 @@ class Write(Stage):
     name = "write"
     Params = WriteParams
     writes_output = True
+    reads = (md.SOURCE.maybe(),)  # its folder under documents/; every key is written as it is
     preload = ("pyarrow.parquet",)
 
     def warm(self) -> None:
