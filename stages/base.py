@@ -83,6 +83,9 @@ class StageContext:
     tokenizer: TokenizerInfo | None = None
     # (label, local folder) of each earlier run's dedup index (`dedup_against`)
     earlier: tuple[tuple[str, str], ...] = ()
+    # the metadata keys (stages/fields.py `Field`s) every document carries as it reaches this
+    # stage, from the declarations; set per stage by the phase compiler (write: typed columns)
+    fields: tuple[Field, ...] = ()
 
 
 DEFAULT_SOURCE = "default"  # the source of a document that names none (`apply`, plain records)

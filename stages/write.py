@@ -19,7 +19,13 @@ from pydantic import Field
 from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams, source_of
 from gristmill.stages.formats.docio import AtomicWriter, dumps
-from gristmill.stages.formats.doctable import DOCUMENTS, SUFFIXES, DocTableWriter, unify
+from gristmill.stages.formats.doctable import (
+    DOCUMENTS,
+    SUFFIXES,
+    DocTableWriter,
+    kind_for_type,
+    unify,
+)
 
 
 class WriteParams(StageParams):
@@ -86,8 +92,15 @@ class Write(Stage):
             if p.format == "jsonl":
                 self._writers[source] = _Jsonl(path, p.compression_level)
             else:
-                self._writers[source] = DocTableWriter(path, p.row_group_bytes, p.compression_level)
+                level, declared = p.compression_level, self.declared()
+                self._writers[source] = DocTableWriter(path, p.row_group_bytes, level, declared)
         return self._writers[source]
+
+    def declared(self) -> dict[str, str]:
+        """The columns the chain declares at this point (`ctx.fields`), with their kinds; the
+        untyped ones (`Any`) are left to the values."""
+        kinds = {f.name: kind_for_type(f.type) for f in self.ctx.fields}
+        return {k: v for k, v in kinds.items() if v is not None}
 
     def process(self, doc: Document) -> str | None:
         meta = {k: v for k, v in doc.metadata.items() if not k.startswith("_")}

@@ -26,7 +26,8 @@ import orjson
 import pyarrow.parquet as pq
 import yaml
 
-from gristmill.stages.formats.doctable import DocTableWriter, decode_rows, unify
+from gristmill.stages.fields import named
+from gristmill.stages.formats.doctable import DocTableWriter, decode_rows, kind_for_type, unify
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "configs" / "sample.yaml"
@@ -58,11 +59,14 @@ def step_cpu(manifest: dict, step: str) -> float:
     return sum(p["steps"].get(step, {}).get("cpu_s", 0.0) for p in phases)
 
 
-def unify_cpu(documents: Path, scratch: Path) -> float:
-    """`unify` on the files as each task wrote them (each with the kinds of its own documents)."""
+def unify_cpu(documents: Path, scratch: Path, metadata: dict) -> float:
+    """`unify` on the files as each task wrote them: the declared columns (the manifest's
+    `documents.metadata`), and the others as the task's own documents gave them."""
+    declared = {k: kind_for_type(named(k).type) for k in metadata}
+    declared = {k: v for k, v in declared.items() if v is not None}
     files = []
     for f in sorted(documents.glob("*/*.parquet")):
-        w = DocTableWriter(scratch / f.parent.name / f.name, 64 << 20)
+        w = DocTableWriter(scratch / f.parent.name / f.name, 64 << 20, 3, declared)
         for rec in decode_rows(pq.read_table(f)):
             w.add(rec.pop("id"), rec.pop("text"), rec)
         files.append(w.close())
@@ -114,7 +118,8 @@ def main() -> None:
             / 1e6
         )
         scratch = tmp / "scratch"
-        w_task, w_unify = step_cpu(one, "write"), unify_cpu(tmp / "one" / "documents", scratch)
+        w_task = step_cpu(one, "write")
+        w_unify = unify_cpu(tmp / "one" / "documents", scratch, docs["metadata"])
         print("1. sample + write before tokenize")
         print(
             f"   documents/: {sum(f['bytes'] for f in docs['files']):,} bytes in "

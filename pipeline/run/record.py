@@ -51,6 +51,11 @@ class Record(RunObserver):
         manifest["run_key"] = run.key
         manifest["metadata"] = metadata.described(run.cfg)  # what a later reader can count on
         if documents := mf.documents_section(run.out, run.cfg.source_list):
+            # its keys as `write` saw them: the run's first stage that writes an output (pack
+            # only ever ends a run)
+            stages = [get_stage(e.name) for e, _ in run.cfg.stage_params]
+            at = next(k for k, cls in enumerate(stages) if cls.writes_output)
+            documents["metadata"] = metadata.described(run.cfg, before=at + 1)
             manifest["documents"] = documents
         if reports := mf.stage_reports(run.work):
             manifest["reports"] = reports

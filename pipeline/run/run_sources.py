@@ -19,7 +19,10 @@ from pathlib import Path
 import orjson
 
 from gristmill.pipeline.output.manifest import MANIFEST
+from gristmill.pipeline.run.metadata import earlier_run_fields
+from gristmill.stages import fields as md
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.fields import Field
 from gristmill.stages.formats.fs import StorageOptions, is_url, local_path, read_bytes
 
 
@@ -33,6 +36,7 @@ class RunSource:
     manifest_sha256: str
     sources: tuple[tuple[str, str], ...]  # (name, origin) read from it, in its order
     files: tuple[tuple[str, str, dict], ...]  # (display path, path, input entry)
+    fields: tuple[Field, ...]  # the metadata keys its documents carry (pipeline/run/metadata.py)
 
 
 def resolve_path(root: Path, run: str) -> str:
@@ -76,7 +80,10 @@ def resolve_run(
         display = full if is_url(path) else os.path.relpath(full, root)
         meta = {"bytes": entry["bytes"], "sha256": entry["sha256"]}
         files.append((display, full, meta | {"run": path, "run_manifest": sha}))
-    return RunSource(path, sha, chosen, tuple(files))
+    # the keys at `write`, as the earlier manifest lists them; `source` and `origin` always
+    keys = earlier_run_fields({"metadata": docs.get("metadata", {})})
+    fields = {f.name: f for f in (md.SOURCE, md.ORIGIN, *keys)}
+    return RunSource(path, sha, chosen, tuple(files), tuple(fields.values()))
 
 
 def _local(path: str) -> bytes:

@@ -12,10 +12,14 @@ kind, kept in the field's metadata (`kind`) so that the reader and a later rewri
 A null cell is an absent key: the reader leaves it out of the document's metadata. A metadata
 key named `id` or `text` (a source whose `fields` moved them) is the column `metadata.<key>`.
 
-Kinds come from the values (`kinds_of`), chunk by chunk, merged with `merge`. A file's writer
-starts another part when a later chunk widens a kind (a new key, ints then floats) and, when
-the task ends, rewrites its parts as one file; `unify` then gives every file of a run the kinds
-merged over all of them, rewriting only the files that differ, so readers can concatenate them.
+Kinds come from the chain's declarations where it has them (`kind_for_type` of each key's
+declared type, stages/fields.py), so every file starts with the same columns; a key no stage
+declares (a field of the source's records) gets its kind from the values (`kinds_of`), chunk by
+chunk, merged with `merge`, which also widens a declared kind that a value does not fit. A
+file's writer starts another part when a later chunk widens a kind (a new key, ints then
+floats) and, when the task ends, rewrites its parts as one file; `unify` then gives every file
+of a run the kinds merged over all of them, rewriting only the files that differ (none, when
+every key is declared), so readers can concatenate them.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import os
 from collections.abc import Iterable
 from functools import reduce
 from pathlib import Path
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
 import orjson
 import pyarrow as pa
@@ -78,9 +84,28 @@ def merge_kinds(a: dict[str, str], b: dict[str, str]) -> dict[str, str]:
     return {k: merge(a.get(k, "null"), b.get(k, "null")) for k in sorted(a.keys() | b.keys())}
 
 
+def kind_for_type(tp) -> str | None:
+    """The kind of a declared type (an annotation of stages/fields.py: `str`, `float | None`,
+    `Literal[...]`, `dict[str, int]`); None for `Any`, which the values decide."""
+    if tp is Any:
+        return None
+    origin, args = get_origin(tp), get_args(tp)
+    if origin in (Union, UnionType):
+        kinds = [kind_for_type(a) for a in args if a is not type(None)]
+        return None if None in kinds else reduce(merge, kinds, "null")
+    if origin is Literal:
+        return reduce(merge, (kind_of(a) for a in args), "null")
+    if tp in (bool, int, float, str):
+        return kind_of(tp())
+    if origin in (list, tuple) and args:
+        inner = kind_for_type(args[0])
+        return f"list<{inner}>" if inner in SCALARS else "json"
+    return "json"  # a mapping, a list of mappings
+
+
 def kinds_of(metas: Iterable[dict]) -> dict[str, str]:
-    """Each metadata key's kind over these documents. The one place kinds come from values: a
-    chain whose stages declare their keys' types can give them here instead."""
+    """Each metadata key's kind over these documents' values: what a key that no stage
+    declares (one from the source's records) gets, and what widens a declared one."""
     kinds: dict[str, str] = {}
     for meta in metas:
         for k, v in meta.items():
@@ -201,10 +226,16 @@ class DocTableWriter:
     (arrow's in-memory size, a chunk of documents more at most); visible only after `close()`
     (parts and temporary files end in `.tmp`)."""
 
-    def __init__(self, path: str | os.PathLike, row_group_bytes: int, level: int = 3):
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        row_group_bytes: int,
+        level: int = 3,
+        kinds: dict[str, str] | None = None,  # declared: columns from the start, typed
+    ):
         self.path, self.row_group_bytes, self.level = Path(path), row_group_bytes, level
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.kinds: dict[str, str] = {}
+        self.kinds: dict[str, str] = dict(sorted((kinds or {}).items()))
         self.parts: list[Path] = []
         self.rows = 0
         self._chunk: tuple[list, list, list] = ([], [], [])

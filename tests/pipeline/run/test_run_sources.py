@@ -159,12 +159,12 @@ def test_run_source_errors(tmp_path):
 
 
 def test_manifest_lists_the_sources_even_when_none_kept(tmp_path):
-    write_jsonl(tmp_path / "data" / "x.jsonl", [{"id": "1", "text": "short"}])
+    write_jsonl(tmp_path / "data" / "x.jsonl", [{"id": "1", "text": "An English sentence."}])
     cfg = config(
         tmp_path / "a.yaml",
         output="a",
         sources=[{"name": "x", "paths": ["data/x.jsonl"]}],
-        stages=[{"quality": {}}, "write"],
+        stages=[{"langid": {"allowed_languages": ["zh"]}}, "write"],
     )
     run_quietly(cfg)
     docs = mf.load(tmp_path / "a")["documents"]
@@ -180,3 +180,24 @@ def test_a_run_ending_with_write_indexes_its_documents_for_dedup_against(tmp_pat
     # every text A kept, and its copies, is in an earlier run: nothing is left to tokenize
     assert manifest["stages"]["exact_dedup"]["dropped"] == {"in_earlier_run": 6}
     assert manifest["shards"] == []
+
+
+def test_the_config_check_knows_the_keys_of_an_earlier_runs_documents(tmp_path):
+    a = curated(tmp_path / "a")  # langid, exact_dedup, write
+    quality = [{"name": "x", "run": str(a)}]
+    cfg = config(tmp_path / "b.yaml", output="b", sources=quality, stages=["quality", "write"])
+    assert "language" in [f.name for f in load_config(cfg).runs[0].fields]
+    manifest = run_quietly(cfg)
+    assert manifest["stages"]["quality"]["seen"] == 4
+    assert manifest["documents"]["metadata"]["language"]["written_by"] == ["sources"]
+    bare = make_tiny_run(tmp_path / "c")
+    data = yaml.safe_load(bare.read_text()) | {"stages": ["write"]}
+    bare.write_text(yaml.safe_dump(data))
+    run_quietly(bare)
+    cfg = config(
+        tmp_path / "d.yaml",
+        output="d",
+        sources=[{"name": "x", "run": str(tmp_path / "c" / "out")}],
+        stages=["quality", "write"],
+    )
+    assert refused(cfg).startswith("stages[0].quality reads metadata 'language'")
