@@ -156,3 +156,27 @@ def test_read_by_datasets(runs):
 def test_mix_and_emitter_refuse_a_run_without_tokens(runs):
     with pytest.raises(GristmillError, match="wrote documents/ but no tokens/"):
         mf.load_tokenized(runs["a"])
+
+
+def documents_bytes(out: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in sorted((out / "documents").rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_killed_while_writing_documents_then_rerun_gives_the_same_bytes(tmp_path, runs):
+    from tests.pipeline.run.test_kill import _kill_when, _start
+
+    stages = sample_stages()
+    i = next(k for k, s in enumerate(stages) if isinstance(s, dict) and "tokenize" in s)
+    cfg = at(tmp_path, workers=1, stages=[*stages[:i], "write", *stages[i:]])
+    out = tmp_path / "out"
+    # a task's documents in place, the others not yet (nor the run-end schema pass)
+    if not _kill_when(_start(cfg), lambda: any(out.glob("documents/*/*.parquet"))):
+        pytest.fail("the run finished before a documents file was written")
+    assert not (out / mf.MANIFEST).exists()
+    run_quietly(cfg)
+    assert documents_bytes(out) == documents_bytes(runs["one"])
+    assert tokens_sha(out) == tokens_sha(runs["one"])
