@@ -26,6 +26,8 @@ def test_parquet_per_source_and_task(tmp_path):
     step = Write(WriteParams(), StageContext(out=tmp_path))
     kept = run_step(step, documents(), rank=3)
     assert [d.id for d in kept] == ["a", "b", "c"] and kept[0].metadata["_tokens"] == [1, 2]
+    # it writes no key (`writes` is empty): every document passes on as it came
+    assert Write.writes == () and [d.metadata for d in kept] == [d.metadata for d in documents()]
     assert stats(step)["kept"] == 3
     files = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     assert files == ["documents/books/00003.parquet", "documents/web/00003.parquet"]

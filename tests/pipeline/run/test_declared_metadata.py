@@ -106,8 +106,12 @@ CASES = [
 ]
 
 
-def test_every_stage_but_pack_is_covered():
-    assert {name for name, _, _ in CASES} == set(STAGES) - {"pack"}
+def test_every_stage_but_pack_and_write_is_covered():
+    """pack and write write a run's output, which `apply` does not run (write's declarations:
+    tests/stages/test_write.py)."""
+    outputs = {name for name, cls in STAGES.items() if cls.writes_output}
+    assert outputs == {"pack", "write"}
+    assert {name for name, _, _ in CASES} == set(STAGES) - outputs
 
 
 def changed(before: dict, after: dict) -> set[str]:
