@@ -1,8 +1,8 @@
 """Reusing an output folder for another run: what is replaced is said, and what gristmill did
 not write (or cannot make again from the run) is never deleted unless asked.
 
-A run of a new key clears the outputs of the run before it (`tokens/`, `rejected/`, `index/`,
-`mixes/`, the manifest and report). Before that, `check_replace`:
+A run of a new key clears the outputs of the run before it (`tokens/`, `documents/`,
+`rejected/`, `index/`, `mixes/`, the manifest and report). Before that, `check_replace`:
 
 - says in one line what it replaces: the finished run's config hash, run key and outputs, or an
   unfinished run's key (its `_work/<key>/`);
@@ -25,7 +25,7 @@ from gristmill.pipeline.output.layout import WORK
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.stages.errors import GristmillError
 
-CLEARED = ("tokens", "rejected", "index")  # the run's own folders; `mixes/` apart
+CLEARED = ("tokens", "documents", "rejected", "index")  # the run's own folders; `mixes/` apart
 MIXES = "mixes"
 SHOWN = 3  # paths named in a refusal before "..."
 
@@ -119,7 +119,13 @@ def _written(old: dict) -> set[str]:
     """The files a finished run wrote: listed in its manifest, and each reject's summary."""
     shards = old.get("shards", [])
     ours = {f"{s['prefix']}{ext}" for s in shards for ext in s.get("files", mf.SHARD_FILES)}
-    for entry in [*old.get("rejected", []), *old.get("rejected_spans", []), *old.get("index", [])]:
+    documents = mf.document_files(old)  # a `write` stage's
+    for entry in [
+        *old.get("rejected", []),
+        *old.get("rejected_spans", []),
+        *old.get("index", []),
+        *documents,
+    ]:
         ours.add(entry["path"])
         if entry["path"].endswith(".jsonl.zst"):
             ours.add(entry["path"].removesuffix(".jsonl.zst") + ".summary.json")
@@ -134,6 +140,8 @@ def _outputs(old: dict) -> str:
     parts.append(f"{rejected} rejected file{'s' * (rejected != 1)}")
     if old.get("index"):
         parts.append("its index")
+    if documents := mf.document_files(old):
+        parts.append(f"{len(documents)} document file{'s' * (len(documents) != 1)}")
     return ", ".join(parts)
 
 
