@@ -68,6 +68,7 @@ def load(out: Path, mix: str | None) -> Exported:
         raise GristmillError(
             f"{out}: no finished run (no {mf.MANIFEST}); `gristmill run` first"
         ) from None
+    mf.require_tokens(run, out)
     tok = run.get("tokenizer") or {}
     if "vocab_size" not in tok:
         raise GristmillError(f"{out / mf.MANIFEST}: no tokenizer.vocab_size; not a finished run")

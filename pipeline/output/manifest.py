@@ -264,10 +264,15 @@ def load_tokenized(out: Path) -> dict:
         raise GristmillError(
             f"{out}: no finished run (manifest.json); `gristmill run` first"
         ) from None
-    if manifest.get("tokenizer") is None:
+    require_tokens(manifest, out)
+    return manifest
+
+
+def require_tokens(manifest: dict, out) -> None:
+    """A clear error for a run that ends with `write` (documents/, no tokens/)."""
+    if manifest.get("tokenizer") is None and "documents" in manifest:
         raise GristmillError(
             f"{out}: the run wrote documents/ but no tokens/ (its stages end with write); "
             f"tokenize it in a later run: sources: [{{name: docs, run: {out}}}], "
             "stages: [tokenize, pack]"
         )
-    return manifest

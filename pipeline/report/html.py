@@ -198,9 +198,8 @@ def _overview(m: dict) -> str:
     ]
     if tok := m["tokenizer"]:  # none in a run that ends with `write`
         rows.append(["tokenizer", f"{tok.get('name', '?')} ({tok['vocab_size']:,} ids)"])
-    if docs := m.get("documents"):
-        files = f"{len(docs['files']):,} {docs['format']} files"
-        rows.append(["documents written", f"{docs['docs']:,} in {files} under documents/"])
+    if docs := m.get("documents"):  # `write`'s, under documents/
+        rows.append(["documents written", f"{docs['docs']:,} in {len(docs['files']):,} files"])
     return _table(["", ""], rows)
 
 

@@ -20,6 +20,8 @@ from gristmill.stages.formats.shards import ShardReader
 from tests.conftest import make_tiny_run, run_quietly, write_jsonl
 from tests.scripts_text import ALPHABETS, text_in
 
+pytestmark = pytest.mark.slow  # whole runs
+
 
 def config(path: Path, **data) -> Path:
     path.write_text(yaml.safe_dump(data, sort_keys=False))

@@ -19,6 +19,8 @@ from gristmill.stages.formats.doctable import decode_rows
 from tests.conftest import run_quietly
 from tests.pipeline.conftest import SAMPLE, sample_config_at
 
+pytestmark = pytest.mark.slow  # whole runs
+
 
 def sample_stages() -> list:
     return yaml.safe_load(SAMPLE.read_text())["stages"]
@@ -153,9 +155,13 @@ def test_read_by_datasets(runs):
     assert ds[0]["id"] == first["id"] and ds[0]["text"] == first["text"]
 
 
-def test_mix_and_emitter_refuse_a_run_without_tokens(runs):
+def test_mix_export_and_emitter_refuse_a_run_without_tokens(runs):
+    from gristmill.pipeline.export.streams import load
+
     with pytest.raises(GristmillError, match="wrote documents/ but no tokens/"):
         mf.load_tokenized(runs["a"])
+    with pytest.raises(GristmillError, match="wrote documents/ but no tokens/"):
+        load(runs["a"], None)
 
 
 def documents_bytes(out: Path) -> dict[str, bytes]:
