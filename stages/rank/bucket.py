@@ -33,9 +33,6 @@ from gristmill.stages.rank.cut import (
     score_of,
 )
 
-BUCKET = md.Field(
-    "bucket", str, "the quality bucket by `bucket`'s score: `q1` (lowest) .. `qN` (top)"
-)
 
 
 class BucketParams(RankParams):
@@ -139,7 +136,7 @@ class Bucket(GlobalStage):
         md.SOURCE.maybe("`quantiles` and `by: source`"),
         md.N_TOKENS.only("`quantiles` and `weight: tokens`"),
     )
-    writes = (BUCKET,)
+    writes = (md.BUCKET,)
 
     @classmethod
     def reads_for(cls, params: BucketParams) -> tuple[md.Field, ...]:
