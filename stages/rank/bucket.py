@@ -34,7 +34,6 @@ from gristmill.stages.rank.cut import (
 )
 
 
-
 class BucketParams(RankParams):
     quantiles: int | None = Field(
         None,
@@ -48,7 +47,9 @@ class BucketParams(RankParams):
     edges: list[float] | None = Field(
         None,
         min_length=1,
-        description="fixed score edges, increasing: K edges make K + 1 buckets (no pass over the run)",
+        description=(
+            "fixed score edges, increasing: K edges make K + 1 buckets (no pass over the run)"
+        ),
     )
 
     @field_validator("edges")

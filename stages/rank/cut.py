@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import heapq
 import math
-from itertools import groupby
 from fractions import Fraction
+from itertools import groupby
 from pathlib import Path
 from typing import ClassVar, Literal
 

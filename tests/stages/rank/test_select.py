@@ -162,10 +162,14 @@ def test_quantile_buckets_are_equal_and_ordered(tmp_path):
         sizes = Counter(d.metadata["bucket"] for d in group)
         assert sorted(sizes) == ["q1", "q2", "q3", "q4", "q5"]
         assert max(sizes.values()) - min(sizes.values()) <= 1
-        low = {b: min(d.metadata["quality_score"] for d in group if d.metadata["bucket"] == b)
-               for b in sizes}
-        high = {b: max(d.metadata["quality_score"] for d in group if d.metadata["bucket"] == b)
-                for b in sizes}
+        low = {
+            b: min(d.metadata["quality_score"] for d in group if d.metadata["bucket"] == b)
+            for b in sizes
+        }
+        high = {
+            b: max(d.metadata["quality_score"] for d in group if d.metadata["bucket"] == b)
+            for b in sizes
+        }
         for b in range(1, 5):
             assert high[f"q{b}"] <= low[f"q{b + 1}"]
 
