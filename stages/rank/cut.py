@@ -61,7 +61,7 @@ class RankParams(StageParams):
         "docs",
         description=(
             "what a share counts: `docs`, `chars` (characters of text, the same in every "
-            "script) or `tokens` (`n_tokens`: after tokenize)"
+            "script) or `tokens` (the `n_tokens` a source gives)"
         ),
     )
 

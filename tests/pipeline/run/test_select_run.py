@@ -122,3 +122,13 @@ def test_an_unknown_score_key_is_named(tmp_path):
     path = config(tmp_path, 1, [{"select": {"score": "qualty", "keep_top": 0.5}}])
     with pytest.raises(ConfigError, match="reads metadata 'qualty', which no earlier stage"):
         load_config(path)
+
+
+def test_a_global_stage_after_tokenize_is_refused(tmp_path):
+    write_data(tmp_path)
+    path = config(tmp_path, 1, [])
+    data = yaml.safe_load(path.read_text())
+    data["stages"] = ["tokenize", {"select": {"keep_top": 0.5}}, "pack"]
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match=r"stages\[1\]: select is a global stage, which cannot"):
+        load_config(path)

@@ -109,6 +109,15 @@ def test_the_same_documents_for_any_number_of_tasks(tmp_path):
     assert got[0] == got[1] == got[2] and 0 < len(got[0]) < 300
 
 
+def test_weight_tokens_counts_the_n_tokens_a_source_gives(tmp_path):
+    corpus = [doc(i, 1 - i / 10) for i in range(6)]  # d0000 scores highest
+    for d, n in zip(corpus, [90, 5, 5, 5, 5, 90], strict=True):
+        d.metadata["n_tokens"] = n
+    params = SelectParams(keep_top=0.5, weight="tokens")  # half of 200 tokens: 90 + 5 + 5
+    kept, _ = run_global(Select, corpus, tmp_path, 2, params)
+    assert sorted(kept) == ["d0000", "d0001", "d0002"]
+
+
 def test_ties_are_broken_by_the_ids_hash_whatever_the_input_order(tmp_path):
     corpus = [doc(i, 0.5) for i in range(50)]
     expected = {d.id for d in sorted(corpus, key=lambda d: (_h(d.id), d.id))[:5]}
