@@ -72,6 +72,7 @@ def tokens_digest(out: Path) -> str:
 SELECT = {"select": {"score": "quality_score", "keep_top": 0.2, "by": "language"}}
 
 
+@pytest.mark.slow
 def test_select_gives_the_same_tokens_for_1_2_and_8_tasks(tmp_path):
     write_data(tmp_path)
     digests, manifests = [], []

@@ -76,6 +76,7 @@ corpora = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     corpora,
