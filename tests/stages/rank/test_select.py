@@ -81,7 +81,7 @@ corpora = st.lists(
 @given(
     corpora,
     st.sampled_from([0.01, 0.1, 0.2, 1 / 3, 0.5, 0.9, 1.0]) | st.floats(0.001, 1.0),
-    st.sampled_from(["language", "none"]),
+    st.sampled_from(["language", "source", "none"]),
     st.sampled_from(["docs", "chars"]),
     st.integers(1, 4),
 )
@@ -93,7 +93,7 @@ def test_select_keeps_exactly_the_asked_share(rows, share, by, weight, tasks):
     assert set(kept) == reference(corpus, share, by, weight)
     if weight == "docs":  # round(share * n), a half down, in every group
         for lang in {d.metadata["language"] for d in corpus} if by == "language" else ["all"]:
-            group = [d for d in corpus if by == "none" or d.metadata["language"] == lang]
+            group = [d for d in corpus if by != "language" or d.metadata["language"] == lang]
             n = sum("quality_score" in d.metadata for d in group)
             got = sum(d.id in kept for d in group)
             exact = Fraction(repr(share)) * n
