@@ -240,6 +240,12 @@ class GlobalStage(StageHooks):
         self.params = params if params is not None else self.Params()
         self.ctx = ctx or StageContext()
 
+    def local_step(self) -> Stage | None:
+        """The one local stage that does this stage's work when its parameters need no pass
+        over the run (`bucket` with fixed `edges`), else None: the phase compiler then runs it
+        in the phase as any local stage."""
+        return None
+
     def map_step(self) -> PipelineStep:
         raise NotImplementedError
 

@@ -32,6 +32,8 @@ _ORDER: tuple[tuple[str, str], ...] = (  # (name, module:class)
     ("quality", "gristmill.stages.quality.stage:Quality"),
     ("safety", "gristmill.stages.safety:Safety"),
     ("pii", "gristmill.stages.pii.stage:Pii"),
+    ("select", "gristmill.stages.rank.select:Select"),
+    ("bucket", "gristmill.stages.rank.bucket:Bucket"),
     ("write", "gristmill.stages.write:Write"),
     ("tokenize", "gristmill.stages.tokenize:Tokenize"),
     ("pack", "gristmill.stages.pack:Pack"),

@@ -40,6 +40,8 @@ SEGMENT_COLUMNS = ("sample", "doc_id", "source", "origin", "token_start", "n_tok
 
 
 def source_shards(out: Path, manifest: dict, source: str) -> list[Path]:
+    """The shards of a source (of `web` for a mix's `web/q5`: its bucket)."""
+    source = source.split("/", 1)[0]
     prefixes = [out / s["prefix"] for s in manifest["shards"] if s["source"] == source]
     if not prefixes:
         raise GristmillError(f"mix: source {source!r} has no token shards in {out / 'tokens'}")
@@ -59,11 +61,36 @@ def open_streams(out: Path, manifest: dict, mix: ResolvedMix, keep=None) -> list
             if not prefixes:
                 raise GristmillError(f"source {source!r} has no shard left to emit from")
         stream = SourceStream(prefixes, mix.config.seed, i)
-        if hyd and (hyd.sources is None or source in hyd.sources):
+        if "/" in source:
+            stream.only(in_bucket(stream, source))
+        if hyd and (hyd.sources is None or source.split("/", 1)[0] in hyd.sources):
             ids = [d for shard in stream.doc_ids for d in shard]
             stream.rehydrate(rh.repeats_of(ids, sizes, hyd.repeats))
         streams.append(stream)
     return streams
+
+
+def in_bucket(stream: SourceStream, entry: str) -> np.ndarray:
+    """Which documents of the stream are in the bucket `entry` (`web/q5`) names, from the
+    shards' sidecars (the `bucket` column that `pack` writes after the `bucket` stage)."""
+    source, bucket = entry.split("/", 1)
+    found = []
+    for reader in stream.readers:
+        table = reader.sidecar()
+        if "bucket" not in table.column_names:
+            raise GristmillError(
+                f"mix weights {entry!r}: {reader.sidecar_path} has no bucket column; "
+                "put the `bucket` stage in the run (docs/stages/bucket.md)"
+            )
+        found += table.column("bucket").to_pylist()
+    keep = np.array([b == bucket for b in found], dtype=bool)
+    if not keep.any():
+        known = sorted({b for b in found if b is not None})
+        raise GristmillError(
+            f"mix weights {entry!r}: no document of source {source!r} is in bucket {bucket!r}; "
+            f"its buckets are: {', '.join(known)}"
+        )
+    return keep
 
 
 def max_repeats(stream: SourceStream) -> int:
@@ -173,7 +200,7 @@ def _source_entries(mix, streams, counts: list[int]) -> dict[str, dict]:
             "max_epochs": limit,
             "over_max_epochs": limit is not None and seen > limit + 1e-9,
         }
-        if stream.repeats is not None:
+        if stream.rehydrated:
             sources[src]["rehydration"] = rh.counts(stream.repeats, stream.lengths)
             sources[src]["max_document_repeats"] = round(seen, 6)
     return sources

@@ -62,7 +62,8 @@ class SourceStream:
         if self.n_tokens == 0:
             raise ValueError("a source stream needs at least one token")
         self.seed, self.source_index = seed, source_index
-        self.repeats: np.ndarray | None = None  # per document, after `rehydrate`
+        self.repeats: np.ndarray | None = None  # per document, after `rehydrate` or `only`
+        self.rehydrated = False
         self._slots = self.n_docs  # documents in one pass (with repeats)
         self.epoch, self.pos, self.offset = 0, 0, 0  # epoch, place in its order, tokens into doc
         self.consumed = 0
@@ -75,6 +76,19 @@ class SourceStream:
         repeats = np.asarray(repeats, dtype=np.int64)
         if len(repeats) != self.n_docs or (repeats < 1).any():
             raise ValueError("rehydrate: one repeat count >= 1 per document")
+        self.rehydrated = True
+        self._repeat(repeats if self.repeats is None else repeats * self.repeats)
+
+    def only(self, keep: np.ndarray) -> None:
+        """Only the documents where `keep` is true are in the stream (a quality bucket of the
+        source, `source/bucket` in a mix's weights); before any reading, and before any
+        `rehydrate`."""
+        keep = np.asarray(keep, dtype=bool)
+        if len(keep) != self.n_docs or not keep.any():
+            raise ValueError("only: one flag per document, at least one true")
+        self._repeat(keep.astype(np.int64))
+
+    def _repeat(self, repeats: np.ndarray) -> None:
         self.repeats = repeats
         self._slots = int(repeats.sum())
         self.n_tokens = int((self.lengths * repeats).sum())

@@ -34,6 +34,7 @@ from gristmill.stages.registry import (
     available,
     get_stage,
     implicit_first,
+    is_global,
 )
 
 SOURCE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # it names a folder under tokens/
@@ -349,6 +350,12 @@ def check_order(stages: list[str]) -> None:
                 raise ConfigError(
                     f"stages[{i}]: {cls.name} needs the {need} of {by}, listed before it"
                 )
+        if is_global(cls) and "tokenizer" in given:
+            # its phases pass the documents through files, which keep no `_tokens`
+            raise ConfigError(
+                f"stages[{i}]: {cls.name} is a global stage, which cannot stand between "
+                f"tokenize and pack (the token ids live in memory only); list it before tokenize"
+            )
         given.update(cls.gives)
 
 

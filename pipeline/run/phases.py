@@ -167,8 +167,8 @@ def compile_phases(
     for j, (cls, params) in enumerate(stages):
         stage = cls(params, replace(ctx, fields=fields[j]) if fields else ctx)
         ctx = replace(ctx, **stage.provides())
-        if not is_global(cls):
-            steps.append(stage)
+        if not is_global(cls) or (local := stage.local_step()) is not None:
+            steps.append(stage if not is_global(cls) else local)
             continue
         map_step, reduces, filter_step = stage.map_step(), stage.reduce_steps(), stage.filter_step()
         if len(steps) == 2 and isinstance(steps[0], ReadWork) and steps[1].replays_cheaply:

@@ -156,6 +156,14 @@ def check_tokenize(kept, dropped):
 
 
 OUTPUT_STAGES = ("pack", "write")  # `writes_output`: a run's output, not apply's jsonl
+
+
+def check_no_score(kept, dropped):
+    # plain records carry no score: each is kept in the rejects with the reason, none lost
+    assert not kept
+    assert {i: r["reason"] for i, r in dropped.items()} == dict.fromkeys(TEXT, "no_score")
+
+
 STAGE_CHECKS = {
     "provenance": check_provenance,
     "langid": check_langid,
@@ -170,6 +178,8 @@ STAGE_CHECKS = {
     "substring_dedup": check_substring_dedup,
     "decontaminate": check_decontaminate,
     "tokenize": check_tokenize,
+    "select": check_no_score,
+    "bucket": check_no_score,
 }
 
 
@@ -183,9 +193,11 @@ def test_apply_on_plain_records(tmp_path, stage):
     inp = write_jsonl(tmp_path / "in.jsonl", RECORDS)
     out, rej = tmp_path / "out.jsonl", tmp_path / "rejected.jsonl"
     args = ["apply", stage, "-i", str(inp), "-o", str(out), "--rejected", str(rej)]
-    if stage == "decontaminate":  # the one stage with a required setting
+    if stage == "decontaminate":  # a stage with a required setting
         bench = write_jsonl(tmp_path / "bench.jsonl", BENCH)
         args += ["--set", f"benchmarks=[{bench}]"]
+    if stage == "select":  # and the share it keeps
+        args += ["--set", "keep_top=0.5"]
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     kept = {r["id"]: r for r in read_records(out)}

@@ -122,7 +122,7 @@ def test_bad_executor_names_allowed_values(write_config):
             "sources[0].fields.txt",
             ": expected text, id, or a metadata key (synthetic, url, language, language_score, "
             "quality_signals, quality_score, safety_flags, pii, pii_counts, "
-            "n_tokens, cluster_id, cluster_size, duplicate_of, duplicate_similarity, "
+            "n_tokens, bucket, cluster_id, cluster_size, duplicate_of, duplicate_similarity, "
             "in_earlier_run, fetch_date, content_type, warc_record_id, charset, decode_errors, "
             "generator, generator_revision, prompt_hash, parent_id); did you mean `text`?",
         ),

@@ -65,6 +65,14 @@ def sample() -> list[dict]:
     return recs
 
 
+def scored_sample() -> list[dict]:
+    """The sample with a score on each document (one left without: `select` drops it)."""
+    recs = sample()
+    for i, rec in enumerate(recs[:-1]):
+        rec["quality_score"] = (i * 7 % 11) / 10
+    return recs
+
+
 def html_sample() -> list[dict]:
     pages = [
         {
@@ -102,6 +110,9 @@ CASES = [
     ("quality", ("language=ja",), sample),
     ("safety", ("words={'*': [barley]}", "min_blocked_words=1"), sample),
     ("pii", (), sample),
+    ("select", ("keep_top=0.5", "by=language"), scored_sample),
+    ("bucket", ("quantiles=3",), scored_sample),
+    ("bucket", ("edges=[0.3, 0.6]",), scored_sample),
     ("tokenize", ("min_tokens=40",), sample),
 ]
 
