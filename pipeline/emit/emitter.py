@@ -32,8 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
-from gristmill.pipeline.emit.stores import IGNORE, MAX_SEQ_LEN, EpochPlan, MixStore, StreamStore
-from gristmill.pipeline.mix.materialize import n_samples, open_streams
+from gristmill.pipeline.emit.arrays import IGNORE, MAX_SEQ_LEN
+from gristmill.pipeline.emit.stores import EpochPlan, MixStore, StreamStore
+from gristmill.pipeline.mix.materialize import n_samples, open_streams, packed_rows
+from gristmill.pipeline.mix.packing import pad_token
 from gristmill.pipeline.mix.weights import blend_plan
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run.mix_config import GuardConfig, MixConfig, ResolvedMix, resolve
@@ -113,6 +115,7 @@ class Emitter:
             "kind": s.kind,
             "sources": list(s.sources),
             "seq_len": s.seq_len,
+            "packing": s.packing,
             "seed": s.seed,
             "shuffle": s.plan.shuffle,
             "plan": s.fingerprint(),  # weights or schedule, and rehydration, as planned
@@ -143,10 +146,14 @@ class Emitter:
         rank: int = 0,
         world_size: int = 1,
         shuffle: bool = True,
+        packing: str = "concat",
+        packing_window: int = 1000,
     ) -> Emitter:
         """From a finished run's per-source shards; weights default to each source's token
         count. `shards` keeps only these prefixes (e.g. tokens/web/00003), `exclude` drops some
-        (a held-out validation shard). shuffle=False serves each window in schedule order."""
+        (a held-out validation shard). shuffle=False serves each window in schedule order.
+        packing: `concat` or `best_fit` (whole documents in padded rows, packing_window
+        documents at a time), as a mix's `packing`."""
         out = Path(out)
         manifest = _run_manifest(out)
         origins = {s["source"]: s["origin"] for s in manifest["shards"]}
@@ -157,6 +164,7 @@ class Emitter:
                 if s["prefix"] in keep and s["tokens"]:
                     weights[s["source"]] = weights.get(s["source"], 0) + s["tokens"]
         cfg = {"seq_len": seq_len, "weights": weights, "seed": seed, "tokens": tokens}
+        cfg |= {"packing": packing, "packing_window": packing_window}
         mix = resolve("emitter", "emitter", MixConfig(**cfg, guard=guard or GuardConfig()), origins)
         return cls(_stream_store(out, manifest, mix, keep, shuffle), batch, rank, world_size)
 
@@ -215,9 +223,11 @@ def _stream_store(
     out: Path, manifest: dict, mix: ResolvedMix, keep: set[str], shuffle: bool
 ) -> StreamStore:
     streams = open_streams(out, manifest, mix, keep)
-    n = n_samples(mix, streams)
+    rows = packed_rows(mix, streams)
+    n = n_samples(mix, streams, rows)
     floor = mix.config.guard.min_real_fraction
     schedule = blend_plan(mix, n)
     seed = mix.config.seed
     plan = EpochPlan(mix.sources, mix.is_real, schedule, mix.window_samples, floor, seed, shuffle)
-    return StreamStore(streams, plan, mix.config.seq_len, mix.config.seed)
+    packed = (rows, pad_token(manifest["tokenizer"])[0]) if rows else None
+    return StreamStore(streams, plan, mix.config.seq_len, mix.config.seed, packed)

@@ -42,6 +42,7 @@ class Segment:
     doc_id: str
     n_tokens: int
     doc_offset: int  # where in the document the stretch starts
+    doc_tokens: int = 0  # the whole document's length
 
 
 class SourceStream:
@@ -126,7 +127,7 @@ class SourceStream:
         lo = starts - epoch * self.n_tokens
         if len(starts) == 0 or (lo.min() >= 0 and lo.max() + length <= self.n_tokens):
             order, bounds = self.layout(epoch)  # the common case: all in one epoch
-            return self._addresses(_pieces(order, bounds, lo, length))
+            return self.addresses(_pieces(order, bounds, lo, length))
         rows, cols, starts, lens = _split_at_epochs(starts, length, self.n_tokens)
         parts = []
         epochs = starts // self.n_tokens
@@ -137,11 +138,11 @@ class SourceStream:
             p.row, p.col = rows[pick][p.within], p.col + cols[pick][p.within]
             parts.append(p)
         fields = ("row", "col", "n", "doc", "doc_offset")
-        return self._addresses(
+        return self.addresses(
             Pieces(**{f: np.concatenate([getattr(p, f) for p in parts]) for f in fields})
         )
 
-    def _addresses(self, p: Pieces) -> Pieces:
+    def addresses(self, p: Pieces) -> Pieces:
         p.shard = self.shard_of[p.doc]
         p.start = self.starts[p.doc] + p.doc_offset
         return p
@@ -158,7 +159,7 @@ class SourceStream:
             k = min(n, length - self.offset)
             start = int(self.starts[d]) + self.offset
             parts.append(self.tokens[shard][start : start + k])
-            segments.append(Segment(self.doc_ids[shard][self.index_in[d]], k, self.offset))
+            segments.append(Segment(self.doc_ids[shard][self.index_in[d]], k, self.offset, length))
             n -= k
             self.offset += k
             self.consumed += k
