@@ -30,6 +30,7 @@ from gristmill.pipeline.mix.streams import Segment, SourceStream
 from gristmill.pipeline.mix.weights import blend_plan, planned_shares
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import SEGMENTS
+from gristmill.pipeline.output.mix_table import packing_line
 from gristmill.pipeline.run.config import LoadedConfig
 from gristmill.pipeline.run.mix_config import ResolvedMix
 from gristmill.stages.errors import GristmillError
@@ -283,9 +284,5 @@ def _summary(name: str, m: dict, path, echo) -> None:
                 f"{r['documents_by_repeats']}, {r['source_tokens_before']:,} -> "
                 f"{r['source_tokens_after']:,} tokens per pass"
             )
-    p = m["packing"]
-    echo(
-        f"packing {p['method']}: padding {p['padding_share']:.2%} of tokens, "
-        f"{p['cut_documents']:,} of {p['documents']:,} documents cut ({p['cut_share']:.2%})"
-    )
+    echo(packing_line(m["packing"]))
     echo(f"mix manifest: {path}")

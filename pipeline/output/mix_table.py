@@ -38,3 +38,12 @@ def weights_over_tokens(out: Path, mix: dict, rows: int = 10) -> tuple[list[str]
         table.append([f"{start * seq:,}-{(start + n) * seq:,}", *cells])
         start += n
     return head, table
+
+
+def packing_line(p: dict) -> str:
+    """A mix manifest's `packing` entry in words: padding and cut shares."""
+    pad = f" ({p['pad']} pads)" if "pad" in p else ""
+    return (
+        f"packing {p['method']}: padding {p['padding_share']:.2%} of tokens{pad}; "
+        f"{p['cut_documents']:,} of {p['documents']:,} documents cut ({p['cut_share']:.2%})"
+    )

@@ -24,7 +24,7 @@ import orjson
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.funnel import nothing_kept
 from gristmill.pipeline.output.layout import REPORT
-from gristmill.pipeline.output.mix_table import weights_over_tokens
+from gristmill.pipeline.output.mix_table import packing_line, weights_over_tokens
 from gristmill.pipeline.report import excerpts, plots
 from gristmill.pipeline.run import metadata, tally
 from gristmill.pipeline.run.progress import read_progress
@@ -397,6 +397,8 @@ def _mix(mix: dict, out: Path) -> str:
             f"real fraction >= {g['min_real_fraction_seen']} (floor {g['min_real_fraction']})"
         )
     )
+    if "packing" in mix:  # mixes made before packing was recorded have no entry
+        parts.append(_note(packing_line(mix["packing"])))
     return "".join(parts)
 
 

@@ -14,9 +14,7 @@ from gristmill.pipeline.mix.packing import best_fit, pad_token
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    st.lists(st.integers(0, 200), max_size=60), st.integers(1, 64), st.integers(1, 20)
-)
+@given(st.lists(st.integers(0, 200), max_size=60), st.integers(1, 64), st.integers(1, 20))
 def test_every_token_once_in_rows_of_seq_len(lengths, seq_len, window):
     p = best_fit(np.array(lengths, dtype=np.int64), seq_len, window)
     covered = {i: [] for i in range(len(lengths))}
