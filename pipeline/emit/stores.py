@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import xxhash
 
 from gristmill.pipeline.emit import packed as pk
+from gristmill.pipeline.emit import remote
 from gristmill.pipeline.emit.arrays import IGNORE, RAMP, batch_dict
 from gristmill.pipeline.mix.materialize import MIX_MANIFEST, SEGMENTS, source_shards
 from gristmill.pipeline.mix.schedule import real_needed, window_shares
@@ -148,6 +149,7 @@ class StreamStore:
             offsets = (epoch[rows] * plan.counts[d] + plan.rank[j[rows]]) * L
             p = self.streams[d].locate(offsets, L + 1)
             row, tokens = rows[p.row], self.tokens[d]
+            remote.warm(tokens, p.shard, p.start, p.n)  # shards on a store: fetched together
             # one pass per piece: its tokens, then position_ids restarting at it (a piece
             # starts a document or a row) and its doc id, over the columns < L (column L is
             # only the last label)
@@ -178,6 +180,7 @@ class StreamStore:
             if len(rows) == 0:
                 continue
             p = rows_of[d].locate(epoch[rows] * self.plan.counts[d] + self.plan.rank[j[rows]])
+            remote.warm(self.tokens[d], p.shard, p.start, p.n)
             pk.fill_from_shards(arrays, rows, p, self.tokens[d], self.doc_base[d] + p.doc)
             used = np.maximum(used, pk.used_columns(len(samples), rows[p.row], p.col + p.n))
         pk.pad_tails(arrays[2], used)
@@ -267,6 +270,8 @@ class MixStore:
             return self.tokens[samples, :width]
         L = self.seq_len
         out = np.empty((len(samples), width), dtype=np.int32)
+        zero = np.zeros(len(samples), dtype=np.int64)
+        remote.warm([self.tokens], zero, samples * L, np.full(len(samples), width))
         for r, j in enumerate(samples.tolist()):
             out[r] = self.tokens[j * L : j * L + width]
         return out

@@ -48,9 +48,11 @@ def source_shards(out: Path, manifest: dict, source: str) -> list[Path]:
     return prefixes
 
 
-def open_streams(out: Path, manifest: dict, mix: ResolvedMix, keep=None) -> list[SourceStream]:
+def open_streams(
+    out: Path, manifest: dict, mix: ResolvedMix, keep=None, open_shard=None
+) -> list[SourceStream]:
     """Every source's stream (only shards in `keep`, if given), rehydrated if the mix says so
-    (pipeline/mix/rehydrate.py)."""
+    (pipeline/mix/rehydrate.py); open_shard: prefix -> reader (a store's, for the emitter)."""
     hyd = mix.config.rehydrate
     sizes = rh.cluster_sizes(out) if hyd else {}
     streams = []
@@ -60,7 +62,8 @@ def open_streams(out: Path, manifest: dict, mix: ResolvedMix, keep=None) -> list
             prefixes = [p for p in prefixes if p.relative_to(out).as_posix() in keep]
             if not prefixes:
                 raise GristmillError(f"source {source!r} has no shard left to emit from")
-        stream = SourceStream(prefixes, mix.config.seed, i)
+        opened = [open_shard(p) for p in prefixes] if open_shard else prefixes
+        stream = SourceStream(opened, mix.config.seed, i)
         if hyd and (hyd.sources is None or source in hyd.sources):
             ids = [d for shard in stream.doc_ids for d in shard]
             stream.rehydrate(rh.repeats_of(ids, sizes, hyd.repeats))

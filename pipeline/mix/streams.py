@@ -46,10 +46,11 @@ class Segment:
 
 
 class SourceStream:
-    def __init__(self, prefixes: Sequence[str | Path], seed: int, source_index: int):
+    def __init__(self, prefixes: Sequence[str | Path | ShardReader], seed: int, source_index: int):
+        """prefixes: the shards' prefixes, or readers of them (a store's, for the emitter)."""
         if not prefixes:
             raise ValueError("a source stream needs at least one shard")
-        self.readers = [ShardReader(p) for p in prefixes]
+        self.readers = [p if isinstance(p, ShardReader) else ShardReader(p) for p in prefixes]
         self.tokens = [r.tokens() for r in self.readers]
         self.doc_ids = [r.sidecar().column("doc_id").to_pylist() for r in self.readers]
         # document d of the source -> (shard, index in shard)
