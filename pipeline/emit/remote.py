@@ -36,7 +36,8 @@ from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardError, ShardReader, read_idx
 
 DEFAULT_CACHE_BYTES = 1 << 30
-MAX_BLOCK_BYTES = 8 << 20
+MAX_BLOCK_BYTES = 1 << 20
+MIN_BLOCK_BYTES = 512
 SMALL = (".idx", ".docs.parquet")
 
 
@@ -46,8 +47,9 @@ class BlockCache:
     def __init__(self, fs, cache_bytes: int, block_bytes: int | None = None):
         if cache_bytes < 1:
             raise GristmillError(f"emitter: cache_bytes must be >= 1, got {cache_bytes}")
-        # at most a quarter of the cache per block: a batch's blocks fit together
-        self.block = block_bytes or max(1, min(MAX_BLOCK_BYTES, cache_bytes // 4))
+        # small blocks: a batch reads pieces of documents from all over its sources, and each
+        # piece fetches its blocks whole; 1/64 of the cache, so a batch's blocks fit together
+        self.block = block_bytes or max(MIN_BLOCK_BYTES, min(MAX_BLOCK_BYTES, cache_bytes // 64))
         if self.block > cache_bytes:
             raise GristmillError(f"emitter: block_bytes {self.block} > cache_bytes {cache_bytes}")
         self.fs, self.cap = fs, cache_bytes
@@ -77,58 +79,92 @@ class BlockCache:
         return [(path, k) for k in range(start // self.block, (end - 1) // self.block + 1)]
 
     def _fetch(self, keys: list[tuple[str, int]], sizes: dict[str, int]) -> None:
-        """Fetch these (missing) blocks in one request of ranges, evicting to make room."""
-        spans = [self._span(sizes[p], k) for p, k in keys]
-        need = sum(b - a for a, b in spans)
+        """Fetch these (missing) blocks in one concurrent request of ranges (neighbouring
+        blocks of a file as one range), evicting the least recently used to make room."""
+        need = sum(b - a for a, b in (self._span(sizes[p], k) for p, k in keys))
         while self._blocks and self._held + need > self.cap:
             _, old = self._blocks.popitem(last=False)
             self._held -= len(old)
-        got = self.fs.cat_ranges([p for p, _ in keys], [a for a, _ in spans], [b for _, b in spans])
+        runs: list[list[tuple[str, int]]] = []
+        for key in sorted(keys):
+            if runs and runs[-1][-1] == (key[0], key[1] - 1):
+                runs[-1].append(key)
+            else:
+                runs.append([key])
+        starts = [self._span(sizes[r[0][0]], r[0][1])[0] for r in runs]
+        ends = [self._span(sizes[r[-1][0]], r[-1][1])[1] for r in runs]
+        got = self.fs.cat_ranges([r[0][0] for r in runs], starts, ends)
         self.requests += 1
-        for key, data in zip(keys, got, strict=True):
+        for run, start, data in zip(runs, starts, got, strict=True):
             if isinstance(data, BaseException):
-                raise GristmillError(f"{key[0]}: read failed ({data})")
-            self._blocks[key] = data
-            self._held += len(data)
+                raise GristmillError(f"{run[0][0]}: read failed ({data})")
+            for key in run:
+                a, b = self._span(sizes[key[0]], key[1])
+                self._blocks[key] = block = data[a - start : b - start]
+                self._held += len(block)
             self.fetched += len(data)
         self.peak = max(self.peak, self._held)
 
-    def warm(self, ranges: list[tuple[str, int, int, int]]) -> None:
-        """Fetch together the missing blocks of (path, size, start, end) ranges, as many as fit
-        in half the cache (the rest come when read)."""
+    def read_many(self, ranges: list[tuple[str, int, int, int]]) -> list[bytes]:
+        """Bytes of every (path, size, start, end) range, in order. Ranges are taken in groups
+        whose blocks fit in half the cache: a group's missing blocks are fetched together (one
+        request), then its bytes copied out, so nothing a group needs is evicted before it is
+        read; a range larger than half the cache is read block by block."""
+        out: list[bytes] = []
         with self._lock:
-            keys, sizes = [], {}
-            for path, size, start, end in ranges:
-                sizes[path] = size
-                keys += self._blocks_of(path, size, start, end)
-            missing = [k for k in dict.fromkeys(keys) if k not in self._blocks]
-            picked, total = [], 0
-            for p, k in missing:
-                a, b = self._span(sizes[p], k)
-                if total + b - a > self.cap // 2:
-                    break
-                picked.append((p, k))
-                total += b - a
-            if picked:
-                self._fetch(picked, sizes)
+            i = 0
+            while i < len(ranges):
+                group, blocks, sizes = [], {}, {}
+                for path, size, start, end in ranges[i:]:
+                    mine = self._blocks_of(path, size, start, end)
+                    more = [k for k in mine if k not in blocks]
+                    extra = sum(b - a for a, b in (self._span(size, k) for _, k in more))
+                    if group and sum(blocks.values()) + extra > self.cap // 2:
+                        break
+                    group.append((path, size, start, end))
+                    sizes[path] = size
+                    blocks |= {
+                        k: self._span(size, k[1])[1] - self._span(size, k[1])[0] for k in more
+                    }
+                if sum(blocks.values()) > self.cap // 2:  # one range, too large: block by block
+                    out.append(self._read(*group[0]))
+                    i += 1
+                    continue
+                for key in blocks:  # held ones first become the most recent: kept
+                    if key in self._blocks:
+                        self._blocks.move_to_end(key)
+                missing = [k for k in blocks if k not in self._blocks]
+                self.hits += len(blocks) - len(missing)
+                self.misses += len(missing)
+                if missing:
+                    self._fetch(missing, sizes)
+                for path, size, start, end in group:
+                    buf = bytearray(end - start)
+                    for key in self._blocks_of(path, size, start, end):
+                        self._copy(buf, key, start, end)
+                    out.append(bytes(buf))
+                i += len(group)
+        return out
 
     def read(self, path: str, size: int, start: int, end: int) -> bytes:
         """Bytes [start, end) of the file at `path` (of `size` bytes)."""
-        out = bytearray(end - start)
         with self._lock:
-            keys = self._blocks_of(path, size, start, end)
-            missing = []
-            for key in keys:  # first what is held (it may be evicted by a fetch below)
-                if key in self._blocks:
-                    self._blocks.move_to_end(key)
-                    self._copy(out, key, start, end)
-                    self.hits += 1
-                else:
-                    missing.append(key)
-            self.misses += len(missing)
-            for key in missing:  # one at a time: together they may exceed the cache
-                self._fetch([key], {path: size})
+            return self._read(path, size, start, end)
+
+    def _read(self, path: str, size: int, start: int, end: int) -> bytes:
+        out = bytearray(end - start)
+        missing = []
+        for key in self._blocks_of(path, size, start, end):
+            if key in self._blocks:  # first what is held (a fetch below may evict it)
+                self._blocks.move_to_end(key)
                 self._copy(out, key, start, end)
+                self.hits += 1
+            else:
+                missing.append(key)
+        self.misses += len(missing)
+        for key in missing:  # one at a time: together they may exceed the cache
+            self._fetch([key], {path: size})
+            self._copy(out, key, start, end)
         return bytes(out)
 
     def _copy(self, out: bytearray, key: tuple[str, int], start: int, end: int) -> None:
@@ -233,12 +269,18 @@ class RemoteShards:
         return {**self.cache.stats(), "index_bytes": self.index_bytes}
 
 
-def warm(tokens: list, shards: np.ndarray, starts: np.ndarray, ns: np.ndarray) -> None:
-    """Fetch together what these pieces need, if their shards are on a store."""
+def gather(tokens: list, pieces):
+    """(tokens, shard, start) to cut `pieces` from (Pieces of pipeline/mix/streams.py): for
+    shards on a store, every piece's tokens read together into one array (shard 0, starts
+    one after the other); for local shards, their memory maps as they are."""
     if not tokens or not isinstance(tokens[0], RemoteTokens):
-        return
+        return tokens, pieces.shard, pieces.start
     ranges = [
         tokens[sh].byte_range(s, n)
-        for sh, s, n in zip(shards.tolist(), starts.tolist(), ns.tolist(), strict=True)
+        for sh, s, n in zip(
+            pieces.shard.tolist(), pieces.start.tolist(), pieces.n.tolist(), strict=True
+        )
     ]
-    tokens[0].cache.warm(ranges)
+    flat = np.frombuffer(b"".join(tokens[0].cache.read_many(ranges)), dtype=tokens[0].dtype)
+    starts = np.cumsum(pieces.n) - pieces.n
+    return [flat], np.zeros(len(starts), dtype=np.int64), starts

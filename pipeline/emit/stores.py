@@ -16,7 +16,7 @@ from gristmill.pipeline.emit import remote
 from gristmill.pipeline.emit.arrays import IGNORE, RAMP, batch_dict
 from gristmill.pipeline.mix.materialize import MIX_MANIFEST, SEGMENTS, source_shards
 from gristmill.pipeline.mix.schedule import real_needed, window_shares
-from gristmill.pipeline.mix.streams import SourceStream
+from gristmill.pipeline.mix.streams import Pieces, SourceStream
 from gristmill.pipeline.output import manifest as mf
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardReader
@@ -148,8 +148,8 @@ class StreamStore:
                 continue
             offsets = (epoch[rows] * plan.counts[d] + plan.rank[j[rows]]) * L
             p = self.streams[d].locate(offsets, L + 1)
-            row, tokens = rows[p.row], self.tokens[d]
-            remote.warm(tokens, p.shard, p.start, p.n)  # shards on a store: fetched together
+            row = rows[p.row]
+            tokens, shards, starts = remote.gather(self.tokens[d], p)  # a store's: at once
             # one pass per piece: its tokens, then position_ids restarting at it (a piece
             # starts a document or a row) and its doc id, over the columns < L (column L is
             # only the last label)
@@ -158,8 +158,8 @@ class StreamStore:
                 (row * L + p.col).tolist(),
                 p.n.tolist(),
                 np.minimum(p.n, L - p.col).tolist(),
-                p.shard.tolist(),
-                p.start.tolist(),
+                shards.tolist(),
+                starts.tolist(),
                 (self.doc_base[d] + p.doc).tolist(),
                 strict=True,
             ):
@@ -180,8 +180,8 @@ class StreamStore:
             if len(rows) == 0:
                 continue
             p = rows_of[d].locate(epoch[rows] * self.plan.counts[d] + self.plan.rank[j[rows]])
-            remote.warm(self.tokens[d], p.shard, p.start, p.n)
-            pk.fill_from_shards(arrays, rows, p, self.tokens[d], self.doc_base[d] + p.doc)
+            tokens, p.shard, p.start = remote.gather(self.tokens[d], p)
+            pk.fill_from_shards(arrays, rows, p, tokens, self.doc_base[d] + p.doc)
             used = np.maximum(used, pk.used_columns(len(samples), rows[p.row], p.col + p.n))
         pk.pad_tails(arrays[2], used)
         return pk.packed_batch(arrays, samples, src)
@@ -268,13 +268,11 @@ class MixStore:
         """The first `width` tokens of these samples of the mix."""
         if isinstance(self.tokens, np.ndarray):
             return self.tokens[samples, :width]
-        L = self.seq_len
-        out = np.empty((len(samples), width), dtype=np.int32)
+        n = np.full(len(samples), width, dtype=np.int64)
         zero = np.zeros(len(samples), dtype=np.int64)
-        remote.warm([self.tokens], zero, samples * L, np.full(len(samples), width))
-        for r, j in enumerate(samples.tolist()):
-            out[r] = self.tokens[j * L : j * L + width]
-        return out
+        p = Pieces(zero, zero, n, zero, zero, zero, samples * self.seq_len)
+        flat = remote.gather([self.tokens], p)[0][0]
+        return flat.reshape(len(samples), width).astype(np.int32)
 
     def describe(self, doc_id: int) -> tuple[str, str]:
         return self.names[doc_id]
