@@ -6,13 +6,15 @@ The small files (the manifests, each shard's `.idx` and `.docs.parquet`, a mix's
 folder, removed when the emitter goes; the token data (`.bin`) stays on the store and is read
 through `BlockCache`:
 
-- a `.bin` is cut into blocks of `block_bytes` (a `.bin` no larger than a block is one block,
-  fetched whole; a larger one is read by byte ranges, so a shard larger than the cache is fine);
+- a `.bin` is cut into blocks of `block_bytes` (default 1/64 of the cache, 512 bytes to 16 KiB;
+  a `.bin` no larger than a block is one block, fetched whole; a larger one is read by byte
+  ranges, so a shard larger than the cache is fine);
 - blocks are evicted least-recently-used, and the blocks held never add up to more than
   `cache_bytes`;
-- before a batch is cut, the blocks it needs are fetched together (one concurrent request of
-  byte ranges, `fs.cat_ranges`), so the emitter's prefetch thread, which makes batches ahead of
-  the consumer, fetches ahead of it too.
+- a batch's pieces are read together (`gather`), in groups whose blocks fit half the cache:
+  a group's missing blocks in one concurrent request of byte ranges (`fs.cat_ranges`,
+  neighbouring blocks as one range), so the emitter's prefetch thread, which makes batches
+  ahead of the consumer, fetches ahead of it too.
 
 The bytes are the store's, so the batches are a local read's (the same store classes cut them),
 and a resume is exact. `stats()` gives the bytes fetched, the peak held, hits and misses.
@@ -36,7 +38,7 @@ from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardError, ShardReader, read_idx
 
 DEFAULT_CACHE_BYTES = 1 << 30
-MAX_BLOCK_BYTES = 1 << 20
+MAX_BLOCK_BYTES = 16 << 10
 MIN_BLOCK_BYTES = 512
 SMALL = (".idx", ".docs.parquet")
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gristmill.pipeline.mix.streams import Pieces, SourceStream
+from gristmill.stages.errors import GristmillError
 
 DEFAULT_WINDOW = 1000  # documents per best-fit window: O(window) memory, near-optimal rows
 
@@ -188,6 +189,11 @@ def pad_token(tokenizer: dict) -> tuple[int, str]:
     pad = tokenizer.get("pad_id")
     if pad is not None:
         return int(pad), "pad"
+    if tokenizer.get("eos_id") is None:
+        raise GristmillError(
+            "packing best_fit: the run's manifest names no pad_id nor eos_id of its tokenizer "
+            "to pad rows with; rerun it with this version of gristmill"
+        )
     return int(tokenizer["eos_id"]), "eos"
 
 

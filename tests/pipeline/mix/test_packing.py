@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gristmill.pipeline.mix.packing import best_fit, pad_token
+from gristmill.stages.errors import GristmillError
 
 
 @settings(max_examples=200, deadline=None)
@@ -74,6 +75,8 @@ def test_best_fit_decreasing_by_hand():
 def test_pad_is_the_tokenizers_pad_else_eos():
     assert pad_token({"eos_id": 7}) == (7, "eos")
     assert pad_token({"eos_id": 7, "pad_id": 3}) == (3, "pad")
+    with pytest.raises(GristmillError, match="pad_id nor eos_id"):
+        pad_token({"vocab_size": 9})
 
 
 def test_bad_parameters_are_refused():
