@@ -82,3 +82,15 @@ def test_pad_is_the_tokenizers_pad_else_eos():
 def test_bad_parameters_are_refused():
     with pytest.raises(ValueError, match="window"):
         best_fit(np.array([1]), 8, 0)
+
+
+def test_an_unknown_packing_is_refused_naming_the_choices():
+    from pydantic import ValidationError
+
+    from gristmill.pipeline.run.mix_config import MixConfig
+
+    with pytest.raises(ValidationError) as info:
+        MixConfig(weights={"web": 1.0}, packing="bestfit")
+    assert "packing" in str(info.value) and "'concat' or 'best_fit'" in str(info.value)
+    with pytest.raises(ValidationError, match="packing_window"):
+        MixConfig(weights={"web": 1.0}, packing_window=0)
