@@ -47,3 +47,14 @@ def packing_line(p: dict) -> str:
         f"packing {p['method']}: padding {p['padding_share']:.2%} of tokens{pad}; "
         f"{p['cut_documents']:,} of {p['documents']:,} documents cut ({p['cut_share']:.2%})"
     )
+
+
+def mix_notes(mix: dict) -> list[str]:
+    """A mix manifest's size, guard and packing in words (the report's notes under a mix);
+    a mix made before packing was recorded has no packing line."""
+    g = mix["guard"]
+    notes = [
+        f"{mix['samples']:,} samples of {mix['seq_len']} tokens; {g['windows']} windows; "
+        f"real fraction >= {g['min_real_fraction_seen']} (floor {g['min_real_fraction']})"
+    ]
+    return notes + ([packing_line(mix["packing"])] if "packing" in mix else [])
