@@ -24,11 +24,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gristmill.pipeline.mix import rehydrate as rh
+from gristmill.pipeline.mix.packing import PackedRows, PackingTally, pad_token
 from gristmill.pipeline.mix.schedule import real_needed, window_shares
-from gristmill.pipeline.mix.streams import SourceStream
+from gristmill.pipeline.mix.streams import Segment, SourceStream
 from gristmill.pipeline.mix.weights import blend_plan, planned_shares
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import SEGMENTS
+from gristmill.pipeline.output.mix_table import packing_line
 from gristmill.pipeline.run.config import LoadedConfig
 from gristmill.pipeline.run.mix_config import ResolvedMix
 from gristmill.stages.errors import GristmillError
@@ -48,9 +50,11 @@ def source_shards(out: Path, manifest: dict, source: str) -> list[Path]:
     return prefixes
 
 
-def open_streams(out: Path, manifest: dict, mix: ResolvedMix, keep=None) -> list[SourceStream]:
+def open_streams(
+    out: Path, manifest: dict, mix: ResolvedMix, keep=None, open_shard=None
+) -> list[SourceStream]:
     """Every source's stream (only shards in `keep`, if given), rehydrated if the mix says so
-    (pipeline/mix/rehydrate.py)."""
+    (pipeline/mix/rehydrate.py); open_shard: prefix -> reader (a store's, for the emitter)."""
     hyd = mix.config.rehydrate
     sizes = rh.cluster_sizes(out) if hyd else {}
     streams = []
@@ -60,7 +64,8 @@ def open_streams(out: Path, manifest: dict, mix: ResolvedMix, keep=None) -> list
             prefixes = [p for p in prefixes if p.relative_to(out).as_posix() in keep]
             if not prefixes:
                 raise GristmillError(f"source {source!r} has no shard left to emit from")
-        stream = SourceStream(prefixes, mix.config.seed, i)
+        opened = [open_shard(p) for p in prefixes] if open_shard else prefixes
+        stream = SourceStream(opened, mix.config.seed, i)
         if "/" in source:
             stream.only(in_bucket(stream, source))
         if hyd and (hyd.sources is None or source.split("/", 1)[0] in hyd.sources):
@@ -97,19 +102,42 @@ def max_repeats(stream: SourceStream) -> int:
     return 1 if stream.repeats is None else int(stream.repeats.max())
 
 
-def n_samples(mix: ResolvedMix, streams: list[SourceStream]) -> int:
-    """The mix's size: `tokens` if given, else as many samples as fit before any document of a
-    source is seen more than its `max_epochs` times (default once; a rehydrated document is
-    seen its repeats times per pass)."""
+def packed_rows(mix: ResolvedMix, streams: list[SourceStream]) -> list[PackedRows] | None:
+    """Every source's best-fit rows (`packing: best_fit`), or None (`concat`)."""
+    if mix.config.packing != "best_fit":
+        return None
+    return [PackedRows(s, mix.config.seq_len, mix.config.packing_window) for s in streams]
+
+
+def n_samples(mix: ResolvedMix, streams: list[SourceStream], packed=None) -> int:
+    """The mix's size: `tokens` if given (samples x seq_len, padding included), else as many
+    samples as fit before any document of a source is seen more than its `max_epochs` times
+    (default once; a rehydrated document is seen its repeats times per pass). A source's
+    samples per pass: its tokens / seq_len (`concat`), its rows of the first pass (`best_fit`)."""
     seq = mix.config.seq_len
     if mix.config.tokens is not None:
         return math.ceil(mix.config.tokens / seq)
     fits = []
-    for src, w, stream in zip(mix.sources, mix.weights, streams, strict=True):
+    for d, (src, w, stream) in enumerate(zip(mix.sources, mix.weights, streams, strict=True)):
         if w > 0:
             epochs = mix.config.max_epochs.get(src, 1.0) / max_repeats(stream)
-            fits.append(math.floor(stream.n_tokens * epochs / seq / w))
+            per_pass = packed[d].rows_per_pass if packed else stream.n_tokens / seq
+            fits.append(math.floor(per_pass * epochs / w))
     return max(min(fits), 0)
+
+
+def _packed_row(rows: PackedRows, pad: int) -> tuple[np.ndarray, list[Segment]]:
+    """The next best-fit row of a source: its tokens, padded to seq_len, and its pieces."""
+    p, stream = rows.take(), rows.stream
+    out = np.full(rows.seq_len, pad, dtype=np.int64)
+    segments = []
+    for c, n, doc, off, shard, s in zip(
+        *(a.tolist() for a in (p.col, p.n, p.doc, p.doc_offset, p.shard, p.start)), strict=True
+    ):
+        out[c : c + n] = stream.tokens[shard][s : s + n]
+        name = stream.doc_ids[shard][stream.index_in[doc]]
+        segments.append(Segment(name, n, off, int(stream.lengths[doc])))
+    return out, segments
 
 
 def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
@@ -125,7 +153,8 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
             echo(f"mix {name}: guard capped phase {k}'s synthetic shares {p.capped}")
     seq = mix.config.seq_len
     streams = open_streams(out, run_manifest, mix)
-    n = n_samples(mix, streams)
+    packed = packed_rows(mix, streams)
+    n = n_samples(mix, streams, packed)
     if n == 0:
         raise GristmillError(f"mix {name}: not one sample of {seq} tokens fits the sources")
     schedule = blend_plan(mix, n)
@@ -136,9 +165,15 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
     origins = ["real" if r else "synthetic" for r in mix.is_real]
     vocab = run_manifest["tokenizer"]["vocab_size"]
     segments_rows = []  # one per (sample, document) stretch: SEGMENT_COLUMNS
+    pad = pad_token(run_manifest["tokenizer"])
+    tally = PackingTally(mix.config.packing, seq, mix.config.packing_window, pad)
     with ShardWriter(prefix, vocab) as writer:
         for i, d in enumerate(schedule.tolist()):
-            tokens, segments = streams[d].take(seq)
+            if packed:
+                tokens, segments = _packed_row(packed[d], pad[0])
+            else:
+                tokens, segments = streams[d].take(seq)
+            tally.add(segments)
             start = writer.add(tokens, segments[0].doc_id, mix.sources[d], origins[d])
             for seg in segments:
                 segments_rows.append(
@@ -148,6 +183,7 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
     _write_segments(Path(f"{prefix}{SEGMENTS}"), segments_rows)
 
     manifest = _mix_manifest(mix, schedule, streams, run_manifest, out, prefix)
+    manifest["packing"] = tally.entry()
     path = folder / MIX_MANIFEST
     write_bytes(
         path, orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n"
@@ -278,4 +314,5 @@ def _summary(name: str, m: dict, path, echo) -> None:
                 f"{r['documents_by_repeats']}, {r['source_tokens_before']:,} -> "
                 f"{r['source_tokens_after']:,} tokens per pass"
             )
+    echo(packing_line(m["packing"]))
     echo(f"mix manifest: {path}")

@@ -42,13 +42,15 @@ class Segment:
     doc_id: str
     n_tokens: int
     doc_offset: int  # where in the document the stretch starts
+    doc_tokens: int = 0  # the whole document's length
 
 
 class SourceStream:
-    def __init__(self, prefixes: Sequence[str | Path], seed: int, source_index: int):
+    def __init__(self, prefixes: Sequence[str | Path | ShardReader], seed: int, source_index: int):
+        """prefixes: the shards' prefixes, or readers of them (a store's, for the emitter)."""
         if not prefixes:
             raise ValueError("a source stream needs at least one shard")
-        self.readers = [ShardReader(p) for p in prefixes]
+        self.readers = [p if isinstance(p, ShardReader) else ShardReader(p) for p in prefixes]
         self.tokens = [r.tokens() for r in self.readers]
         self.doc_ids = [r.sidecar().column("doc_id").to_pylist() for r in self.readers]
         # document d of the source -> (shard, index in shard)
@@ -140,7 +142,7 @@ class SourceStream:
         lo = starts - epoch * self.n_tokens
         if len(starts) == 0 or (lo.min() >= 0 and lo.max() + length <= self.n_tokens):
             order, bounds = self.layout(epoch)  # the common case: all in one epoch
-            return self._addresses(_pieces(order, bounds, lo, length))
+            return self.addresses(_pieces(order, bounds, lo, length))
         rows, cols, starts, lens = _split_at_epochs(starts, length, self.n_tokens)
         parts = []
         epochs = starts // self.n_tokens
@@ -151,11 +153,11 @@ class SourceStream:
             p.row, p.col = rows[pick][p.within], p.col + cols[pick][p.within]
             parts.append(p)
         fields = ("row", "col", "n", "doc", "doc_offset")
-        return self._addresses(
+        return self.addresses(
             Pieces(**{f: np.concatenate([getattr(p, f) for p in parts]) for f in fields})
         )
 
-    def _addresses(self, p: Pieces) -> Pieces:
+    def addresses(self, p: Pieces) -> Pieces:
         p.shard = self.shard_of[p.doc]
         p.start = self.starts[p.doc] + p.doc_offset
         return p
@@ -172,7 +174,7 @@ class SourceStream:
             k = min(n, length - self.offset)
             start = int(self.starts[d]) + self.offset
             parts.append(self.tokens[shard][start : start + k])
-            segments.append(Segment(self.doc_ids[shard][self.index_in[d]], k, self.offset))
+            segments.append(Segment(self.doc_ids[shard][self.index_in[d]], k, self.offset, length))
             n -= k
             self.offset += k
             self.consumed += k

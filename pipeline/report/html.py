@@ -24,7 +24,7 @@ import orjson
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.funnel import nothing_kept
 from gristmill.pipeline.output.layout import REPORT
-from gristmill.pipeline.output.mix_table import weights_over_tokens
+from gristmill.pipeline.output.mix_table import mix_notes, weights_over_tokens
 from gristmill.pipeline.report import excerpts, plots
 from gristmill.pipeline.run import metadata, tally
 from gristmill.pipeline.run.progress import read_progress
@@ -391,12 +391,7 @@ def _mix(mix: dict, out: Path) -> str:
                 f"the real fraction at {g['min_real_fraction']}: {lowered}"
             )
         )
-    parts.append(
-        _note(
-            f"{mix['samples']:,} samples of {mix['seq_len']} tokens; {g['windows']} windows; "
-            f"real fraction >= {g['min_real_fraction_seen']} (floor {g['min_real_fraction']})"
-        )
-    )
+    parts += [_note(line) for line in mix_notes(mix)]
     return "".join(parts)
 
 

@@ -89,6 +89,10 @@ class MixConfig(StrictModel):
     seed: int = 0  # document order inside each source, per epoch
     guard: GuardConfig = GuardConfig()
     rehydrate: RehydrateConfig | None = None  # repeats by duplicate cluster size
+    # concat: consecutive seq_len cuts of each stream; best_fit: whole documents packed into
+    # padded rows (pipeline/mix/packing.py), packing_window documents at a time
+    packing: Literal["concat", "best_fit"] = "concat"
+    packing_window: int = Field(1000, ge=1)
 
     @field_validator("weights")
     @classmethod
