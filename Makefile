@@ -27,9 +27,10 @@ $(CORE): pyproject.toml
 	$(BIN)/pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
 	touch $@
 
-# every extra: the tests cover the trainer (torch), the Ray executor, object stores and litdata
+# every extra: the tests cover the trainer (torch), the Ray executor, object stores, litdata
+# and the classifier stage's transformers models
 $(ALL): $(CORE)
-	$(BIN)/pip install -q -e '.[dev,train,ray,cloud,litdata]'
+	$(BIN)/pip install -q -e '.[dev,train,ray,cloud,litdata,classify]'
 	$(BIN)/pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
 	touch $@
 

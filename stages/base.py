@@ -77,6 +77,7 @@ class StageContext:
     work: Path | None = None  # scratch folder of this run (global stages' files)
     out: Path | None = None  # the run's output folder
     tasks: int = 1  # tasks per phase; global stages use as many reduce buckets
+    workers: int = 1  # processes running tasks at once (a stage's threads share the cores)
     # source name -> rank in the config (earlier sources win dedup ties)
     source_order: dict[str, int] = field(default_factory=dict)
     # Set by the stages before this one (`provides()`): what tokenize tells pack.
