@@ -50,6 +50,7 @@ class TransformersScorer:
         if device == "cpu":
             torch.set_num_threads(threads)
         self.torch, self.device = torch, device
+        transformers.utils.logging.disable_progress_bar()  # no bar per worker in a run's output
         try:
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
             self.model = transformers.AutoModelForSequenceClassification.from_pretrained(

@@ -56,8 +56,8 @@ class ClassifierParams(StageParams):
     )
     key: str = Field(
         pattern=KEY,
-        description="the metadata key the score is written to (e.g. `edu`, `dclm`): one per "
-        "classifier, so several can run in one chain",
+        description="the metadata key the score is written to, named for the model (e.g. "
+        "`edu`, `dclm`), so scores of several models can sit side by side",
     )
     score: str | None = Field(
         None,
