@@ -33,7 +33,9 @@ def import_torch():
         import torch
         import transformers
     except ModuleNotFoundError as e:
-        raise GristmillError(f"classifier: kind `transformers` needs {e.name}: {EXTRA}") from None
+        raise GristmillError(
+            f"classifier: kind `transformers` needs {e.name}, in the `classify` extra: {EXTRA}"
+        ) from None
     return torch, transformers
 
 

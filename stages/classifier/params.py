@@ -21,6 +21,14 @@ TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer.model", "vocab.json
 EXTRA = "pip install 'gristmill[classify]' (in a clone: pip install -e '.[classify]')"
 
 
+def installed(module: str) -> bool:
+    """Whether `module` can be imported, without importing it (a config check stays cheap)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ValueError:  # in sys.modules as None: blocked, as good as missing
+        return False
+
+
 def model_config(folder: str | Path) -> dict:
     """A transformers model folder's `config.json`, as a dict."""
     return json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
@@ -107,8 +115,10 @@ class ClassifierParams(StageParams):
         if not any((path / f).is_file() for f in TOKENIZER_FILES):
             raise ValueError(f"{path} has no tokenizer files (one of {', '.join(TOKENIZER_FILES)})")
         for module in ("torch", "transformers"):
-            if importlib.util.find_spec(module) is None:
-                raise ValueError(f"kind `transformers` needs {module}, in the extra: {EXTRA}")
+            if not installed(module):
+                raise ValueError(
+                    f"kind `transformers` needs {module}, in the `classify` extra: {EXTRA}"
+                )
         return str(path.resolve())
 
     @field_validator("key")

@@ -16,6 +16,7 @@ from tests.scripts_text import text_in
 from tests.stages.classifier.models import LANGS, bert, fasttext_model
 
 pytest.importorskip("transformers", reason="the classify extra is not installed")
+pytestmark = pytest.mark.slow  # each module builds its models (about 10 s on 2 cores)
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from tests.stages.classifier.models import LANGS, bert, fasttext_model
 
 torch = pytest.importorskip("torch", reason="the classify extra (torch) is not installed")
 transformers = pytest.importorskip("transformers", reason="the classify extra is not installed")
+pytestmark = pytest.mark.slow  # each module builds its models (about 10 s on 2 cores)
 
 LABELS = {0: "low", 1: "mid", 2: "high"}
 
