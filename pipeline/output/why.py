@@ -22,7 +22,7 @@ def explain(stage: str, rec: dict) -> list[tuple[str, object]]:
     the entry named by the reason (quality's failing signal). Empty for a stage this install
     does not know."""
     try:
-        cls = STAGES[stage]
+        cls = STAGES[stage.split(".")[0]]  # `classifier.edu`: an instance of `classifier`
     except (KeyError, ImportError):  # a plug-in stage this install lacks
         return []
     meta, reason = rec.get("metadata") or {}, rec.get("reason")

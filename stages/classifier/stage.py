@@ -1,7 +1,8 @@
 """`classifier`: scores each document with a model and writes the score to `metadata[key]`;
 drops nothing unless `min_score` is set (reason `below_min_score`). Scoring and deciding are
 separate, as in `quality`: a later stage (or a rerun with another `min_score`) can decide on the
-stored score. Several classifiers run in one chain under different keys (`edu`, `dclm`).
+stored score. Several classifiers run in one chain under different keys (`edu`, `dclm`): each is
+`classifier.<key>` in the manifest's counts and under rejected/.
 
 Transformers models read documents in windows of `SORT_WINDOW` model batches: each window's
 texts are tokenized, sorted by length and cut into batches of `batch_size`, so a batch pads its
@@ -38,6 +39,11 @@ class Classifier(Stage):
     Params = ClassifierParams
     writes = (score_field("<key>"),)
     drops = (score_field("<key>").only("with `min_score`"),)
+
+    @classmethod
+    def instance_name(cls, params: ClassifierParams) -> str:
+        """`classifier.<key>`: one chain may score with several models, each under its key."""
+        return f"{cls.name}.{params.key}"
 
     @classmethod
     def writes_for(cls, params: ClassifierParams) -> tuple[md.Field, ...]:

@@ -74,17 +74,21 @@ def test_bad_models_and_scores_are_refused_naming_the_key(tmp_path, models):
         assert error.startswith("stages[0].classifier."), error
 
 
-def test_a_run_scores_keeps_and_drops_below_min_score(tmp_path, models):
+def test_a_run_scores_with_two_models_and_drops_below_min_score(tmp_path, models):
+    """Two classifiers in one chain, each under its key: `edu` (a transformers model, with
+    `min_score`) and `dclm` (fastText, scoring only)."""
     from datatrove.data import Document
 
     from gristmill.stages.classifier.params import ClassifierParams
     from gristmill.stages.classifier.stage import Classifier
 
-    stage = {"model": str(models["two"]), "key": "edu", "score": "label:high", "batch_size": 3}
-    cfg = config(tmp_path, {"classifier": stage})
+    edu = {"model": str(models["two"]), "key": "edu", "score": "label:high", "batch_size": 3}
+    dclm = {"model": str(models["ft"]), "kind": "fasttext", "key": "dclm"}
+    dclm["score"] = "label:__label__hq"
+    cfg = config(tmp_path, {"classifier": edu}, {"classifier": dclm})
     recs = list(read_records(tmp_path / "data" / "web.jsonl"))
     docs = [Document(text=r["text"], id=r["id"]) for r in recs]
-    score = {d.id: d.metadata["edu"] for d in Classifier(ClassifierParams(**stage)).run(docs)}
+    score = {d.id: d.metadata["edu"] for d in Classifier(ClassifierParams(**edu)).run(docs)}
     floor = sorted(score.values())[len(score) // 2]
     below = {i for i, s in score.items() if s < floor}
     cfg["stages"][0]["classifier"]["min_score"] = floor
@@ -93,15 +97,31 @@ def test_a_run_scores_keeps_and_drops_below_min_score(tmp_path, models):
     run_quietly(path)
     out = tmp_path / "out"
     manifest = orjson.loads((out / "manifest.json").read_bytes())
-    counts = manifest["stages"]["classifier"]
+    counts = manifest["stages"]["classifier.edu"]
     assert counts["seen"] == len(recs) and counts["kept"] == len(recs) - len(below)
     assert counts["dropped"] == {"below_min_score": len(below)}
-    rejected = [
-        r
-        for p in sorted((out / "rejected" / "classifier").glob("*.jsonl.zst"))
-        for r in read_records(p)
-    ]
+    assert manifest["stages"]["classifier.dclm"]["seen"] == len(recs) - len(below)
+    assert manifest["stages"]["classifier.dclm"]["dropped"] == {}
+    for key in ("edu", "dclm"):  # what a later reader (select, bucket) can count on
+        assert manifest["metadata"][key] == {
+            "type": "float",
+            "optional": False,
+            "written_by": ["classifier"],
+        }
+    folder = out / "rejected" / "classifier.edu"
+    rejected = [r for p in sorted(folder.glob("*.jsonl.zst")) for r in read_records(p)]
     assert {r["id"] for r in rejected} == below
     for r in rejected:
-        assert r["reason"] == "below_min_score"
+        assert r["reason"] == "below_min_score" and "dclm" not in r["metadata"]
         assert r["metadata"]["edu"] == pytest.approx(score[r["id"]], abs=1e-4)
+    assert not (out / "rejected" / "classifier.dclm").exists()
+
+
+def test_the_same_key_twice_is_refused(tmp_path, models):
+    one = {"model": str(models["edu"]), "key": "edu"}
+    path = tmp_path / "twice.yaml"
+    path.write_text(
+        orjson.dumps(config(tmp_path, {"classifier": one}, {"classifier": one})).decode()
+    )
+    with pytest.raises(ConfigError, match=r"stages\[1\]: stage 'classifier.edu' is listed twice"):
+        load_config(path)

@@ -122,7 +122,7 @@ def test_min_score_drops_below_it_and_keeps_the_score(tmp_path, regressor):
     )
     kept = run_step(step, [Document(text=t, id=str(i)) for i, t in enumerate(batch)])
     assert kept and all(d.metadata["edu"] >= floor for d in kept)
-    rejected = rejected_records(tmp_path / "classifier" / "00000.jsonl.zst")
+    rejected = rejected_records(tmp_path / "classifier.edu" / "00000.jsonl.zst")
     assert len(kept) + len(rejected) == len(batch) and rejected
     assert all(r["reason"] == "below_min_score" and r["metadata"]["edu"] < floor for r in rejected)
     assert stats(step)["dropped/below_min_score"] == len(rejected)
