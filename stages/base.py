@@ -77,6 +77,7 @@ class StageContext:
     work: Path | None = None  # scratch folder of this run (global stages' files)
     out: Path | None = None  # the run's output folder
     tasks: int = 1  # tasks per phase; global stages use as many reduce buckets
+    workers: int = 1  # processes running tasks at once (a stage's threads share the cores)
     # source name -> rank in the config (earlier sources win dedup ties)
     source_order: dict[str, int] = field(default_factory=dict)
     # Set by the stages before this one (`provides()`): what tokenize tells pack.
@@ -143,6 +144,14 @@ class StageHooks:
     # `apply`, which writes its own jsonl, runs none
     writes_output: ClassVar[bool] = False
 
+    @classmethod
+    def instance_name(cls, params: StageParams) -> str:
+        """The name this stage goes by in a run, with these parameters: its key in the
+        manifest's counts and its folder under rejected/. `name`, unless the stage may run
+        more than once in one chain (`classifier.<key>`), which then names each instance
+        `<name>.<something>` (`<name>` first: what the docs and the class are found by)."""
+        return cls.name
+
     def warm(self) -> None:
         """Builds what every worker would build for itself (a model, an encoder) into its
         module's per-process cache; the local executor calls it in the run process before it
@@ -182,9 +191,11 @@ class Stage(StageHooks, PipelineStep):
     replays_cheaply: bool = False
 
     def __init__(self, params: StageParams | None = None, ctx: StageContext | None = None):
-        super().__init__()
         self.params = params if params is not None else self.Params()
         self.ctx = ctx or StageContext()
+        if (name := self.instance_name(self.params)) != type(self).name:
+            self.name = name  # before datatrove's __init__, which names the step's stats
+        super().__init__()
 
     def process(self, doc: Document) -> str | None:
         """Annotate `doc`; return None to keep it, or the drop reason."""

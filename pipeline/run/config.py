@@ -291,7 +291,7 @@ def load_config(path: str | os.PathLike) -> LoadedConfig:
         raise ConfigError(f"{path}: {hint or format_error(e, RunConfig)}") from None
     try:
         cfg = LoadedConfig(run, path)
-        check_rules(run)
+        check_rules(run, cfg.stage_params)
         if wrong := metadata.unknown_field(cfg) or metadata.unmet(cfg):
             raise ConfigError(wrong)
     except (ConfigError, SourceError, RunSourceError) as e:
@@ -311,18 +311,23 @@ def _unique(run: RunConfig, runs: dict, source_list: list[tuple[str, str]]) -> N
             seen[name] = i
 
 
-def check_rules(run: RunConfig) -> None:
+def check_rules(run: RunConfig, stage_params: list | None = None) -> None:
     names = [s.name for s in run.sources]
     for i, name in enumerate(names):
         if name in names[:i]:
             raise ConfigError(f"sources[{i}].name: duplicate source name {name!r}")
     stages = [s.name for s in run.stages]
-    names = [get_stage(s).name for s in stages]  # a plug-in's, whatever the config calls it
+    # a plug-in's name, whatever the config calls it; a stage that names each instance
+    # (`classifier.<key>`) may be listed again under another name
+    names = [get_stage(s).name for s in stages]
+    if stage_params is not None:
+        names = [get_stage(e.name).instance_name(p) for e, p in stage_params]
     for i, name in enumerate(names):
         if name in names[:i]:
             first = stages[names.index(name)]
             also = "" if first == stages[i] else f" (as {first!r})"
-            raise ConfigError(f"stages[{i}]: stage {stages[i]!r} is listed twice{also}")
+            shown = stages[i] if name == get_stage(stages[i]).name else name
+            raise ConfigError(f"stages[{i}]: stage {shown!r} is listed twice{also}")
     check_order(stages)
     check_executor(run)
 

@@ -119,6 +119,7 @@ def run_context(cfg: LoadedConfig, work: Path) -> StageContext:
         work=work,
         out=cfg.output,
         tasks=run.tasks,
+        workers=run.workers,
         source_order={name: i for i, (name, _) in enumerate(cfg.source_list)},
         earlier=earlier,
     )

@@ -19,6 +19,7 @@ from gristmill.pipeline.cli.main import cli
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.registry import STAGES, is_global
 from tests.conftest import write_jsonl
+from tests.stages.classifier.models import fasttext_model
 
 EN = (
     "The old mill stood beside the river for more than two hundred years, grinding wheat and "
@@ -149,6 +150,13 @@ def check_decontaminate(kept, dropped):
     assert all(r["metadata"]["contaminated_by"] == ["bench"] for r in dropped.values())
 
 
+def check_classifier(kept, dropped):
+    """fastText's probability of `__label__hq`, on every record (min_score is not set)."""
+    assert not dropped
+    scores = [r["metadata"]["dclm"] for r in kept.values()]
+    assert all(0.0 <= s <= 1.0 for s in scores) and len(set(scores)) > 1
+
+
 def check_tokenize(kept, dropped):
     assert not dropped
     assert all(r["metadata"]["n_tokens"] > 0 for r in kept.values())
@@ -172,6 +180,7 @@ STAGE_CHECKS = {
     "exact_dedup": check_exact_dedup,
     "minhash_dedup": check_minhash_dedup,
     "quality": check_quality,
+    "classifier": check_classifier,
     "safety": check_safety,
     "pii": check_pii,
     "simhash_dedup": check_minhash_dedup,  # the same clusters on these records
@@ -198,6 +207,10 @@ def test_apply_on_plain_records(tmp_path, stage):
         args += ["--set", f"benchmarks=[{bench}]"]
     if stage == "select":  # and the share it keeps
         args += ["--set", "keep_top=0.5"]
+    if stage == "classifier":  # a model of the test's own, and the score's key
+        model = fasttext_model(tmp_path / "dclm.bin")
+        args += ["--set", f"model={model}", "--set", "kind=fasttext", "--set", "key=dclm"]
+        args += ["--set", "score=label:__label__hq"]
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     kept = {r["id"]: r for r in read_records(out)}

@@ -18,6 +18,7 @@ from gristmill.stages.pack import Pack
 from gristmill.stages.registry import STAGES, get_stage
 from gristmill.stages.tokenize import tokenizer_info
 from tests.conftest import docs, run_step, write_jsonl
+from tests.stages.classifier.models import fasttext_model
 
 # Written for this test: one text a script (with and without spaces, full-width punctuation).
 TEXTS = {
@@ -108,6 +109,12 @@ CASES = [
     ("decontaminate", ("action=redact", "ngram=8"), sample),
     ("quality", ("thresholds=off",), sample),
     ("quality", ("language=ja",), sample),
+    ("classifier", ("kind=fasttext", "key=dclm", "score=label:__label__hq"), sample),
+    (
+        "classifier",
+        ("kind=fasttext", "key=dclm", "score=label:__label__hq", "min_score=0.5"),
+        sample,
+    ),
     ("safety", ("words={'*': [barley]}", "min_blocked_words=1"), sample),
     ("pii", (), sample),
     ("select", ("keep_top=0.5", "by=language"), scored_sample),
@@ -133,6 +140,8 @@ def changed(before: dict, after: dict) -> set[str]:
 def test_a_stage_writes_what_it_declares(tmp_path, name, settings, make):
     if name == "decontaminate":
         settings = (*settings, benchmarks(tmp_path))
+    if name == "classifier":
+        settings = (*settings, f"model={fasttext_model(tmp_path / 'dclm.bin')}")
     recs = make()
     given = {r["id"]: {k: v for k, v in r.items() if k not in ("id", "text")} for r in recs}
     inp, out, rej = tmp_path / "in.jsonl", tmp_path / "out.jsonl", tmp_path / "rejected.jsonl"
