@@ -25,8 +25,8 @@ SEGMENTS = ".segments.parquet"  # beside a mix shard: which documents each sampl
 def output_lock(out: Path, tidy: bool = False) -> Iterator[None]:
     """Holds OUT's lock while the body runs. `tidy`: a run's lock; if the body fails, the run
     leaves no trace that would make OUT look like a run's output (sources pass such folders
-    over): its lock file, and every `_work/<key>/` where no task finished (nothing to resume),
-    go; OUT too if this made it and it is left empty."""
+    over): its lock file, every `_work/<key>/` where no task finished (nothing to resume) and
+    the empty folders of failed tasks go; OUT too if this made it and it is left empty."""
     made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     with open(out / LOCK, "a+") as fh:
@@ -60,6 +60,10 @@ def _tidy(out: Path, made: bool) -> None:
                 shutil.rmtree(run, ignore_errors=True)
         with contextlib.suppress(OSError):  # only if it is empty now
             work.rmdir()
+    for name in ("tokens", "rejected", "index", "mixes"):  # folders a failed task left empty
+        for folder in sorted((out / name).glob("**/"), key=lambda p: -len(p.parts)):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
     (out / LOCK).unlink(missing_ok=True)
     if made:
         with contextlib.suppress(OSError):
