@@ -187,3 +187,15 @@ def test_only_the_first_documents_of_a_task_are_checked(word_tokenizer, monkeypa
     assert len(tokens(params, ["hello", "world", "nope nope"])) == 3
     with pytest.raises(GristmillError, match="first 2 documents"):
         tokens(params, ["hello", "nope", "world"])
+
+
+def test_a_finished_runs_tokenizer_that_changed_is_refused(tmp_path):
+    from gristmill.stages.tokenize import reload_tokenizer
+
+    folder = bpe_folder(tmp_path / "tok", config={"eos_token": EOS, "bos_token": BOS})
+    recorded = tokenizer_info(str(folder), bos=True).as_dict()
+    assert reload_tokenizer(recorded, "out")[1].add_bos
+    changed = {"eos_token": EOS, "bos_token": BOS, "model_max_length": 8}
+    (folder / "tokenizer_config.json").write_text(json.dumps(changed))
+    with pytest.raises(GristmillError, match="out: tokenizer tok on this machine is not the run's"):
+        reload_tokenizer(recorded, "out")

@@ -17,7 +17,7 @@ from gristmill.pipeline.output.verify import verify_run
 from gristmill.pipeline.run.config import ConfigError, load_config
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardReader
-from gristmill.stages.tokenize import load_tokenizer
+from gristmill.stages.tokenize import load_tokenizer, reload_tokenizer
 from tests.conftest import run_quietly, write_jsonl
 from tests.stages.built_tokenizers import (
     BOS,
@@ -70,6 +70,7 @@ def test_a_run_with_each_kind(tmp_path, kind):
     out, t = tmp_path / "out", manifest["tokenizer"]
     tok, info = load_tokenizer(str(tmp_path / spec), bos=True)
     assert t == info.as_dict() and t["spec"] == str(tmp_path / spec)
+    assert reload_tokenizer(t, "the run")[1] == info  # as inspect and the experiments load it
     assert (t["kind"], t["bos_id"], t["eos_id"], t["add_bos"]) == (kind, 1, 2, True)
     [shard] = manifest["shards"]
     reader = ShardReader(out / shard["prefix"])
