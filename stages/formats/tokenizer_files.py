@@ -40,7 +40,9 @@ def tokenizer_kind(spec: str, given: str | None = None) -> str:
     if path.is_dir():
         if (path / TOKENIZER_JSON).is_file():
             return "folder"
-        raise ValueError(f"folder {spec} has no {TOKENIZER_JSON}; expected {KINDS}")
+        models = sorted(p.name for p in path.glob("*.model"))
+        hint = f" (for its SentencePiece model, give the path of {models[0]})" if models else ""
+        raise ValueError(f"folder {spec} has no {TOKENIZER_JSON}{hint}; expected {KINDS}")
     if path.is_file():
         return "sentencepiece" if path.suffix == ".model" else "tokenizer.json"
     close = difflib.get_close_matches(given.lower(), ["gpt2"], 1, 0.6)

@@ -65,6 +65,9 @@ def test_a_folder_without_tokenizer_json(tmp_path):
     (tmp_path / "tokenizer_config.json").write_text("{}")
     with pytest.raises(ValueError, match="has no tokenizer.json; expected `gpt2`"):
         tokenizer_kind(str(tmp_path))
+    (tmp_path / "tokenizer.model").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"no tokenizer.json \(for its SentencePiece model, give"):
+        tokenizer_kind(str(tmp_path))
 
 
 def test_folder_identity_from_tokenizer_config(folder):
@@ -199,3 +202,10 @@ def test_a_finished_runs_tokenizer_that_changed_is_refused(tmp_path):
     (folder / "tokenizer_config.json").write_text(json.dumps(changed))
     with pytest.raises(GristmillError, match="out: tokenizer tok on this machine is not the run's"):
         reload_tokenizer(recorded, "out")
+
+
+def test_a_sentencepiece_model_is_encoded_by_sentencepiece(sp_model):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="encoded by `sentencepiece`: use `auto`"):
+        TokenizeParams(tokenizer=sp_model, backend="tokenizers")
