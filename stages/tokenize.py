@@ -154,8 +154,11 @@ def load_encoder(params: TokenizeParams, info: TokenizerInfo | None = None):
     always the HF tokenizer's: the backends are interchangeable, the ids the same. `info`, when
     the caller has it (the stage's, from `provides()` in the run process), spares building the HF
     tokenizer where the tiktoken backend encodes. Built once per process: a worker runs many
-    tasks, and building GPT-2 from its files is not free."""
-    key = (params.tokenizer, params.eos, params.bos, params.backend, params.threads)
+    tasks, and building GPT-2 from its files is not free. Keyed on the identity too: a
+    tokenizer whose files changed is another encoder."""
+    if info is None:
+        info = tokenizer_info(params.tokenizer, params.eos, params.bos)
+    key = (params.tokenizer, params.eos, params.bos, params.backend, params.threads, info)
     if key not in _ENCODERS:
         _ENCODERS[key] = _build_encoder(params, info)
     return _ENCODERS[key]
@@ -164,15 +167,13 @@ def load_encoder(params: TokenizeParams, info: TokenizerInfo | None = None):
 _ENCODERS: dict[tuple, tuple] = {}
 
 
-def _build_encoder(params: TokenizeParams, info: TokenizerInfo | None):
+def _build_encoder(params: TokenizeParams, info: TokenizerInfo):
     backend = params.backend
     if backend == "auto":
         backend = "tiktoken" if params.tokenizer == "gpt2" else "tokenizers"
     if backend == "tiktoken":
         if params.tokenizer != "gpt2":
             raise GristmillError("tokenize: backend tiktoken is for tokenizer gpt2 only")
-        if info is None:
-            info = tokenizer_info(params.tokenizer, params.eos, params.bos)
         return tiktoken_gpt2(params.threads), info
     tok, info = load_tokenizer(params.tokenizer, params.eos, params.bos)
     if isinstance(tok, SentencePiece):
@@ -312,6 +313,11 @@ class Tokenize(Stage):
         # documents, tokens, unknown tokens
 
     gives = ("tokenizer",)
+
+    @classmethod
+    def reads(cls, params: TokenizeParams) -> str | None:
+        info = tokenizer_info(params.tokenizer, params.eos, params.bos)
+        return f"{info.sha256}:{info.add_bos}"  # the files, and the BOS they may ask for
 
     def provides(self) -> dict:
         if self._info is None:

@@ -5,6 +5,7 @@ the tokenizer's config errors, and a run that fails early leaving no lock and no
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -147,3 +148,19 @@ def test_a_run_that_fails_in_its_first_phase_leaves_no_lock_and_no_work(tmp_path
         assert not (out / LOCK).exists() and not (out / WORK).exists()
     cfg.write_text(cfg.read_text().replace("eos: <eos>}", "eos: <eos>, allow_unknown: true}"))
     assert run_quietly(cfg)["totals"]["tokens"]["real"] == 3
+
+
+def test_a_tokenizer_changed_in_place_is_a_new_run(tmp_path):
+    """The run key holds the tokenizer's files: a rerun after one changed is not "up to date"
+    with shards the old one made."""
+    config = {"bos_token": BOS, "eos_token": EOS}
+    bpe_folder(tmp_path / "tok", config=config)
+    cfg = write_run(tmp_path, "{tokenizer: tok}")
+    first = run_quietly(cfg)
+    assert not first["tokenizer"]["add_bos"]
+    (tmp_path / "tok" / "tokenizer_config.json").write_text(
+        json.dumps(config | {"add_bos_token": True})
+    )
+    again = run_quietly(cfg)
+    assert again["run_key"] != first["run_key"] and again["tokenizer"]["add_bos"]
+    assert again["shards"][0]["tokens"] == first["shards"][0]["tokens"] + len(TEXTS)
