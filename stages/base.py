@@ -153,7 +153,7 @@ class StageHooks:
         return {}
 
     @classmethod
-    def reads(cls, params: StageParams) -> str | None:
+    def files_hash(cls, params: StageParams) -> str | None:
         """A hash of what the stage reads besides the documents and its parameters (a
         tokenizer's files), or None: part of the run key, so a rerun after such a file changed
         in place is a new run, never "up to date" with outputs made with the old one."""

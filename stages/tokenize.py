@@ -315,7 +315,7 @@ class Tokenize(Stage):
     gives = ("tokenizer",)
 
     @classmethod
-    def reads(cls, params: TokenizeParams) -> str | None:
+    def files_hash(cls, params: TokenizeParams) -> str | None:
         info = tokenizer_info(params.tokenizer, params.eos, params.bos)
         return f"{info.sha256}:{info.add_bos}"  # the files, and the BOS they may ask for
 
