@@ -60,7 +60,7 @@ def _tidy(out: Path, made: bool) -> None:
                 shutil.rmtree(run, ignore_errors=True)
         with contextlib.suppress(OSError):  # only if it is empty now
             work.rmdir()
-    for name in ("tokens", "rejected", "index", "mixes"):  # folders a failed task left empty
+    for name in ("tokens", "documents", "rejected", "index", "mixes"):  # left empty by failed tasks
         for folder in sorted((out / name).glob("**/"), key=lambda p: -len(p.parts)):
             with contextlib.suppress(OSError):
                 folder.rmdir()
