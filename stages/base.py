@@ -162,6 +162,13 @@ class StageHooks:
         return {}
 
     @classmethod
+    def files_hash(cls, params: StageParams) -> str | None:
+        """A hash of what the stage reads besides the documents and its parameters (a
+        tokenizer's files), or None: part of the run key, so a rerun after such a file changed
+        in place is a new run, never "up to date" with outputs made with the old one."""
+        return None
+
+    @classmethod
     def index_params(cls, params: StageParams) -> dict | None:
         """Whether this stage (one with `keeps_index`), with these parameters, keeps an index of
         what the run kept in `OUT/index/<name>/` and looks documents up in earlier runs'

@@ -56,6 +56,7 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
             problems.append(
                 f"{shard['prefix']}.bin: token id {int(np.max(tokens))} >= vocab size {vocab}"
             )
+        problems += _document_ends(shard["prefix"], reader, tokens, manifest["tokenizer"] or {})
         if set(side.column("source").to_pylist()) - {shard["source"]}:
             problems.append(f"{shard['prefix']}{mf.SIDECAR}: documents of another source")
     on_disk = {p.relative_to(out).as_posix() for p in (out / "tokens").rglob("*") if p.is_file()}
@@ -111,6 +112,28 @@ def check_documents(out: Path, manifest: dict) -> tuple[list[str], int]:
         if p.is_file() and (rel := p.relative_to(out).as_posix()) not in listed:
             problems.append(f"{rel}: on disk but not in the manifest")
     return problems, sum(e["docs"] for e in files)
+
+
+def _document_ends(prefix: str, reader: ShardReader, tokens, tokenizer: dict) -> list[str]:
+    """Every document ends with the run's EOS and, where the run put one there (`add_bos`),
+    starts with its BOS: a document boundary in the index is one in the ids too."""
+    starts = reader.pointers // reader.dtype.itemsize
+    lengths = reader.lengths
+    ends = [("end with EOS", starts + lengths - 1, tokenizer.get("eos_id"))]
+    if tokenizer.get("add_bos"):
+        ends.append(("start with BOS", starts, tokenizer.get("bos_id")))
+    problems = []
+    for what, at, want in ends:
+        if want is None or not len(at):
+            continue
+        found = tokens[np.clip(at, 0, len(tokens) - 1)] if len(tokens) else want + 1
+        bad = np.flatnonzero((lengths == 0) | (found != want))
+        if len(bad):
+            problems.append(
+                f"{prefix}.bin: {len(bad)} of {len(lengths)} documents do not {what} "
+                f"(id {want}), the first document {int(bad[0])}"
+            )
+    return problems
 
 
 def _check_mix(out: Path, path: Path, vocab: int) -> list[str]:

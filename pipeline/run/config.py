@@ -244,6 +244,9 @@ class LoadedConfig:
         """Keys the run's caches. Without the executor settings: every executor writes the same
         bytes, so a run started on Slurm can be finished (or resumed) by another executor."""
         data = {k: v for k, v in self.resolved().items() if k not in EXECUTOR_KEYS}
+        files = {e.name: get_stage(e.name).files_hash(p) for e, p in self.stage_params}
+        if any(files.values()):  # absent when no stage reads a file: such a run keeps its key
+            data["files"] = {k: v for k, v in files.items() if v}
         return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 

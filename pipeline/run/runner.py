@@ -146,7 +146,7 @@ def run(
         echo(f"sources: passed over {folder}, a gristmill run's output (name it to read it)")
     if other := describe_other(cfg.other_files):  # files of a source folder that are not input
         echo(other)
-    with output_lock(cfg.output):
+    with output_lock(cfg.output, tidy=True):  # a run failed early leaves no lock, no _work
         inputs = input_entries(cfg)
         key = run_key(cfg.hash, inputs, earlier_entries(cfg), config_print(cfg))
         remote = RemoteRun(cfg.output_url, cfg.storage_options) if cfg.output_url else None
