@@ -53,16 +53,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def namespace() -> subprocess.Popen:
-    """A process holding a network namespace with only `lo` up."""
+def namespace() -> subprocess.Popen | None:
+    """A process holding a network namespace with only `lo` up; None where not permitted."""
+    if not all(shutil.which(tool) for tool in ("unshare", "nsenter", "ip")):
+        return None
     holder = subprocess.Popen(
         ["unshare", "-n", "sh", "-c", "ip link set lo up && echo up && exec sleep 100000"],
         stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         text=True,
     )
     if holder.stdout.readline().strip() != "up":
         holder.wait()
-        sys.exit("bench/ray_head_loss: no network namespace here (`unshare -n` needs root)")
+        return None
     return holder
 
 
@@ -155,16 +158,18 @@ def wait_for_phase(proc: subprocess.Popen, log: Path, phase: int, timeout: float
     return False
 
 
-def one_try(holder, folder: Path, rng: random.Random, args, local: dict | None) -> dict:
+def one_try(holder, folder: Path, phase: int, delay: float, tasks: int, local=None) -> dict:
+    """A run on a new cluster whose head is killed `delay` s after phase number `phase` starts:
+    how the run ended; with `local` (the local executor's shards), whether `--executor local`
+    then gives the same bytes."""
     cluster, proc = Cluster(holder), None
     try:
         cluster.start()
-        cfg = config(folder, args.tasks, executor="ray", ray={"address": cluster.address})
+        cfg = config(folder, tasks, executor="ray", ray={"address": cluster.address})
         log = folder / "driver.log"
         with log.open("w") as fh:
             cmd = cluster.ns(*gristmill(str(cfg)))
             proc = subprocess.Popen(cmd, cwd=REPO, env=os.environ | ENV, stdout=fh, stderr=fh)
-        phase, delay = rng.randint(1, args.phases), rng.uniform(0, args.max_delay)
         started = wait_for_phase(proc, log, phase, timeout=240)
         time.sleep(delay)
         killed = cluster.kill_head() if proc.poll() is None else 0
@@ -196,7 +201,7 @@ def one_try(holder, folder: Path, rng: random.Random, args, local: dict | None) 
         "one_line": rc != 0 and last.startswith("error: ") and "the Ray cluster is gone" in last,
         "public_probe_lines": sum(1 for line in text.splitlines() if PUBLIC.search(line)),
     }
-    if args.resume and local is not None and rc != 0:
+    if local is not None and rc != 0:
         subprocess.run(gristmill(str(cfg), "--executor", "local"), check=True, capture_output=True)
         fig["resume_identical"] = shards(folder / "out") == local
     return fig
@@ -220,10 +225,13 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(gristmill(str(cfg)), check=True, capture_output=True)
         local = shards(args.work / "local" / "out")
     holder = namespace()
+    if holder is None:
+        sys.exit("bench/ray_head_loss: no network namespace here (`unshare -n` needs root)")
     results = []
     try:
         for i in range(args.tries):
-            fig = one_try(holder, args.work / f"try{i}", rng, args, local)
+            phase, delay = rng.randint(1, args.phases), rng.uniform(0, args.max_delay)
+            fig = one_try(holder, args.work / f"try{i}", phase, delay, args.tasks, local)
             results.append(fig)
             print(f"try {i}: " + " ".join(f"{k}={v!r}" for k, v in fig.items()), flush=True)
     finally:

@@ -131,8 +131,8 @@ class RayRunner(PhaseRunner):
                 self._check_head(phase, executor)
         except (ray.exceptions.RaySystemError, ConnectionError) as e:
             self._lost(phase, executor, type(e).__name__)
-        finally:
-            path.unlink(missing_ok=True)
+        # kept where the cluster is lost: a task still running on a node left reads it
+        path.unlink(missing_ok=True)
         if failed:
             logger.error(f"{phase.name}: {len(failed)} task(s) failed: {failed[0]}")
 
@@ -145,6 +145,9 @@ class RayRunner(PhaseRunner):
 
     def _lost(self, phase: Phase, executor: RayPipelineExecutor, why: str) -> None:
         self.lost = True
+        # the run is over on this cluster: how its tasks still in flight end is Ray's to log,
+        # not the run's, and would print after the run's last line
+        os.environ.setdefault("RAY_IGNORE_UNHANDLED_ERRORS", "1")
         done = phase.tasks - len(executor.get_incomplete_ranks(range(phase.tasks)))
         raise ClusterLost(phase.name, done, phase.tasks, why)
 
