@@ -1,16 +1,17 @@
-"""Ray's head lost at a random point of a run, `--tries` times: every time, the run must end with
-gristmill's one-line error (the phase, how many of its tasks are complete, the command that
-resumes), never a silent exit; with `--resume`, `--executor local` then finishes it to the
-local executor's bytes.
+"""Ray's head lost at a random point of a run, until `--tries` runs had it: every time, the run
+must end with gristmill's one-line error (the phase, how many of its tasks are complete, the
+command that resumes), never a silent exit; with `--resume`, `--executor local` then finishes
+it to the local executor's bytes.
 
-Each try starts a 2-node Ray cluster (one CPU each) on loopback, in a network namespace with only
+Each run starts a 2-node Ray cluster (one CPU each) on loopback, in a network namespace with only
 `lo` up (as tests/pipeline/run/test_ray_cluster.py does), runs the sample corpus through
 exact_dedup, tokenize and pack in `--tasks` tasks on it, waits for the start of a phase drawn at
-random, then a random delay, and SIGKILLs the head's GCS server and raylet. It also counts the
-driver's lines that name a public resolver (Ray's probe for the node's address): on a loopback
-cluster there must be none.
+random, then a random delay, and SIGKILLs the head's GCS server and raylet. A run that ended
+before the kill does not count (another one starts, up to 3 * `--tries` runs in all). It also
+counts the driver's lines that name a public resolver (Ray's probe for the node's address): on a
+loopback cluster there must be none.
 
-    python -m bench.ray_head_loss                    # 10 tries
+    python -m bench.ray_head_loss                    # until 10 kills landed mid-run
     python -m bench.ray_head_loss --tries 3 --resume --seed 7
 
 Needs `unshare -n` and `nsenter` (root). Only processes of the clusters it starts are stopped
@@ -173,12 +174,14 @@ def one_try(holder, folder: Path, phase: int, delay: float, tasks: int, local=No
         started = wait_for_phase(proc, log, phase, timeout=240)
         time.sleep(delay)
         killed = cluster.kill_head() if proc.poll() is None else 0
-        t0 = time.monotonic()
-        try:
-            rc = proc.wait(timeout=300)
-        except subprocess.TimeoutExpired:
+        t0, line_s = time.monotonic(), None
+        while proc.poll() is None and time.monotonic() - t0 < 300:
+            if line_s is None and "\nerror: " in log.read_text(errors="replace"):
+                line_s = time.monotonic() - t0  # the kill to the run's error line
+            time.sleep(0.05)
+        if proc.poll() is None:
             proc.kill()
-            rc = proc.wait()
+        rc = proc.wait()
         exit_s = time.monotonic() - t0
     finally:
         if proc is not None and proc.poll() is None:  # interrupted: the run goes too
@@ -196,6 +199,7 @@ def one_try(holder, folder: Path, phase: int, delay: float, tasks: int, local=No
         "killed": killed,
         "started": started,
         "rc": rc,
+        "line_s": None if line_s is None else round(line_s, 1),
         "exit_s": round(exit_s, 1),
         "last": last,
         "one_line": rc != 0 and last.startswith("error: ") and "the Ray cluster is gone" in last,
@@ -210,7 +214,7 @@ def one_try(holder, folder: Path, phase: int, delay: float, tasks: int, local=No
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", type=Path, default=REPO / "out" / "ray-head-loss")
-    ap.add_argument("--tries", type=int, default=10)
+    ap.add_argument("--tries", type=int, default=10, help="runs whose head is killed mid-run")
     ap.add_argument("--tasks", type=int, default=2)
     ap.add_argument("--phases", type=int, default=3, help="draw the kill's phase from 1..this")
     ap.add_argument("--max-delay", type=float, default=1.0, help="seconds after the phase starts")
@@ -227,19 +231,23 @@ def main(argv: list[str] | None = None) -> int:
     holder = namespace()
     if holder is None:
         sys.exit("bench/ray_head_loss: no network namespace here (`unshare -n` needs root)")
-    results = []
-    try:
-        for i in range(args.tries):
+    results, killed = [], []
+    try:  # until `tries` kills landed before the run ended (at most 3 * tries runs)
+        for i in range(3 * args.tries):
             phase, delay = rng.randint(1, args.phases), rng.uniform(0, args.max_delay)
             fig = one_try(holder, args.work / f"try{i}", phase, delay, args.tasks, local)
             results.append(fig)
             print(f"try {i}: " + " ".join(f"{k}={v!r}" for k, v in fig.items()), flush=True)
+            if fig["killed"] and fig["rc"] != 0:
+                killed.append(fig)
+            if len(killed) == args.tries:
+                break
     finally:
         holder.kill()
         holder.wait()
-    killed = [f for f in results if f["killed"] and f["rc"] != 0]
     print(
-        f"head killed mid-run: {len(killed)} of {len(results)} tries; one-line error: "
+        f"head killed mid-run: {len(killed)} of {len(results)} runs (the others had ended); "
+        "one-line error: "
         f"{sum(f['one_line'] for f in killed)} of {len(killed)}; "
         f"driver lines naming a public resolver: {sum(f['public_probe_lines'] for f in results)}"
     )
