@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("ray", reason="ray is not installed (the ray extra)")
 
 from bench.ray_head_loss import namespace, one_try  # noqa: E402
+from tests.pipeline.run.ray_start import ray_env, start_timeout  # noqa: E402
 
 pytestmark = [
     pytest.mark.cluster,
@@ -37,7 +38,9 @@ def holder():
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.05, 0.1, 0.2])
-def test_the_head_lost_as_a_phase_starts_gives_the_one_line(holder, tmp_path, delay):
+def test_the_head_lost_as_a_phase_starts_gives_the_one_line(holder, tmp_path, monkeypatch, delay):
+    for key, value in ray_env(start_timeout()).items():  # a node's start, scaled to the load
+        monkeypatch.setenv(key, value)
     fig = one_try(holder, tmp_path, phase=1, delay=delay, tasks=2)
     assert fig["killed"], fig  # the head's GCS server and raylet were there to kill
     assert fig["rc"] != 0, fig  # killed before the phase's two tasks could both finish
