@@ -38,13 +38,25 @@ from gristmill.stages.formats.atomic import write_bytes
 LOOPBACK = ("127.0.0.1", "localhost")
 # Ray (`ray._private.services.get_node_ip_address`) turns a loopback address given to
 # `ray.init` into "this node's address" by asking the kernel for a route to a public DNS
-# resolver, until the driver has joined. Read once, when `ray` is imported, this switch makes
-# it answer loopback instead; in a driver it gates nothing else (`ray start` reads it too, and
-# a run never calls that).
-_LOOPBACK_ONLY = ("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+# resolver, until the driver has joined. This switch makes it answer loopback instead. Ray reads
+# it once, when `ray` is imported; in a driver it gates nothing else. `ray start` reads it as
+# "no multi-node clusters", so it is set for the import only (_import_ray).
+_LOOPBACK_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 MAX_RETRIES = 3  # per task, for a lost worker or node (Ray's own retry of system failures)
 POLL_S = 2.0  # how often the driver checks that the cluster's head still answers
 EXECUTOR_FILE = "ray_executor.pkl"  # the phase's executor, in its logging folder
+
+
+def _import_ray(loopback: bool):
+    """`ray`; for a run on this machine's loopback, imported with `_LOOPBACK_ONLY` off (unless
+    the environment sets it), which is then taken out of the environment again."""
+    if not loopback or _LOOPBACK_ONLY in os.environ:
+        return require("ray", "executor: ray")
+    os.environ[_LOOPBACK_ONLY] = "0"
+    try:
+        return require("ray", "executor: ray")
+    finally:
+        del os.environ[_LOOPBACK_ONLY]
 
 
 def _run_task(executor_file: str, rank: int) -> None:
@@ -64,9 +76,7 @@ class RayRunner(PhaseRunner):
     def __init__(self, cfg: RayConfig, workers: int):
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no report home, ever
         loopback = not cfg.address or cfg.address.rsplit(":", 1)[0] in LOOPBACK
-        if loopback:  # this machine's loopback only: no route to look up (see _LOOPBACK_ONLY)
-            os.environ.setdefault(*_LOOPBACK_ONLY)
-        ray = require("ray", "executor: ray")
+        ray = _import_ray(loopback)  # on loopback: no route to look up (see _LOOPBACK_ONLY)
         self.ray, self.cfg, self.workers, self.lost = ray, cfg, workers, False
         self.started = not ray.is_initialized()
         if self.started:
