@@ -44,6 +44,10 @@ SAMPLE = REPO / "configs" / "sample.yaml"
 STAGES = ["exact_dedup", {"tokenize": {"tokenizer": "gpt2"}}, "pack"]
 # a line of Ray's C++ logger: [2026-12-01 21:28:36,599 E 15530 15547] file.cc:123: ...
 RAY_NATIVE_LOG = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ [DIWEF] \d+ \d+\] ")
+# Ray's report of a raylet's death, which its agents publish through the GCS when the raylet dies
+# a moment before the GCS; the driver's error listener prints it, with the raylet log's last
+# lines (indented), whenever it arrives
+RAY_REPORT = re.compile(r"\(raylet\)|^\s+\[(state-dump\]|\d{4}-)")
 PHASE_LINE = re.compile(r"^\[(\d+)/(\d+)\] ")
 PUBLIC = re.compile(r"8\.8\.8\.8|2001:4860:4860::8888|1\.1\.1\.1")
 
@@ -191,7 +195,8 @@ def one_try(holder, folder: Path, phase: int, delay: float, tasks: int, local=No
             shutil.copy(core_log, folder)  # Ray's own log of the driver, kept with the try's
         cluster.stop()
     text = log.read_text(errors="replace")
-    ours = [line for line in text.splitlines() if line and not RAY_NATIVE_LOG.match(line)]
+    lines = [line for line in text.splitlines() if line and not RAY_NATIVE_LOG.match(line)]
+    ours = [line for line in lines if not RAY_REPORT.search(line)]
     last = ours[-1] if ours else ""
     fig = {
         "phase": phase,
@@ -203,6 +208,7 @@ def one_try(holder, folder: Path, phase: int, delay: float, tasks: int, local=No
         "exit_s": round(exit_s, 1),
         "last": last,
         "one_line": rc != 0 and last.startswith("error: ") and "the Ray cluster is gone" in last,
+        "ray_report": any(RAY_REPORT.search(line) for line in lines),
         "public_probe_lines": sum(1 for line in text.splitlines() if PUBLIC.search(line)),
     }
     if local is not None and rc != 0:
