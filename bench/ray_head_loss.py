@@ -234,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
         cfg = config(args.work / "local", args.tasks)
         subprocess.run(gristmill(str(cfg)), check=True, capture_output=True)
         local = shards(args.work / "local" / "out")
+    # a SIGTERM (`timeout`) unwinds like Ctrl-C: the finally blocks stop the clusters
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     holder = namespace()
     if holder is None:
         sys.exit("bench/ray_head_loss: no network namespace here (`unshare -n` needs root)")
