@@ -206,17 +206,24 @@ def test_gristmill_run_never_imports_a_users_top_level_packages(tmp_path):
 
 def test_every_package_of_the_tree_is_in_the_setuptools_list():
     # a wheel holds only the packages pyproject.toml lists: a subpackage missing there imports
-    # in the editable checkout and fails in an installed copy
+    # in the editable checkout and fails in an installed copy. The data folders (stages/data and
+    # every folder in it) are data-only packages, each with its files as package-data.
     import tomllib
 
-    listed = set(
-        tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
-    )
+    setuptools = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(setuptools["packages"])
     tree = {
         "gristmill." + ".".join(p.parent.relative_to(REPO).parts)
         for top in ("stages", "pipeline", "trainer")
         for p in (REPO / top).rglob("__init__.py")
         if "__pycache__" not in p.parts
     }
-    assert tree - listed == set()
-    assert listed - tree == set()
+    data_root = REPO / "stages" / "data"
+    data = {
+        "gristmill." + ".".join(d.relative_to(REPO).parts)
+        for d in (data_root, *data_root.rglob("*"))
+        if d.is_dir() and "__pycache__" not in d.parts
+    }
+    assert (tree | data) - listed == set()
+    assert listed - (tree | data) == set()
+    assert set(setuptools["package-data"]) == data

@@ -3,9 +3,14 @@
 A task is a plain Ray remote function, not an actor of its own: Ray keeps its worker processes
 between tasks, so what a task imports and loads (the stages' modules, a language-ID model, a
 tokenizer) is loaded once per worker process, not once per task. Each task runs datatrove's
-`_run_for_rank` on the phase's executor (put in the object store once per phase): the same
-logs, stats and completion markers as every other executor, so a run may be resumed by
-another one.
+`_run_for_rank` on the phase's executor: the same logs, stats and completion markers as every
+other executor, so a run may be resumed by another one.
+
+The executor goes to the tasks as a file beside the phase's logs (the shared filesystem a
+cluster run needs anyway), never through Ray's object store: the driver then never talks to the
+plasma store of its node, whose loss (the head's raylet, on the head) makes Ray end the driver
+process on the spot, without a Python exception and so without gristmill's line. A task's
+arguments and result are small enough for Ray to carry inside its messages.
 
 A task lost with its worker or its node (a system failure) is retried by Ray on the nodes
 left, up to `max_retries`. Where the whole cluster is gone (its head: the GCS stops answering),
@@ -16,6 +21,7 @@ command that resumes. Only a run on Ray imports this module.
 from __future__ import annotations
 
 import os
+import pickle
 import socket
 from pathlib import Path
 
@@ -27,14 +33,37 @@ from gristmill.pipeline.run.config import RayConfig
 from gristmill.pipeline.run.executors.base import ClusterLost, PhaseRunner
 from gristmill.pipeline.run.phases import Phase
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.atomic import write_bytes
 
 LOOPBACK = ("127.0.0.1", "localhost")
+# Ray (`ray._private.services.get_node_ip_address`) turns a loopback address given to
+# `ray.init` into "this node's address" by asking the kernel for a route to a public DNS
+# resolver, until the driver has joined. This switch makes it answer loopback instead. Ray reads
+# it once, when `ray` is imported; in a driver it gates nothing else. `ray start` reads it as
+# "no multi-node clusters", so it is set for the import only (_import_ray).
+_LOOPBACK_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 MAX_RETRIES = 3  # per task, for a lost worker or node (Ray's own retry of system failures)
 POLL_S = 2.0  # how often the driver checks that the cluster's head still answers
+EXECUTOR_FILE = "ray_executor.pkl"  # the phase's executor, in its logging folder
 
 
-def _run_task(executor: RayPipelineExecutor, rank: int) -> None:
-    """One task in a Ray worker process: datatrove's task body (logs, stats, its marker)."""
+def _import_ray(loopback: bool):
+    """`ray`; for a run on this machine's loopback, imported with `_LOOPBACK_ONLY` off (unless
+    the environment sets it), which is then taken out of the environment again."""
+    if not loopback or _LOOPBACK_ONLY in os.environ:
+        return require("ray", "executor: ray")
+    os.environ[_LOOPBACK_ONLY] = "0"
+    try:
+        return require("ray", "executor: ray")
+    finally:
+        del os.environ[_LOOPBACK_ONLY]
+
+
+def _run_task(executor_file: str, rank: int) -> None:
+    """One task in a Ray worker process: datatrove's task body (logs, stats, its marker) on the
+    phase's executor, read from the file the driver wrote."""
+    with open(executor_file, "rb") as fh:
+        executor: RayPipelineExecutor = pickle.load(fh)
     executor._run_for_rank(rank)
 
 
@@ -46,14 +75,15 @@ class RayRunner(PhaseRunner):
 
     def __init__(self, cfg: RayConfig, workers: int):
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no report home, ever
-        ray = require("ray", "executor: ray")
+        loopback = not cfg.address or cfg.address.rsplit(":", 1)[0] in LOOPBACK
+        ray = _import_ray(loopback)  # on loopback: no route to look up (see _LOOPBACK_ONLY)
         self.ray, self.cfg, self.workers, self.lost = ray, cfg, workers, False
         self.started = not ray.is_initialized()
         if self.started:
             kw = dict(log_to_driver=False, logging_level="WARNING", include_dashboard=False)
             if cfg.address:
-                if cfg.address.rsplit(":", 1)[0] in LOOPBACK:  # a cluster on this machine's
-                    kw["_node_ip_address"] = "127.0.0.1"  # loopback: no route to look up
+                if loopback:
+                    kw["_node_ip_address"] = "127.0.0.1"
                 ray.init(address=cfg.address, **kw)
             else:  # a Ray of this machine only
                 ray.init(num_cpus=cfg.num_cpus or workers, _node_ip_address="127.0.0.1", **kw)
@@ -73,35 +103,46 @@ class RayRunner(PhaseRunner):
             logger.enable("datatrove.executor.ray")
         todo = executor.get_incomplete_ranks(range(phase.tasks))
         if todo:
-            self._run_tasks(phase, executor, todo)
+            self._run_tasks(phase, executor, todo, logging_dir / EXECUTOR_FILE)
         if missing := executor.get_incomplete_ranks(range(phase.tasks)):
             raise GristmillError(
                 f"{phase.name}: tasks {missing} did not finish on Ray; their logs are in "
                 f"{logging_dir / 'logs'} (rerun to resume)"
             )
 
-    def _run_tasks(self, phase: Phase, executor: RayPipelineExecutor, todo: list[int]) -> None:
+    def _run_tasks(
+        self, phase: Phase, executor: RayPipelineExecutor, todo: list[int], path: Path
+    ) -> None:
         """At most `workers` tasks in flight; between waits, the head must still answer."""
         ray = self.ray
         options = {
             "num_cpus": self.cfg.cpus_per_task,
             "memory": int(self.cfg.mem_per_cpu_gb * self.cfg.cpus_per_task * 2**30),
         }
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes(path, ray.cloudpickle.dumps(executor))  # Ray's own pickler for a task's args
         try:
-            ref = ray.put(executor)
             pending, running, failed = list(todo), [], []
             while pending or running:
                 while pending and len(running) < self.workers:
-                    running.append(self.task.options(**options).remote(ref, pending.pop(0)))
+                    rank = pending.pop(0)
+                    running.append(self.task.options(**options).remote(str(path), rank))
                 done, running = ray.wait(running, num_returns=1, timeout=POLL_S)
                 for r in done:
                     try:
                         ray.get(r)
                     except ray.exceptions.RayTaskError as e:  # the task's own error
                         failed.append(e)
+                    except ray.exceptions.RaySystemError:
+                        raise
+                    except ray.exceptions.RayError as e:  # lost past its retries: the head?
+                        self._check_head(phase, executor)
+                        failed.append(e)
                 self._check_head(phase, executor)
         except (ray.exceptions.RaySystemError, ConnectionError) as e:
             self._lost(phase, executor, type(e).__name__)
+        # kept where the cluster is lost: a task still running on a node left reads it
+        path.unlink(missing_ok=True)
         if failed:
             logger.error(f"{phase.name}: {len(failed)} task(s) failed: {failed[0]}")
 
@@ -114,6 +155,9 @@ class RayRunner(PhaseRunner):
 
     def _lost(self, phase: Phase, executor: RayPipelineExecutor, why: str) -> None:
         self.lost = True
+        # the run is over on this cluster: how its tasks still in flight end is Ray's to log,
+        # not the run's, and would print after the run's last line
+        os.environ.setdefault("RAY_IGNORE_UNHANDLED_ERRORS", "1")
         done = phase.tasks - len(executor.get_incomplete_ranks(range(phase.tasks)))
         raise ClusterLost(phase.name, done, phase.tasks, why)
 
