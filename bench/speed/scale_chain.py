@@ -1,0 +1,152 @@
+"""Scale, measured: the full chain (langid, quality, safety, exact_dedup, minhash_dedup,
+url_dedup, pii, tokenize, pack) on corpora made by `bench/data/grow.py`, one task per shard
+(a fixed number of documents a task), per phase: CPU-s per MB of text, the largest task's
+peak anonymous RSS, the scratch disk `_work` reaches, and wall seconds; and each stage's
+keep rate (documents in against documents it rejected, from `rejected/`).
+
+The phases are `plan_run`'s, run with the local executor's runner as `bench/speed/scale.py`
+runs them (its `TaskStart`/`TaskEnd` steps measure each task). Scratch is sampled every
+second while a phase runs (the sum of the files under `_work`); its peak and what a phase
+leaves are reported.
+
+    python -m bench.speed.scale_chain CORPUS [CORPUS ...] [--workers 2] [--keep]
+    python -m bench.speed.scale_chain --compare RUNS/orig.json RUNS/g1.json   # keep rates
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import shutil
+import sys
+import threading
+from collections import Counter
+from pathlib import Path
+
+from bench.speed.scale import disk, print_rows, run_phases
+from gristmill.stages.formats.docio import read_records
+
+CHAIN = """\
+  - langid: {allowed_languages: [en, de, fr, es, ru, zh, ja], min_score: 0.65}
+  - quality
+  - safety
+  - exact_dedup
+  - minhash_dedup
+  - url_dedup
+  - pii
+  - tokenize: {tokenizer: gpt2}
+  - pack
+"""
+STAGES = ["langid", "quality", "safety", "exact_dedup", "minhash_dedup", "url_dedup", "pii"]
+
+
+class ScratchPeak(threading.Thread):
+    """The largest size of the files under `work`, read every second."""
+
+    def __init__(self, work: Path):
+        super().__init__(daemon=True)
+        self.work, self.peak, self.done = work, 0, threading.Event()
+
+    def run(self):
+        while not self.done.wait(1.0):
+            with contextlib.suppress(OSError):  # a file went while it was listed
+                self.peak = max(self.peak, disk(self.work))
+
+
+def plan(corpus: Path, out: Path, workers: int):
+    from gristmill.pipeline.run.config import load_config
+    from gristmill.pipeline.run.phases import plan_run
+
+    tasks = len(list((corpus / "shards").glob("*.jsonl.zst")))
+    out.mkdir(parents=True, exist_ok=True)
+    cfg = out.parent / f"{out.name}.yaml"
+    body = f"output: {out}\ntasks: {tasks}\nworkers: {workers}\n"
+    body += f"sources:\n  - {{name: web, origin: real, paths: [{corpus / 'shards'}]}}\n"
+    cfg.write_text(body + "stages:\n" + CHAIN)
+    work = out / "_work"
+    phases, _ = plan_run(load_config(cfg), work, strict=False)
+    return phases, work, tasks
+
+
+def rejected_by_stage(out: Path) -> tuple[Counter, Counter]:
+    """Documents each stage rejected, from the run's `rejected/` records, and per stage and
+    planted kind (`grow`'s `kind`: new, exact, near, template, url_dup)."""
+    got: Counter = Counter()
+    kinds: Counter = Counter()
+    for path in out.rglob("*"):
+        where = path.relative_to(out).parts[:2]
+        if "rejected" in where and path.name.endswith((".jsonl", ".jsonl.zst", ".jsonl.gz")):
+            for rec in read_records(path):
+                meta = rec.get("metadata") or {}
+                stage = meta.get("rejected_by") or meta.get("stage") or path.parent.name
+                got[stage] += 1
+                kinds[f"{stage}/{meta.get('kind')}"] += 1
+    return got, kinds
+
+
+def keep_rates(docs: int, rejected: Counter) -> dict:
+    """Per stage in chain order: documents in, kept, and the share kept."""
+    rows, left = {}, docs
+    for stage in STAGES:
+        out = rejected.get(stage, 0)
+        rows[stage] = {"in": left, "kept": left - out, "keep": (left - out) / left if left else 0}
+        left -= out
+    return rows
+
+
+def run_one(corpus: Path, runs: Path, workers: int, keep: bool) -> dict:
+    planted = json.loads((corpus / "planted.json").read_text())
+    mb, name = planted["bytes"] / 1e6, corpus.name
+    out = runs / name
+    shutil.rmtree(out, ignore_errors=True)
+    phases, work, tasks = plan(corpus, out, workers)
+    print(f"{name}: {mb:,.0f} MB, {planted['docs']:,} documents, {tasks} tasks", flush=True)
+    scratch = ScratchPeak(work)
+    scratch.start()
+    rows = run_phases(phases, work, workers)
+    scratch.done.set()
+    scratch.join()
+    print_rows(rows, mb)
+    rejected, by_kind = rejected_by_stage(out)
+    rates = keep_rates(planted["docs"], rejected)
+    got = {"corpus": str(corpus), "mb": mb, "docs": planted["docs"], "tasks": tasks}
+    got |= {"rows": rows, "scratch_peak_mb": scratch.peak / 1e6, "rejected": dict(rejected)}
+    got |= {"keep": rates, "planted": planted["planted"], "rejected_by_kind": dict(by_kind)}
+    print(f"  scratch peak {scratch.peak / 1e6:,.0f} MB; rejected {dict(rejected)}")
+    (runs / f"{name}.json").write_text(json.dumps(got, indent=1))
+    if not keep:
+        shutil.rmtree(out, ignore_errors=True)
+    return got
+
+
+def compare(paths: list[Path]) -> None:
+    runs = [json.loads(p.read_text()) for p in paths]
+    print("| stage | " + " | ".join(Path(r["corpus"]).name for r in runs) + " |")
+    print("|---|" + "---|" * len(runs))
+    for stage in STAGES:
+        cells = [f"{r['keep'][stage]['keep']:.1%} ({r['keep'][stage]['in']:,})" for r in runs]
+        print(f"| {stage} | " + " | ".join(cells) + " |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("corpora", type=Path, nargs="*", help="bench.data.grow output folders")
+    ap.add_argument("--runs", type=Path, help="where runs go (default: beside the first)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--keep", action="store_true", help="keep each run's output")
+    ap.add_argument("--compare", type=Path, nargs="+", help="run JSONs: a keep-rate table")
+    args = ap.parse_args(argv)
+    if args.compare:
+        compare(args.compare)
+        return 0
+    if not args.corpora:
+        ap.error("name one or more corpora")
+    runs = args.runs or args.corpora[0].parent / "runs"
+    for corpus in args.corpora:
+        run_one(corpus, runs, args.workers, args.keep)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
