@@ -23,11 +23,15 @@ Documents: `id` (`g<seed>-<n>`), `text`, `url` (unique: the page's host, then `/
 and its path), `lang`, `package` (the corpus' `source`), `kind` and, for planted ones, `of`.
 Files: `<out>/shards/part-<k>.jsonl.zst` of `docs_per_shard` documents each (one per task of
 a scale run), `<out>/planted.json` (the counts, parameters and bytes of text), `<out>/DONE`.
-Shard k is drawn from `Random((seed, k))`, so a shard is the same whatever the factor, and
-only one shard's documents are in memory at a time. `--original` writes the corpus itself in
-the same fields, the baseline the keep rates are compared with.
+Shard k is drawn from its own `Random` (seeded by seed and k), so shards can be written in
+parallel (`--jobs`) and only one shard's documents are in memory at a time; the corpus it
+draws from is held whole (lines and sentences of 87 MB of text). `--original` writes the
+corpus itself in the same fields, the baseline the keep rates are compared with. `--mix` is
+the share of a page's lines replaced by lines of other pages (more: fewer lines shared with
+the page it copies; less: page-level signals, which quality reads, nearer the originals').
 
     python -m bench.data.grow --factor 10 --seed 1 -o OUT [--data DIR] [--docs-per-shard N]
+    python -m bench.data.grow --factor 30 --shards 40 --seed 1 -o OUT  # 30x's first 40 shards
 """
 
 from __future__ import annotations
@@ -252,6 +256,7 @@ def summary(figures: list[dict], opts, n_corpus: int) -> dict:
             targets[k] += v
     params = {k: getattr(opts, k) for k in ("factor", "seed", "exact", "near", "families")}
     params |= {"url_dups": opts.url_dups, "mix": opts.mix, "docs_per_shard": opts.docs_per_shard}
+    params |= {"shards": opts.shards}
     return {
         "params": params | {"original": opts.original, "corpus_docs": n_corpus},
         "docs": sum(f["docs"] for f in figures),
@@ -274,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--url-dups", type=float, default=0.02, help="share under an earlier URL")
     ap.add_argument("--mix", type=float, default=0.15, help="share of lines drawn from others")
     ap.add_argument("--original", action="store_true", help="the corpus itself, same fields")
+    ap.add_argument("--shards", type=int, help="only the first N shards of the factor's corpus")
     ap.add_argument("--jobs", type=int, default=1)
     opts = ap.parse_args(argv)
     path = corpus_path(opts.data)
@@ -300,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         n_corpus = len(_STATE["order"])
         total = round(opts.factor * n_corpus)
     _STATE.update(out=opts.out, opts=opts, sizes=shard_sizes(total, opts.docs_per_shard))
-    ks = range(len(_STATE["sizes"]))
+    ks = range(min(opts.shards or len(_STATE["sizes"]), len(_STATE["sizes"])))
     if opts.jobs > 1:
         import multiprocessing as mp
 

@@ -11,6 +11,7 @@ leaves are reported.
 
     python -m bench.speed.scale_chain CORPUS [CORPUS ...] [--workers 2] [--keep]
     python -m bench.speed.scale_chain --compare RUNS/orig.json RUNS/g1.json   # keep rates
+    python -m bench.speed.scale_chain --table RUNS/g1.json RUNS/g10.json      # per phase
 """
 
 from __future__ import annotations
@@ -129,6 +130,31 @@ def compare(paths: list[Path]) -> None:
         print(f"| {stage} | " + " | ".join(cells) + " |")
 
 
+def phase_table(paths: list[Path]) -> None:
+    """Per phase: CPU-s per MB and the largest task's peak anonymous RSS at each size, and
+    the last size's against the first's (the growth ratios)."""
+    runs = [json.loads(p.read_text()) for p in paths]
+    names = [f"{Path(r['corpus']).name} ({r['mb']:,.0f} MB, {r['tasks']} tasks)" for r in runs]
+    print("| phase | " + " | ".join(names) + " | growth |")
+    print("|---|" + "---|" * (len(runs) + 1))
+    for i, row in enumerate(runs[0]["rows"]):
+        got = [r["rows"][i] for r in runs]
+        cpu = [g["cpu_s"] / r["mb"] for g, r in zip(got, runs, strict=True)]
+        anon = [g["anon_peak_mib"] for g in got]
+        rise = [g["anon_growth_mib"] for g in got]
+        cells = [f"{c:.4f} / {a:,.0f} (+{d:,.0f})" for c, a, d in zip(cpu, anon, rise, strict=True)]
+        ratio = f"{cpu[-1] / cpu[0]:.2f}x / {anon[-1] / anon[0]:.2f}x" if cpu[0] else "-"
+        print(f"| {row['phase']} | " + " | ".join(cells) + f" | {ratio} |")
+    total = [sum(g["cpu_s"] for g in r["rows"]) / r["mb"] for r in runs]
+    wall = [sum(g["wall_s"] for g in r["rows"]) for r in runs]
+    print("| **all** | " + " | ".join(f"**{c:.4f}**" for c in total) +
+          f" | **{total[-1] / total[0]:.2f}x** |")  # fmt: skip
+    print("| wall s | " + " | ".join(f"{w:,.0f}" for w in wall) + " | |")
+    print(
+        "| scratch peak MB | " + " | ".join(f"{r['scratch_peak_mb']:,.0f}" for r in runs) + " | |"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("corpora", type=Path, nargs="*", help="bench.data.grow output folders")
@@ -136,7 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--keep", action="store_true", help="keep each run's output")
     ap.add_argument("--compare", type=Path, nargs="+", help="run JSONs: a keep-rate table")
+    ap.add_argument("--table", type=Path, nargs="+", help="run JSONs: the per-phase table")
     args = ap.parse_args(argv)
+    if args.table:
+        phase_table(args.table)
+        return 0
     if args.compare:
         compare(args.compare)
         return 0

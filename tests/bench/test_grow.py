@@ -104,3 +104,5 @@ def test_sizes_follow_the_factor(tmp_path):
     assert 2.7 < len(three) / len(one) < 3.3
     assert 2.7 < p3["bytes"] / p1["bytes"] < 3.3
     assert p1["bytes"] == sum(len(d["text"].encode()) for d in one)
+    part, pp = grow(tmp_path, "x3part", "--factor", "3", "--docs-per-shard", "100", "--shards", "2")
+    assert pp["shards"] == 2 and shard_bytes(tmp_path, "x3part") == shard_bytes(tmp_path, "x3")[:2]
