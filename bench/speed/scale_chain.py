@@ -39,6 +39,8 @@ CHAIN = """\
   - tokenize: {tokenizer: gpt2}
   - pack
 """
+PLANTED_FOR = [("exact", "exact_dedup"), ("near", "minhash_dedup"), ("template", "minhash_dedup")]
+PLANTED_FOR += [("url_dup", "url_dedup")]
 STAGES = ["langid", "quality", "safety", "exact_dedup", "minhash_dedup", "url_dedup", "pii"]
 
 
@@ -130,6 +132,23 @@ def compare(paths: list[Path]) -> None:
         print(f"| {stage} | " + " | ".join(cells) + " |")
 
 
+def catches(paths: list[Path]) -> None:
+    """What each dedup stage removed against what was planted for it: the planted documents
+    of a kind, those that reached the stage (not dropped before it), and the documents of
+    that kind and of `new` it removed (of a copy and its original, either may go)."""
+    print("| corpus | kind | stage | planted | reached it | removed (kind) | removed (new) |")
+    print("|---|---|---|---|---|---|---|")
+    for p in paths:
+        r = json.loads(p.read_text())
+        by = r["rejected_by_kind"]
+        for kind, stage in PLANTED_FOR:
+            before = STAGES[: STAGES.index(stage)]
+            reached = r["planted"].get(kind, 0) - sum(by.get(f"{s}/{kind}", 0) for s in before)
+            print(f"| {Path(r['corpus']).name} | {kind} | {stage} | {r['planted'].get(kind, 0):,} "
+                  f"| {reached:,} | {by.get(f'{stage}/{kind}', 0):,} "
+                  f"| {by.get(f'{stage}/new', 0):,} |")  # fmt: skip
+
+
 def phase_table(paths: list[Path]) -> None:
     """Per phase: CPU-s per MB and the largest task's peak anonymous RSS at each size, and
     the last size's against the first's (the growth ratios)."""
@@ -169,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.compare:
         compare(args.compare)
+        catches([p for p in args.compare if json.loads(p.read_text())["planted"].get("new")])
         return 0
     if not args.corpora:
         ap.error("name one or more corpora")
