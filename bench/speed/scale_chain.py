@@ -1,5 +1,5 @@
 """Scale, measured: the full chain (langid, quality, safety, exact_dedup, minhash_dedup,
-url_dedup, pii, tokenize, pack) on corpora made by `bench/data/grow.py`, one task per shard
+url_dedup, pii, write, tokenize, pack) on corpora made by `bench/data/grow.py`, one task per shard
 (a fixed number of documents a task), per phase: CPU-s per MB of text, the largest task's
 peak anonymous RSS, the scratch disk `_work` reaches, and wall seconds; and each stage's
 keep rate (documents in against documents it rejected, from `rejected/`).
@@ -36,6 +36,7 @@ CHAIN = """\
   - minhash_dedup
   - url_dedup
   - pii
+  - write
   - tokenize: {tokenizer: gpt2}
   - pack
 """
