@@ -15,6 +15,7 @@ import contextlib
 import copy
 import importlib
 import os
+import signal
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -79,6 +80,15 @@ def fork_is_safe() -> bool:
     the child; the native threads of OpenBLAS and jemalloc stop or reset themselves at a fork."""
     main = threading.main_thread()
     return all(t is main or t.name == "fsspecIO" for t in threading.enumerate())
+
+
+def _default_signals() -> None:
+    """A forked worker's start: SIGINT and SIGTERM back to the system's default. It inherits the
+    run's Python handlers (pipeline/cli/interrupt.py), and a Python handler runs only between
+    bytecodes: a SIGTERM that lands just before the idle worker blocks on the task queue's lock
+    would be consumed and never end it, and the pool's terminate would wait on it for ever."""
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, signal.SIG_DFL)
 
 
 def _environment(env: dict[str, str]) -> None:
@@ -164,7 +174,9 @@ class LocalRunner(PhaseRunner):
 
             if fork_is_safe():
                 self._warm_here()
-                self.pool = multiprocessing.get_context("fork").Pool(self.workers)
+                self.pool = multiprocessing.get_context("fork").Pool(
+                    self.workers, initializer=_default_signals
+                )
             else:
                 context = multiprocessing.get_context("forkserver")
                 preload = [*WORKER_PRELOAD, *(n for n in self.preload if n not in WORKER_PRELOAD)]

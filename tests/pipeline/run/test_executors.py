@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -257,6 +258,38 @@ def forked_from_this_process(folder: str) -> None:
 
     assert fork_is_safe(), [t.name for t in threading.enumerate()]
     assert worker_parents(Path(folder), LocalRunner(2, [])) == {str(os.getpid())}
+
+
+class RecordSignals(RecordWorker):
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        handlers = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)]
+        (self.folder / f"{rank}.sig").write_text(str(handlers == [signal.SIG_DFL] * 2))
+        yield from ()
+
+
+def forked_with_default_signals(folder: str) -> None:
+    """A run's own SIGINT/SIGTERM handlers (`gristmill run`) are not its forked workers': a
+    Python handler can miss the pool's SIGTERM, leaving an idle worker that terminate waits on."""
+    from gristmill.pipeline.run.executors.local import fork_is_safe
+
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, lambda *_: None)
+    assert fork_is_safe(), [t.name for t in threading.enumerate()]
+    runner = LocalRunner(2, [])
+    phase = Phase("a", [RecordSignals(Path(folder))], 4)
+    try:
+        runner.prepare(phase, Path(folder) / "logs")
+        runner.run_phase(phase, Path(folder) / "logs")
+    finally:
+        runner.close()
+    said = {f.read_text() for f in Path(folder).glob("*.sig")}
+    assert said == {"True"}, said
+
+
+def test_forked_workers_take_the_default_signal_handlers(tmp_path):
+    code = f"from {__name__} import forked_with_default_signals as f; f({str(tmp_path)!r})"
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def test_workers_are_forked_from_the_run_process_when_no_other_thread_runs(tmp_path):
