@@ -14,10 +14,11 @@ map      per task (`FuzzyMap`): shingles (`stages/dedup/minhash/shingles.py`, th
          first (hooks `_keys_at`, `_stored`, `_agree`).
 bands    per bucket (`FuzzyBands`): documents sharing a key are candidates (at most
          `max_bucket` a key); each is confirmed or not (hook `_confirm`).
-links    per part, roots (one task), clusters per part, report (one task): components of the
-         confirmed pairs, union-find with the merge guard, the survivor rule
-         (`stages/dedup/survivor.py`), the report (`<work>/reports/<stage>.json`);
-         the same for every method (`FuzzyDedup.reduce_steps`).
+links    per part, roots and joins per part, labels (one task), clusters per part, report (one
+         task): components of the confirmed pairs, union-find with the merge guard, the
+         survivor rule (`stages/dedup/survivor.py`), the report
+         (`<work>/reports/<stage>.json`); the same for every method
+         (`FuzzyDedup.reduce_steps`).
 filter   per task (`FuzzyFilter`): `cluster_id`, `cluster_size` on every clustered document,
          `duplicate_of`, `duplicate_similarity` on the removed ones (reason `near_duplicate`);
          `in_earlier_run` for a document an earlier run kept (`stages/dedup/earlier.py`).
@@ -63,8 +64,9 @@ from gristmill.stages.dedup.earlier import index_dir
 from gristmill.stages.dedup.fuzzy_phases import FuzzyBands, FuzzyFilter, FuzzyMap
 from gristmill.stages.dedup.minhash import index
 from gristmill.stages.dedup.minhash.cluster import MinHashCluster
-from gristmill.stages.dedup.minhash.components import MinHashLinks, MinHashRoots
+from gristmill.stages.dedup.minhash.components import MinHashLinks
 from gristmill.stages.dedup.minhash.report import MinHashReport
+from gristmill.stages.dedup.minhash.roots import MinHashJoins, MinHashLabels, MinHashRoots
 from gristmill.stages.dedup.minhash.store import Files
 from gristmill.stages.dedup.survivor import Prefer
 
@@ -207,14 +209,17 @@ class FuzzyDedup(GlobalStage, ABC):
         return self.Bands(self.params, self.ctx)
 
     def reduce_steps(self) -> list[tuple[PipelineStep, int]]:
-        # no task holds every confirmed pair: components by bucket, linked by part, relabelled
-        # in one task (its memory is the roots that span buckets), clustered by part
+        # no task holds every confirmed pair: components by bucket, linked by part, the links'
+        # components by part, joined by part and labelled in one task (its memory is the roots
+        # shared by parts: `minhash/roots.py`), clustered by part
         p, ctx = self.params, self.ctx
         parts = p.parts(ctx.tasks)
         return [
             (self.reduce_step(), ctx.tasks),
-            (MinHashLinks(p, ctx), parts),
-            (MinHashRoots(p, ctx, parts), 1),
+            (MinHashLinks(p, ctx, parts), parts),
+            (MinHashRoots(p, ctx, parts), parts),
+            (MinHashJoins(p, ctx, parts), parts),
+            (MinHashLabels(p, ctx, parts), 1),
             (MinHashCluster(p, ctx, parts), parts),
             (MinHashReport(p, ctx, parts), 1),
         ]

@@ -17,7 +17,8 @@ confirmed pairs -> clusters -> decisions.
    the report (its clusters' counts, its largest clusters), which `report.py` merges.
 
 Memory per task: the part's pairs (32 bytes each while they are read) and, per clustered
-document, its key and a few list cells; the labels of relabelled roots (16 bytes each);
+document, its key and a few list cells; the labels of relabelled roots (16 bytes each, and 16
+per joined part label: `roots.py`);
 signatures and shingle sets stay on disk (memory-mapped; only the guard reads shingles).
 """
 
@@ -31,10 +32,9 @@ from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.stages.dedup.minhash import core as mh
-from gristmill.stages.dedup.minhash.components import labels_of
+from gristmill.stages.dedup.minhash.roots import load_labels, resolve
 from gristmill.stages.dedup.minhash.store import (
     EDGE,
-    NODE,
     REDGE,
     DocStore,
     Files,
@@ -85,11 +85,11 @@ class MinHashCluster(PipelineStep):
 
     def _edges(self, files: Files, part: int) -> np.ndarray:
         """The confirmed pairs of the part's components, each once (EDGE records)."""
-        roots = read_array(files.roots(), NODE, "roots")
+        relabel, labels = load_labels(files, self.parts)
         mine = []
         for bucket in range(self.ctx.tasks):
             got = read_array(files.edges(bucket), REDGE, "bands")
-            mine.append(got[part_of(labels_of(roots, got["root"]), self.parts) == part])
+            mine.append(got[part_of(resolve(relabel, labels, got["root"]), self.parts) == part])
         got = np.concatenate(mine)
         edges = np.empty(len(got), dtype=EDGE)
         for f in ("a", "b", "sim"):

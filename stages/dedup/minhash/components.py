@@ -7,22 +7,27 @@ The pairs stay where the bands phase found them, in its buckets. Three steps:
    pairs with their root, and its (node, root) records ordered by the node's part.
 2. Per part (`minhash_dedup.links`, `cluster_tasks` tasks): the (node, root) records of the
    part's nodes from every bucket. A node with several roots joins their components: each of
-   its other roots is linked to its smallest one.
-3. One task (`minhash_dedup.roots`): union-find over the links; each linked root gets its
-   label, the smallest root of its linked set. That is the component's smallest node, the
-   same whatever the number of buckets or parts: a component's label names it.
+   its other roots is linked to its smallest one. The links are written by the part of that
+   smallest root.
+3. The links' own components, in `cluster_tasks` tasks too (`roots.py`): union-find per part,
+   then the parts' components that share a root joined, then one small task for those joins.
+   Every linked root gets its label, the smallest root of its linked set. That is the
+   component's smallest node, the same whatever the number of buckets or parts: a
+   component's label names it.
 
 A pair's component is then `label(root)` (a root without a link is its own label), and the
 clusters phase gives each part the components whose label falls in it.
 
 Memory: step 1 holds its bucket's pairs (32 bytes each) and nodes (16 bytes); step 2 its
-part's share of the (node, root) records; step 3 16 bytes per link and per linked root,
-which is the number of local components that meet a component of another bucket. Local roots
-are smallest nodes, so a pair or a cluster that every bucket sees whole has one root in all of
-them and needs no link: links come from components that a bucket sees only in part.
+part's share of the (node, root) records; step 3 is in `roots.py`. Links are the local
+components that meet a component of another bucket. Local roots are smallest nodes, so a pair
+or a cluster that every bucket sees whole has one root in all of them and needs no link: links
+come from components that a bucket sees only in part.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 from datatrove.data import DocumentsPipeline
@@ -54,19 +59,30 @@ def local_components(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, recs
 
 
-def write_nodes(files: Files, bucket: int, recs: np.ndarray, parts: int) -> None:
-    """The bucket's (node, root) records ordered by part, and where each part's run starts."""
-    part = part_of(recs["node"], parts).astype(np.int64)
-    write_array(files.nodes(bucket), recs[np.argsort(part, kind="stable")])
+def write_parts(path: Path, recs: np.ndarray, key: np.ndarray, parts: int) -> None:
+    """NODE records ordered by the part of `key` (stable), and beside them (`.idx`) where each
+    part's run starts, so that a task of the next phase reads its part alone."""
+    part = part_of(key, parts).astype(np.int64)
+    write_array(path, recs[np.argsort(part, kind="stable")])
     ends = np.cumsum(np.bincount(part, minlength=parts))
-    write_array(files.nodes(bucket, "idx"), np.r_[0, ends].astype(np.uint64))
+    write_array(path.with_suffix(".idx"), np.r_[0, ends].astype(np.uint64))
+
+
+def read_slice(path: Path, part: int, what: str) -> np.ndarray:
+    """The NODE records of `part` in a file `write_parts` wrote."""
+    idx = read_array(path.with_suffix(".idx"), np.uint64, what)
+    start, count = int(idx[part]), int(idx[part + 1] - idx[part])
+    return np.fromfile(path, dtype=NODE, offset=start * NODE.itemsize, count=count)
+
+
+def write_nodes(files: Files, bucket: int, recs: np.ndarray, parts: int) -> None:
+    """The bucket's (node, root) records ordered by the node's part."""
+    write_parts(files.nodes(bucket), recs, recs["node"], parts)
 
 
 def read_part(files: Files, bucket: int, part: int) -> np.ndarray:
     """The (node, root) records of `part`'s nodes that `bucket` wrote."""
-    idx = read_array(files.nodes(bucket, "idx"), np.uint64, "bands")
-    start, count = int(idx[part]), int(idx[part + 1] - idx[part])
-    return np.fromfile(files.nodes(bucket), dtype=NODE, offset=start * NODE.itemsize, count=count)
+    return read_slice(files.nodes(bucket), part, "bands")
 
 
 def crossing_links(recs: np.ndarray) -> np.ndarray:
@@ -111,38 +127,17 @@ class MinHashLinks(PipelineStep):
     name = "minhash_dedup.links"
     type = "dedup"
 
-    def __init__(self, params, ctx):
-        super().__init__()
-        self.params, self.ctx = params, ctx
-
-    def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        files = Files(self.ctx, self.params.stage)
-        recs = [read_part(files, b, rank) for b in range(self.ctx.tasks)]
-        recs = np.concatenate(recs) if recs else np.zeros(0, dtype=NODE)
-        links = crossing_links(recs)
-        write_array(files.links(rank), links)
-        self.stat_update("state_bytes", value=3 * recs.nbytes)  # the records, sorted, unique
-        self.stat_update("links", value=len(links))
-        yield from ()
-
-
-class MinHashRoots(PipelineStep):
-    """One task: every linked root's label, from the links of every part."""
-
-    name = "minhash_dedup.roots"
-    type = "dedup"
-    preload = ("gristmill.stages.dedup.minhash.kernels",)
-
     def __init__(self, params, ctx, parts: int):
         super().__init__()
         self.params, self.ctx, self.parts = params, ctx, parts
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         files = Files(self.ctx, self.params.stage)
-        links = [read_array(files.links(j), NODE, "links") for j in range(self.parts)]
-        links = np.concatenate(links) if links else np.zeros(0, dtype=NODE)
-        roots = label_map(links)
-        write_array(files.roots(), roots)
-        self.stat_update("state_bytes", value=4 * links.nbytes)
-        self.stat_update("relabelled_roots", value=len(roots))
+        recs = [read_part(files, b, rank) for b in range(self.ctx.tasks)]
+        recs = np.concatenate(recs) if recs else np.zeros(0, dtype=NODE)
+        links = crossing_links(recs)
+        # by the part of the smallest root: the links of a star of roots meet in one roots task
+        write_parts(files.links(rank), links, links["node"], self.parts)
+        self.stat_update("state_bytes", value=3 * recs.nbytes)  # the records, sorted, unique
+        self.stat_update("links", value=len(links))
         yield from ()

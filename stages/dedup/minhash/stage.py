@@ -16,7 +16,9 @@ bands    per bucket: the bucket's band records of every task, sorted; documents 
          (`confirm: exact`, the default; `confirm: estimate` trusts the estimate instead).
          Each bucket also finds the components of its own pairs (`components.py`).
 links    per part (`cluster_tasks` parts): the buckets' components that share a node.
-roots    one task: the label (smallest document) of every component that spans buckets.
+roots    per part: the components of the part's links (union-find); joins per part: the
+         parts' components sharing a root; labels, one task: the label (smallest document) of
+         every component that spans buckets (`stages/dedup/minhash/roots.py`).
 clusters per part: union-find over the part's components' pairs, strongest first, with the
          merge guard (`stages/dedup/minhash/cluster.py`); each clustered document's decision.
 report   one task: the report (largest clusters, documents removed per source) and the

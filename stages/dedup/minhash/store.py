@@ -17,9 +17,16 @@ folder of another stage that runs these phases, `simhash_dedup`'s: `Files(ctx, f
     drops/nodes/<bucket>.bin     NODE records (node, that smallest node) of the bucket, sorted by
                                  the node's part; <bucket>.idx: uint64 (parts + 1,) offsets
     drops/links/<part>.bin       NODE records (root, root): two of a bucket's roots that share
-                                 a node of the part
-    drops/roots.bin              NODE records (root, label) sorted by root, for every root whose
-                                 component's smallest node (its label) is another
+                                 a node of the part, sorted by the first root's part; <part>.idx
+    drops/labels/<part>.bin      NODE records (root, part label) of the part's links
+                                 (`roots.py`), sorted by the root's part; <part>.idx
+    drops/joins/<part>.bin       NODE records (part label, part label): two parts' components
+                                 that share a root of the part
+    drops/relabel/<part>.bin     NODE records (root, smallest part label) of the part's roots,
+                                 sorted by root, where the label is another
+    drops/roots.bin              NODE records (part label, label) sorted by the first, for
+                                 every part label whose joined set's smallest (its label) is
+                                 another
     drops/clusters/<task>/<part>.jsonl  per clustered document of the task whose component is
                                  in the part: [index, cluster id, cluster size, duplicate_of or
                                  null, similarity or null]
@@ -120,6 +127,15 @@ class Files:
 
     def links(self, part: int) -> Path:
         return self.root / "drops" / "links" / f"{part:05d}.bin"
+
+    def labels(self, part: int) -> Path:
+        return self.root / "drops" / "labels" / f"{part:05d}.bin"
+
+    def joins(self, part: int) -> Path:
+        return self.root / "drops" / "joins" / f"{part:05d}.bin"
+
+    def relabel(self, part: int) -> Path:
+        return self.root / "drops" / "relabel" / f"{part:05d}.bin"
 
     def roots(self) -> Path:
         return self.root / "drops" / "roots.bin"

@@ -64,12 +64,14 @@ def test_phases_of_three_global_stages(tmp_path):
         ("03-minhash_dedup-map", 2),
         ("04-minhash_dedup-bands", 2),
         ("05-minhash_dedup-links", 2),
-        ("06-minhash_dedup-roots", 1),
-        ("07-minhash_dedup-clusters", 2),
-        ("08-minhash_dedup-report", 1),
-        ("09-exact_dedup-map", 2),
-        ("10-exact_dedup-reduce", 2),
-        ("11-tokenize-pack", 2),
+        ("06-minhash_dedup-roots", 2),
+        ("07-minhash_dedup-joins", 2),
+        ("08-minhash_dedup-labels", 1),
+        ("09-minhash_dedup-clusters", 2),
+        ("10-minhash_dedup-report", 1),
+        ("11-exact_dedup-map", 2),
+        ("12-exact_dedup-reduce", 2),
+        ("13-tokenize-pack", 2),
     ]
 
 
