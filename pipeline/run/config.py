@@ -115,7 +115,7 @@ class SlurmConfig(StrictModel):
 EXECUTOR_KEYS = ("executor", "ray", "slurm")  # where tasks run, never what they write
 # where a run's bytes are kept and how a store is reached, never what they are: out of the
 # manifest (storage options may hold secrets) and of the run key
-STORAGE_KEYS = {"storage_options", "work_dir"}
+STORAGE_KEYS = {"storage_options", "work_dir", "lease_s"}
 
 
 class RunConfig(StrictModel):
@@ -134,6 +134,8 @@ class RunConfig(StrictModel):
     # protocol -> the fsspec backend's keyword arguments (`{s3: {profile: lab}}`)
     storage_options: dict[str, dict[str, Any]] = {}
     work_dir: str | None = None  # an `output` URL's local work folder (default: the cache)
+    # an `output` URL's lease (pipeline/run/lease.py): expires this long after its last renewal
+    lease_s: float = Field(600, gt=0)
     dedup_against: list[str] = []  # earlier runs' outputs (folders or URLs): their kept docs go
 
     @field_validator("stages", mode="before")

@@ -16,6 +16,7 @@ import hashlib
 import shlex
 import shutil
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 
 import orjson
@@ -29,6 +30,7 @@ from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_execu
 from gristmill.pipeline.run.executors import PhaseRunner, make_runner
 from gristmill.pipeline.run.executors.base import ClusterLost
 from gristmill.pipeline.run.fingerprint import config_print
+from gristmill.pipeline.run.lease import Lease
 from gristmill.pipeline.run.meter import CpuMeter
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.pipeline.run.phases import plan_run
@@ -146,12 +148,15 @@ def run(
         echo(f"sources: passed over {folder}, a gristmill run's output (name it to read it)")
     if other := describe_other(cfg.other_files):  # files of a source folder that are not input
         echo(other)
-    with output_lock(cfg.output, tidy=True):  # a run failed early leaves no lock, no _work
+    # a run failed early leaves no lock, no _work
+    with output_lock(cfg.output, tidy=True), ExitStack() as held:
         inputs = input_entries(cfg)
         key = run_key(cfg.hash, inputs, earlier_entries(cfg), config_print(cfg))
         remote = RemoteRun(cfg.output_url, cfg.storage_options) if cfg.output_url else None
         if remote and remote.finished(key):
             return _up_to_date_remote(remote, echo)
+        # one writer per URL (the lock above is this machine's): held until the run ends
+        lease = held.enter_context(Lease(remote, key, cfg.run.lease_s, echo)) if remote else None
         if _finished(cfg.output, key):
             if remote:  # finished here, killed while publishing: publish again
                 publish(remote, cfg.output)
@@ -163,7 +168,7 @@ def run(
         phases, ctx = plan_run(cfg, cfg.output / WORK / key, strict)
         state = RunState(cfg, key, inputs, phases, ctx)
         # started in this order, ended in the reverse one (pipeline/run/observe.py)
-        observers = [Progress(echo), *([Publish(remote)] if remote else []), Record(after)]
+        observers = [Progress(echo), *([lease, Publish(remote)] if remote else []), Record(after)]
         observers += [Tally(), cpu]
         for observer in observers:
             observer.on_run_start(state)

@@ -86,7 +86,9 @@ GOLDEN_STAGES = {
         "state_bytes": 174008,
     },
     "minhash_dedup.links": {"links": 0, "state_bytes": 6624},
-    "minhash_dedup.roots": {"relabelled_roots": 0, "state_bytes": 0},
+    "minhash_dedup.roots": {"links": 0, "state_bytes": 0},
+    "minhash_dedup.joins": {"joins": 0, "state_bytes": 0},
+    "minhash_dedup.labels": {"relabelled_roots": 0, "state_bytes": 0},
     "minhash_dedup.clusters": {
         "clustered_docs": 36,
         "clusters": 18,

@@ -198,7 +198,7 @@ def test_estimate_confirmation_and_its_stats(tmp_path):
     steps = [step for step, _ in stage.reduce_steps()]
     for step in steps:
         run_step(step)
-    bands, clusters = steps[0], steps[3]
+    bands, clusters = steps[0], steps[5]
     s = stats(bands)
     assert s["confirmed_pairs"] + s["below_threshold_estimate"] == s["candidate_pairs"]
     assert stats(clusters)["removed"] == REMOVED

@@ -1,0 +1,116 @@
+"""One writer per output URL (`pipeline/run/lease.py`) on an S3 endpoint (moto's server): of two
+runs starting at once one holds the lease, a second run on the URL is refused naming the
+owner, and a run killed with SIGKILL leaves a lease that a new run takes over once it expires."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+import yaml
+
+from gristmill.pipeline.output.remote import RemoteRun
+from gristmill.pipeline.run.lease import LEASE, Lease
+from gristmill.stages.errors import GristmillError
+from tests.conftest import restored_logging
+from tests.pipeline.conftest import REPO
+from tests.pipeline.run.test_s3_run import BUCKET, s3, s3_config  # noqa: F401 (the fixture)
+
+pytestmark = pytest.mark.s3
+
+
+def test_two_runs_starting_at_once_one_holds_the_lease(s3):  # noqa: F811
+    remote = RemoteRun(f"s3://{BUCKET}/runs/lease-race")
+    leases = [Lease(remote, f"run{i}", 60, echo=lambda s: None) for i in range(2)]
+    start, results = threading.Barrier(2), {}
+
+    def take(i: int) -> None:
+        start.wait()
+        try:
+            leases[i].acquire()
+            results[i] = "held"
+        except GristmillError as e:
+            results[i] = str(e)
+
+    threads = [threading.Thread(target=take, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    winner = [i for i, r in results.items() if r == "held"]
+    assert len(winner) == 1, results
+    loser = results[1 - winner[0]]
+    assert loser.startswith(f"s3://{BUCKET}/runs/lease-race: in use by another gristmill run (")
+    assert f"run run{winner[0]}," in loser and "\n" not in loser
+    rec = orjson.loads(s3.cat_file(f"{BUCKET}/runs/lease-race/{LEASE}"))
+    assert rec["run_key"] == f"run{winner[0]}" and rec["pid"] == os.getpid()
+    leases[winner[0]].renew()
+    leases[winner[0]].release()
+    s3.invalidate_cache()
+    assert not s3.exists(f"{BUCKET}/runs/lease-race/{LEASE}")
+    leases[1 - winner[0]].acquire()  # free again: the other takes it
+    leases[1 - winner[0]].release()
+
+
+def config(folder: Path, url: str, work: Path) -> Path:
+    path = s3_config(folder, url)
+    cfg = yaml.safe_load(path.read_text())
+    cfg["work_dir"], cfg["lease_s"] = str(work), 4
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+def test_a_second_run_is_refused_and_a_killed_runs_lease_is_taken_over(s3, tmp_path):  # noqa: F811
+    from gristmill.pipeline.run.runner import run
+
+    url = f"s3://{BUCKET}/runs/leased"
+    key = f"{BUCKET}/runs/leased/{LEASE}"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = config(tmp_path / "a", url, tmp_path / "work-a")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gristmill.pipeline.cli.main", "run", str(first)],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not list((tmp_path / "work-a").glob("*/_work/*/0[2-9]-*")):
+            assert proc.poll() is None and time.monotonic() < deadline, "the run ended early"
+            time.sleep(0.02)
+        s3.invalidate_cache()
+        owner = orjson.loads(s3.cat_file(key))
+        assert owner["pid"] == proc.pid
+        # another machine (another work folder) on the same URL: refused, the owner named
+        second = config(tmp_path / "b", url, tmp_path / "work-b")
+        with restored_logging(), pytest.raises(GristmillError) as refused:
+            run(str(second), echo=lambda s: None)
+        line = str(refused.value)
+        assert line.startswith(f"{url}: in use by another gristmill run (host ")
+        assert f"pid {proc.pid}, run {owner['run_key']}," in line and "\n" not in line
+        print(line)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    s3.invalidate_cache()
+    stale = orjson.loads(s3.cat_file(key))  # the killed run's, renewed no more
+    time.sleep(max(0.0, stale["expires"] - time.time()) + 0.5)
+    lines: list[str] = []
+    with restored_logging():
+        manifest = run(str(second), echo=lines.append)
+    took = [x for x in lines if "took over the lease" in x]
+    assert len(took) == 1 and f"pid {proc.pid}, run {stale['run_key']}," in took[0], lines
+    print(took[0])
+    assert manifest["shards"]
+    s3.invalidate_cache()
+    assert s3.exists(f"{BUCKET}/runs/leased/manifest.json")
+    assert not s3.exists(key)  # released at the end
