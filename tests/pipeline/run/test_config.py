@@ -9,7 +9,7 @@ from tests.conftest import minimal_config
 SOURCE_KEYS = "(allowed keys: name, paths, origin, fields, run, sources)"
 ALL_KEYS = (
     "output, executor, tasks, workers, keep_rejected, strict, max_doc_chars, sources, stages, "
-    "mix, ray, slurm, storage_options, work_dir, dedup_against"
+    "mix, ray, slurm, storage_options, work_dir, lease_s, dedup_against"
 )
 
 
