@@ -27,6 +27,7 @@ writes anything there, and holds it until the run ends:
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
 import threading
@@ -141,16 +142,20 @@ class Lease(RunObserver):
         try:
             self._put({"IfMatch": self.etag or etag} if self.conditional else {})
         except OSError as e:
-            msg = f"{self.remote.url}: this run's lease could not be renewed: {e}"
+            if not isinstance(e, FileNotFoundError) and e.errno != errno.EINVAL:
+                raise  # the store unreachable: not a sign that another run holds the lease
+            msg = f"{self.remote.url}: this run's lease changed under it; stopped before publishing"
             raise LeaseLost(msg) from None
 
     def _beat(self) -> None:
         while not self._stop.wait(self.lease_s / 3):
             try:
                 self.renew()
-            except (GristmillError, OSError) as e:
+            except LeaseLost as e:
                 self.lost = e
                 return
+            except OSError:
+                continue  # a blip: the next beat tries again, well before the lease expires
 
     def _start(self) -> None:
         self._stop.clear()

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from gristmill.pipeline.output.remote import RemoteRun
-from gristmill.pipeline.run.lease import LEASE, Lease
+from gristmill.pipeline.run.lease import LEASE, Lease, LeaseLost
 from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging
 from tests.pipeline.conftest import REPO
@@ -55,8 +55,16 @@ def test_two_runs_starting_at_once_one_holds_the_lease(s3):  # noqa: F811
     leases[winner[0]].release()
     s3.invalidate_cache()
     assert not s3.exists(f"{BUCKET}/runs/lease-race/{LEASE}")
-    leases[1 - winner[0]].acquire()  # free again: the other takes it
-    leases[1 - winner[0]].release()
+    other = leases[1 - winner[0]]
+    other.acquire()  # free again: the other takes it
+    path = f"{BUCKET}/runs/lease-race/{LEASE}"
+    s3.pipe_file(path, s3.cat_file(path).replace(other.token.encode(), b"x" * 32))
+    with pytest.raises(LeaseLost, match="taken over"):  # another run's now: this one stops
+        other.renew()
+    other.release()  # not its own: left where it is
+    s3.invalidate_cache()
+    assert s3.exists(path)
+    s3.rm_file(path)
 
 
 def config(folder: Path, url: str, work: Path) -> Path:
