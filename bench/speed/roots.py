@@ -60,9 +60,8 @@ def synthetic_links(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def task(folder: str, phase: str, parts: int, rank: int) -> None:
-    """One task in this process (`phase` "none": the baseline), then its peak RSS in KiB."""
-    import resource
-
+    """One task in this process (`phase` "none": the baseline), then its peak RSS in KiB
+    (VmHWM: ru_maxrss would carry the parent's peak over the exec)."""
     ctx = StageContext(work=Path(folder), tasks=1)
     params = MinHashParams(cluster_tasks=parts)
     from gristmill.stages.dedup.minhash.core import _kernels
@@ -71,7 +70,8 @@ def task(folder: str, phase: str, parts: int, rank: int) -> None:
     steps = {"roots": MinHashRoots, "joins": MinHashJoins, "labels": MinHashLabels}
     if phase != "none":
         list(steps[phase](params, ctx, parts).run(None, rank, parts))
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    status = Path("/proc/self/status").read_text().splitlines()
+    print(next(int(x.split()[1]) for x in status if x.startswith("VmHWM:")))
 
 
 def peak(folder: Path, phase: str, parts: int, rank: int) -> int:
@@ -106,7 +106,8 @@ def main() -> None:
     ap.add_argument("--links", type=int, default=10_000_000)
     ap.add_argument("--parts", default="1,8")
     args = ap.parse_args()
-    links, roots = synthetic_links(args.links)
+    links, roots = synthetic_links(args.links)  # the parent's memory is not the tasks'
+
     print(f"{len(links):,} links over {len(roots):,} roots ({links.nbytes / 2**20:.0f} MiB)")
     shas = set()
     for parts in [int(x) for x in args.parts.split(",")]:

@@ -5,7 +5,7 @@ folder; two runs on two machines, or with two `work_dir`s, publishing to one URL
 meet there. So a run with an `output` URL also takes a lease object on the store before it
 writes anything there, and holds it until the run ends:
 
-    {"host", "pid", "run_key", "started", "renewed", "expires", "token"}
+    {"host", "pid", "machine", "run_key", "started", "renewed", "expires", "token"}
 
 - Taken with a conditional write where the store has one: on S3, `If-None-Match: *` (s3fs's
   `mode="create"`; moto serves it too), so of two runs starting at once exactly one creates
@@ -14,8 +14,10 @@ writes anything there, and holds it until the run ends:
   own: the race that remains there).
 - Refused, in one line naming the owner, while another run's lease has not expired.
 - Taken over once it has expired (its run was killed, or lost the store), with a line saying
-  whose it was; on S3 with `If-Match: <its ETag>`, so two runs taking over one stale lease
-  cannot both win. Expiry is judged by this machine's clock against the owner's: clocks must
+  whose it was; at once if its run ran on this machine (same kernel boot and pid namespace,
+  `machine`) and its process is gone, so a killed run's rerun here need not wait. On S3 it
+  is taken over with `If-Match: <its ETag>`, so two runs taking over one lease cannot both
+  win. Expiry is judged by this machine's clock against the owner's: clocks must
   agree to well within `lease_s`.
 - Renewed every `lease_s / 3` seconds (`If-Match` the last ETag on S3) by a thread of the run
   process that runs only while a phase runs and while the run publishes: the executor starts
@@ -34,6 +36,7 @@ import threading
 import time
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 
 import orjson
 
@@ -50,6 +53,30 @@ class LeaseLost(GristmillError):
 
 def _clock(t: float) -> str:
     return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _machine() -> str | None:
+    """This kernel's boot and pid namespace: two processes with one value see each other's
+    pids (host names repeat across containers; this does not)."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        return f"{boot}:{os.stat('/proc/self/ns/pid').st_ino}"
+    except OSError:
+        return None
+
+
+def _gone(rec: dict) -> bool:
+    """The lease's run ran where this one runs, and its process has ended (killed): its lease
+    is taken over at once instead of at its expiry."""
+    if rec.get("machine") is None or rec.get("machine") != _machine():
+        return False
+    try:
+        os.kill(int(rec["pid"]), 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, ValueError, KeyError):
+        return False
+    return False
 
 
 def owner_line(rec: dict) -> str:
@@ -73,7 +100,7 @@ class Lease(RunObserver):
 
     def _record(self) -> bytes:
         now = time.time()
-        rec = {"host": socket.gethostname(), "pid": os.getpid()}
+        rec = {"host": socket.gethostname(), "pid": os.getpid(), "machine": _machine()}
         rec |= {"run_key": self.key, "started": self.started, "renewed": now}
         rec |= {"expires": now + self.lease_s, "token": self.token}
         return orjson.dumps(rec)
@@ -108,7 +135,7 @@ class Lease(RunObserver):
                     continue  # another run created it first
             elif rec.get("token") == self.token:
                 return
-            elif rec.get("expires", 0) > time.time():
+            elif rec.get("expires", 0) > time.time() and not _gone(rec):
                 raise GristmillError(
                     f"{self.remote.url}: in use by another gristmill run ({owner_line(rec)}; "
                     f"its lease expires {_clock(rec['expires'])}); wait for it or stop it"
@@ -118,10 +145,13 @@ class Lease(RunObserver):
                     self._put({"IfMatch": etag} if etag else {})
                 except OSError:
                     continue  # another run took it over first
-                self.echo(
-                    f"{self.remote.url}: took over the lease of a run that stopped renewing it "
-                    f"({owner_line(rec)}; expired {_clock(rec['expires'])})"
+                why = (
+                    f"whose process is gone ({owner_line(rec)})"
+                    if _gone(rec)
+                    else f"that stopped renewing it ({owner_line(rec)}; "
+                    f"expired {_clock(rec['expires'])})"
                 )
+                self.echo(f"{self.remote.url}: took over the lease of a run {why}")
             got, _ = self._read()  # read back: a store without conditions may have let two in
             if got is not None and got.get("token") == self.token:
                 return
