@@ -23,10 +23,11 @@ its own part component (nothing in it is smaller), so the last union-find finds 
 iteration: two union-finds and one exchange, whatever the graph. The result is the same
 bytes for every number of parts (a plain union-find's: `tests/.../test_roots.py`).
 
-Memory: a roots task 64 bytes per link of its part (the links, their roots sorted and unique,
-the union-find's arrays); a joins task 48 bytes per (root, part label) record of its part's
-roots (the records, sorted, unique); the labels task 64 bytes per join. A join is made only
-for a root that links of two parts share, less one per root, so the one task holds the
+Memory (measured with `bench/speed/roots.py`, figures in `bench/RESULTS.md`): a roots task
+about 80 bytes per link of its part (the links, their roots sorted and unique, the
+union-find's arrays); a joins task about 64 bytes per (root, part label) record of its part's
+roots (the records, sorted, unique); the labels task about 90 bytes per join. A join is made
+only for a root that links of two parts share, less one per root, so the one task holds the
 boundary between parts, not the links. Links are written by their smallest root, so a
 component whose links share that root (a cluster split over buckets around one document) is
 in one part whole; a chain of buckets' components crosses parts and makes joins.
