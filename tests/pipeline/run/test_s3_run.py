@@ -77,6 +77,9 @@ def s3(tmp_path_factory):
     }
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
+    # fsspec keeps one S3FileSystem per set of arguments: the endpoint (from the environment)
+    # is not among them, so another module's instance would still call its ended server
+    s3fs.S3FileSystem.clear_instance_cache()
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -95,6 +98,7 @@ def s3(tmp_path_factory):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+        s3fs.S3FileSystem.clear_instance_cache()
         stop_fsspec_executor()
         for k, v in saved.items():
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
