@@ -90,7 +90,7 @@ def test_another_machines_lease_is_refused_until_it_expires_then_taken_over(s3):
 def config(folder: Path, url: str, work: Path) -> Path:
     path = s3_config(folder, url)
     cfg = yaml.safe_load(path.read_text())
-    cfg["work_dir"], cfg["lease_s"] = str(work), 4
+    cfg["work_dir"], cfg["lease_s"] = str(work), 60  # expires long after the kill
     path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     return path
 
