@@ -149,13 +149,13 @@ class Emitter:
         (a held-out validation shard). shuffle=False serves each window in schedule order."""
         out = Path(out)
         manifest = _run_manifest(out)
-        origins = {s["source"]: s["origin"] for s in manifest["shards"]}
+        origins = {s.source: s.origin for s in manifest.shards}
         keep = _select(manifest, shards, exclude)
         if weights is None:
             weights = {}
-            for s in manifest["shards"]:
-                if s["prefix"] in keep and s["tokens"]:
-                    weights[s["source"]] = weights.get(s["source"], 0) + s["tokens"]
+            for s in manifest.shards:
+                if s.prefix in keep and s.tokens:
+                    weights[s.source] = weights.get(s.source, 0) + s.tokens
         cfg = {"seq_len": seq_len, "weights": weights, "seed": seed, "tokens": tokens}
         mix = resolve("emitter", "emitter", MixConfig(**cfg, guard=guard or GuardConfig()), origins)
         return cls(_stream_store(out, manifest, mix, keep, shuffle), batch, rank, world_size)
@@ -199,7 +199,7 @@ class Emitter:
         return cls(MixStore(Path(folder).resolve(), seed, shuffle), batch, rank, world_size)
 
 
-def _run_manifest(out: Path) -> dict:
+def _run_manifest(out: Path) -> mf.Manifest:
     try:
         return mf.load(out)
     except FileNotFoundError:
@@ -208,8 +208,8 @@ def _run_manifest(out: Path) -> dict:
         ) from None
 
 
-def _select(manifest: dict, shards, exclude) -> set[str]:
-    known = [s["prefix"] for s in manifest["shards"]]
+def _select(manifest: mf.Manifest, shards, exclude) -> set[str]:
+    known = [s.prefix for s in manifest.shards]
     for p in [*(shards or ()), *exclude]:
         if p not in known:
             raise GristmillError(f"shard {p!r} is not in the run; shards: {', '.join(known)}")
@@ -217,7 +217,7 @@ def _select(manifest: dict, shards, exclude) -> set[str]:
 
 
 def _stream_store(
-    out: Path, manifest: dict, mix: ResolvedMix, keep: set[str], shuffle: bool
+    out: Path, manifest: mf.Manifest, mix: ResolvedMix, keep: set[str], shuffle: bool
 ) -> StreamStore:
     streams = open_streams(out, manifest, mix, keep)
     n = n_samples(mix, streams)

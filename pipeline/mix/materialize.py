@@ -39,14 +39,16 @@ MIX_MANIFEST = "mix_manifest.json"
 SEGMENT_COLUMNS = ("sample", "doc_id", "source", "origin", "token_start", "n_tokens", "doc_offset")
 
 
-def source_shards(out: Path, manifest: dict, source: str) -> list[Path]:
-    prefixes = [out / s["prefix"] for s in manifest["shards"] if s["source"] == source]
+def source_shards(out: Path, manifest: mf.Manifest, source: str) -> list[Path]:
+    prefixes = [out / s.prefix for s in manifest.shards_of(source)]
     if not prefixes:
         raise GristmillError(f"mix: source {source!r} has no token shards in {out / 'tokens'}")
     return prefixes
 
 
-def open_streams(out: Path, manifest: dict, mix: ResolvedMix, keep=None) -> list[SourceStream]:
+def open_streams(
+    out: Path, manifest: mf.Manifest, mix: ResolvedMix, keep=None
+) -> list[SourceStream]:
     """Every source's stream (only shards in `keep`, if given), rehydrated if the mix says so
     (pipeline/mix/rehydrate.py)."""
     hyd = mix.config.rehydrate
@@ -112,7 +114,7 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     prefix = folder / "00000"
     origins = ["real" if r else "synthetic" for r in mix.is_real]
-    vocab = run_manifest["tokenizer"]["vocab_size"]
+    vocab = run_manifest.tokenizer.vocab_size
     segments_rows = []  # one per (sample, document) stretch: SEGMENT_COLUMNS
     with ShardWriter(prefix, vocab) as writer:
         for i, d in enumerate(schedule.tolist()):
@@ -196,7 +198,7 @@ def _mix_manifest(mix, schedule, streams, run_manifest, out: Path, prefix: Path)
     files = {ext: mf.file_entry(Path(f"{prefix}{ext}")) for ext in (*mf.SHARD_FILES, SEGMENTS)}
     return {
         "mix": mix.name,
-        "run_key": run_manifest.get("run_key"),
+        "run_key": run_manifest.run_key,
         "config": mix.config.model_dump(mode="json"),
         "seq_len": seq,
         "samples": len(schedule),

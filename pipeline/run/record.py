@@ -26,29 +26,28 @@ class Record(RunObserver):
         self.after = after
 
     def on_run_end(self, run: RunState) -> None:
-        kept = None
-        for entry, params in run.cfg.stage_params:  # what a later run's `dedup_against` reads
+        plan, kept = run.plan, None
+        for entry, params in plan.cfg.stage_params:  # what a later run's `dedup_against` reads
             cls = get_stage(entry.name)
             if cls.index_params(params) is None:
                 continue
             if kept is None:
-                kept = mf.kept_docs(run.out, run.ctx.source_order)
-            cls(params, run.ctx).write_index(kept, run.out)
+                kept = mf.kept_docs(plan.out, plan.ctx.source_order)
+            cls(params, plan.ctx).write_index(kept, plan.out)
         manifest = mf.build(
-            run.out,
-            run.cfg.resolved(),
-            run.cfg.hash,
-            run.inputs,
-            run.ctx.tokenizer.as_dict(),
-            [run.folder(p) for p in run.phases],
+            plan.out,
+            plan.cfg.resolved(),
+            plan.cfg.hash,
+            plan.inputs,
+            plan.ctx.tokenizer.as_dict(),
+            [plan.folder(p) for p in plan.phases],
             run.timing,
+            plan.key,
+            metadata.described(plan.cfg),  # what a later reader can count on
+            mf.stage_reports(plan.work),
         )
-        manifest["run_key"] = run.key
-        manifest["metadata"] = metadata.described(run.cfg)  # what a later reader can count on
-        if reports := mf.stage_reports(run.work):
-            manifest["reports"] = reports
-        mf.write(run.out, manifest)
+        mf.write(plan.out, manifest)
         run.manifest = manifest
-        for scratch in (p for pattern in SCRATCH for p in run.work.glob(pattern)):
+        for scratch in (p for pattern in SCRATCH for p in plan.work.glob(pattern)):
             shutil.rmtree(scratch, ignore_errors=True)
-        run.closing = self.after(run.out)
+        run.closing = self.after(plan.out)
