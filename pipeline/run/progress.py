@@ -29,7 +29,7 @@ from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.output.funnel import nothing_kept
-from gristmill.pipeline.output.manifest import MANIFEST, Manifest
+from gristmill.pipeline.output.manifest import MANIFEST, Manifest, StageCounts
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.pipeline.run.phases import Phase
 from gristmill.stages.formats.atomic import write_bytes
@@ -221,8 +221,9 @@ def _clock(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
 
 
-def summary_lines(manifest: Manifest, phases: dict[str, dict], cpu: dict | None = None):
-    """The top of the end-of-run screen: documents in and out and tokens per stage, then time
+def summary_lines(stages: dict[str, StageCounts], phases: dict[str, dict], cpu: dict | None = None):
+    """The top of the end-of-run screen: documents in and out and tokens per stage (the
+    manifest's `stages`), then time
     and rates per phase (the runner adds where the outputs are). With `cpu` (the manifest's
     `timing.cpu`) each stage and phase also shows its CPU-seconds summed over tasks, and a last
     line the run's total."""
@@ -230,7 +231,7 @@ def summary_lines(manifest: Manifest, phases: dict[str, dict], cpu: dict | None 
     phase_cpu = (cpu or {}).get("phases", {})
     cpu_col = f"{'CPU s':>9}" if cpu else ""
     yield f"{'stage':<28}{'seen':>10}{'kept':>10}{'dropped':>10}{'tokens':>12}{cpu_col}"
-    for name, s in manifest.stages.items():
+    for name, s in stages.items():
         if not s.filters:
             continue  # a reduce step: no documents pass through it
         tokens = f"{s.counters['tokens']:,}" if "tokens" in s.counters else ""
@@ -315,7 +316,7 @@ class Progress(RunObserver):
 
     def on_run_end(self, run: RunState) -> None:
         lines = [
-            *summary_lines(run.manifest, self.seen, run.timing["cpu"]),
+            *summary_lines(run.manifest.stages, self.seen, run.timing["cpu"]),
             *output_lines(run.plan.url or run.plan.out, run.manifest),
             *run.closing,
         ]

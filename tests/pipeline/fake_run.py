@@ -1,6 +1,7 @@
 """A tiny finished run without running the pipeline: token shards written with ShardWriter and a
-manifest.json built from them as a run builds its own (no stage ran: no counts, no inputs). Token ids are drawn below EOS, so EOS marks the
-end of every document and nothing else, and tests can find document starts on their own."""
+manifest.json built from them as a run builds its own (no stage ran: no counts, no inputs).
+Token ids are drawn below EOS, so EOS marks the end of every document and nothing else, and
+tests can find document starts on their own."""
 
 from __future__ import annotations
 
