@@ -60,30 +60,46 @@ class RunPlan:
 
 
 EXECUTORS = {
-    "local": "the phases in order, {workers} tasks at a time (`workers`) in local processes",
+    "local": "the phases in order, `workers` ({workers}) tasks at a time in local processes",
     "ray": "the phases in order, each phase's tasks as Ray tasks ({ray_cpus} CPU each)",
     "slurm": "one sbatch job array per phase (array index = task), each after the previous "
     "one, then a job that writes the manifest",
 }
 
 
+WIDTH, NAME = 100, 26  # a longer phase name has its steps on the next line
+
+
 def phase_lines(phases: list[Phase], run: RunConfig, executors=tuple(EXECUTORS)) -> list[str]:
     """The phases as `gristmill run --plan` prints them: number and folder name, tasks, and the
     steps in order, then how each of `executors` runs them (the phases are the same on every
     executor: they write the same bytes)."""
-    width = max((len(p.name) for p in phases), default=0)
-    lines = []
+    width = min(max((len(p.name) for p in phases), default=0), NAME)
+    lines = [f"{len(phases)} phases, the same on every executor:"]
     for p in phases:
-        head = f"{p.name:<{width}}  {p.tasks:>3} {'task ' if p.tasks == 1 else 'tasks'}  "
-        steps = ", ".join(describe(step, i, p) for i, step in enumerate(p.steps))
-        steps = steps.replace(", ->", " ->")
-        wrapped = textwrap.wrap(steps, 100 - len(head), break_on_hyphens=False)
-        lines.append(head + wrapped[0])
-        lines += [" " * (len(head) + 2) + more for more in wrapped[1:]]
+        tasks = f"{p.tasks:>3} {'task ' if p.tasks == 1 else 'tasks'}  "
+        if len(p.name) > width:
+            lines.append(f"{p.name}  {tasks.strip()}")
+            head = " " * (width + 2 + len(tasks))
+        else:
+            head = f"{p.name:<{width}}  {tasks}"
+        lines += _wrap(head, [describe(step, i, p) for i, step in enumerate(p.steps)])
     for name in executors:
         how = EXECUTORS[name].format(workers=run.workers, ray_cpus=run.ray.cpus_per_task)
-        lines.append(f"{name}: {how}")
+        lines += textwrap.wrap(f"{name}: {how}", WIDTH, subsequent_indent="    ")
     return lines
+
+
+def _wrap(head: str, steps: list[str]) -> list[str]:
+    """`head` and the steps, comma-separated (` -> ` before a writer), broken between steps."""
+    lines, line = [], head
+    for k, step in enumerate(steps):
+        sep = "" if k == 0 else (" " if step.startswith("->") else ", ")
+        if k and len(line) + len(sep) + len(step) > WIDTH:
+            lines.append(line + sep.rstrip())
+            line, sep = " " * len(head), ""
+        line += sep + step
+    return [*lines, line]
 
 
 def describe(step, i: int, phase: Phase) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import shlex
 import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,7 +34,8 @@ from gristmill.pipeline.run.executors.base import ClusterLost
 from gristmill.pipeline.run.fingerprint import config_print
 from gristmill.pipeline.run.meter import CpuMeter
 from gristmill.pipeline.run.observe import RunObserver, RunState
-from gristmill.pipeline.run.plan import RunPlan
+from gristmill.pipeline.run.phases import plan_run
+from gristmill.pipeline.run.plan import EXECUTORS, RunPlan, phase_lines
 from gristmill.pipeline.run.progress import Progress, completed_tasks, output_lines
 from gristmill.pipeline.run.publish import Publish, publish
 from gristmill.pipeline.run.record import Record
@@ -139,13 +141,7 @@ def run(
     another run may delete its materialised mixes and files gristmill did not write
     (pipeline/output/replace.py)."""
     cpu = CpuMeter()  # the run process's CPU counts from here, the config's loading included
-    cfg = load_config(config_path)
-    if executor:  # `run --executor`: the same run (its key leaves executors out)
-        cfg.run = cfg.run.model_copy(update={"executor": executor})
-        try:
-            check_executor(cfg.run)
-        except ConfigError as e:
-            raise ConfigError(f"{config_path}: {e}") from None
+    cfg = _load(config_path, executor)
     if dry_run and cfg.run.executor != "slurm":
         raise GristmillError("--dry-run: only with `executor: slurm` (it writes sbatch scripts)")
     after = after or (lambda out: [])
@@ -182,6 +178,27 @@ def run(
         for observer in reversed(observers):
             observer.on_run_end(state)
         return state.manifest.dump()
+
+
+def _load(config_path: str, executor: str | None) -> LoadedConfig:
+    cfg = load_config(config_path)
+    if executor:  # `run --executor`: the same run (its key leaves executors out)
+        cfg.run = cfg.run.model_copy(update={"executor": executor})
+        try:
+            check_executor(cfg.run)
+        except ConfigError as e:
+            raise ConfigError(f"{config_path}: {e}") from None
+    return cfg
+
+
+def plan_lines(config_path: str, executor: str | None = None) -> list[str]:
+    """`gristmill run --plan`: the phases CONFIG compiles to and how each executor (or only
+    `executor`) runs them. Nothing is read but the config (and the indexes of its
+    `dedup_against` runs, checked as a run checks them), nothing written in its output."""
+    cfg = _load(config_path, executor)
+    with tempfile.TemporaryDirectory(prefix="gristmill-plan-") as tmp:
+        phases, _ = plan_run(cfg, Path(tmp) / "work", strict=False)
+    return phase_lines(phases, cfg.run, [executor] if executor else EXECUTORS)
 
 
 def _up_to_date(out: Path, echo, after) -> dict:
