@@ -27,10 +27,15 @@ $(CORE): pyproject.toml
 	$(BIN)/pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
 	touch $@
 
-# every extra: the tests cover the trainer (torch), the Ray executor, object stores and litdata
+# every extra: the tests cover the trainer (torch), the Ray executor, object stores, litdata
+# and the classifier stage's transformers models
 $(ALL): $(CORE)
-	$(BIN)/pip install -q -e '.[dev,train,ray,cloud,litdata]'
+	$(BIN)/pip install -q -e '.[dev,train,ray,cloud,litdata,classify]'
 	$(BIN)/pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
+	@# litdata requires torchvision, for images only. Beside a CPU-only torch wheel the one pip
+	@# finds is a build for another torch, whose import fails and takes `import transformers`
+	@# down with it: where it cannot be imported, it goes (gristmill never imports it).
+	$(BIN)/python -c 'import torchvision' >/dev/null 2>&1 || $(BIN)/pip uninstall -q -y torchvision
 	touch $@
 
 python:  ## the Python the venv is made with

@@ -3,7 +3,9 @@ rest; these need more, and say in one line which extra to install when it is mis
 
 - `train` (torch): `gristmill train`, `sweep`, `collapse`, `synth`, `torch_dataset`;
 - `ray` (ray): `executor: ray`;
-- `litdata` (litdata): `gristmill export --format litdata`.
+- `litdata` (litdata): `gristmill export --format litdata`;
+- `classify` (torch, transformers): the `classifier` stage's `kind: transformers` (the stage
+  checks it itself when its config is loaded, since stages/ imports nothing from here).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ EXTRA_OF = {
     "torch": "train",
     "ray": "ray",
     "litdata": "litdata",
+    "transformers": "classify",
 }  # module -> the extra that installs it
 
 

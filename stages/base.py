@@ -35,7 +35,7 @@ from gristmill.stages.formats.tokenizer import TokenizerInfo
 # Where a stage may stand in a run's list (a class attribute, so the pipeline never asks a name):
 ANYWHERE = "anywhere"
 FIRST = "first"  # always first; added when the config does not list it (provenance)
-LAST = "last"  # writes the run's output, so the run ends with it (pack); `apply` cannot run it
+LAST = "last"  # the run ends with it (pack)
 
 
 class StrictModel(BaseModel):
@@ -78,12 +78,16 @@ class StageContext:
     work: Path | None = None  # scratch folder of this run (global stages' files)
     out: Path | None = None  # the run's output folder
     tasks: int = 1  # tasks per phase; global stages use as many reduce buckets
+    workers: int = 1  # processes running tasks at once (a stage's threads share the cores)
     # source name -> rank in the config (earlier sources win dedup ties)
     source_order: dict[str, int] = field(default_factory=dict)
     # Set by the stages before this one (`provides()`): what tokenize tells pack.
     tokenizer: TokenizerInfo | None = None
     # (label, local folder) of each earlier run's dedup index (`dedup_against`)
     earlier: tuple[tuple[str, str], ...] = ()
+    # the metadata keys (stages/fields.py `Field`s) every document carries as it reaches this
+    # stage, from the declarations; set per stage by the phase compiler (write: typed columns)
+    fields: tuple[Field, ...] = ()
 
 
 DEFAULT_SOURCE = "default"  # the source of a document that names none (`apply`, plain records)
@@ -137,6 +141,18 @@ class StageHooks:
         """The keys this stage writes on the documents it keeps, with these parameters."""
         return cls.writes
 
+    # writes a run's output (pack: tokens/, write: documents/): a run ends with such a stage;
+    # `apply`, which writes its own jsonl, runs none
+    writes_output: ClassVar[bool] = False
+
+    @classmethod
+    def instance_name(cls, params: StageParams) -> str:
+        """The name this stage goes by in a run, with these parameters: its key in the
+        manifest's counts and its folder under rejected/. `name`, unless the stage may run
+        more than once in one chain (`classifier.<key>`), which then names each instance
+        `<name>.<something>` (`<name>` first: what the docs and the class are found by)."""
+        return cls.name
+
     def warm(self) -> None:
         """Builds what every worker would build for itself (a model, an encoder) into its
         module's per-process cache; the local executor calls it in the run process before it
@@ -147,6 +163,13 @@ class StageHooks:
         return {}
 
     @classmethod
+    def files_hash(cls, params: StageParams) -> str | None:
+        """A hash of what the stage reads besides the documents and its parameters (a
+        tokenizer's files), or None: part of the run key, so a rerun after such a file changed
+        in place is a new run, never "up to date" with outputs made with the old one."""
+        return None
+
+    @classmethod
     def index_params(cls, params: StageParams) -> dict | None:
         """Whether this stage (one with `keeps_index`), with these parameters, keeps an index of
         what the run kept in `OUT/index/<name>/` and looks documents up in earlier runs'
@@ -154,6 +177,11 @@ class StageHooks:
         same stage must share with this one for the two indexes to be comparable (recorded in
         the index's meta.json, checked by that later run; `{}`: nothing)."""
         return None
+
+    def finish_run(self, out: Path) -> None:
+        """Once every phase has ended, in the run process, before the manifest is written: a
+        last pass over this stage's own outputs under `out` (write: one schema for all its
+        files). It must leave the same bytes when called again (a resumed run calls it again)."""
 
     def write_index(self, kept: set[tuple[int, str]], out: Path) -> Path | None:
         """At the end of a run whose stage keeps an index (`index_params`): the index of the
@@ -171,9 +199,11 @@ class Stage(StageHooks, PipelineStep):
     replays_cheaply: bool = False
 
     def __init__(self, params: StageParams | None = None, ctx: StageContext | None = None):
-        super().__init__()
         self.params = params if params is not None else self.Params()
         self.ctx = ctx or StageContext()
+        if (name := self.instance_name(self.params)) != type(self).name:
+            self.name = name  # before datatrove's __init__, which names the step's stats
+        super().__init__()
 
     def process(self, doc: Document) -> str | None:
         """Annotate `doc`; return None to keep it, or the drop reason."""
@@ -228,6 +258,12 @@ class GlobalStage(StageHooks):
     def __init__(self, params: StageParams | None = None, ctx: StageContext | None = None):
         self.params = params if params is not None else self.Params()
         self.ctx = ctx or StageContext()
+
+    def local_step(self) -> Stage | None:
+        """The one local stage that does this stage's work when its parameters need no pass
+        over the run (`bucket` with fixed `edges`), else None: the phase compiler then runs it
+        in the phase as any local stage."""
+        return None
 
     def map_step(self) -> PipelineStep:
         raise NotImplementedError

@@ -87,7 +87,9 @@ SAFETY_FLAGS = Field(
 )
 PII = Field("pii", list[dict[str, Any]], "each redacted span: its type, start and end")
 PII_COUNTS = Field("pii_counts", dict[str, int], "redacted spans per PII type")
-N_TOKENS = Field("n_tokens", int, "tokens of the text, the end-of-document token included")
+N_TOKENS = Field("n_tokens", int, "tokens of the text, BOS (with `bos: true`) and EOS included")
+
+BUCKET = Field("bucket", str, "the quality bucket by a score: `q1` (lowest) .. `qN` (top)")
 
 # -- dedup
 CLUSTER_ID = Field("cluster_id", str, "the id of the near-duplicate cluster's survivor")
@@ -124,6 +126,7 @@ SHARED: dict[str, Field] = {
         PII,
         PII_COUNTS,
         N_TOKENS,
+        BUCKET,
         CLUSTER_ID,
         CLUSTER_SIZE,
         DUPLICATE_OF,

@@ -24,8 +24,10 @@ class Pack(Stage):
     name = "pack"
     Params = PackParams
     position = LAST
+    writes_output = True
     needs = ("tokenizer",)
-    reads = (md.SOURCE.maybe(), md.ORIGIN.maybe(), md.SYNTHETIC.maybe())  # the sidecar's columns
+    # the sidecar's columns (`bucket` only when some document of the shard has one)
+    reads = (md.SOURCE.maybe(), md.ORIGIN.maybe(), md.SYNTHETIC.maybe(), md.BUCKET.maybe())
     preload = ("pyarrow.parquet",)  # the sidecar's writer
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
@@ -55,7 +57,9 @@ class Pack(Stage):
         source, origin = source_of(doc), doc.metadata.get("origin", "real")
         record = doc.metadata.get("synthetic")  # provenance's record; the sidecar keeps it
         synthetic = None if record is None else orjson.dumps(record, option=_SORTED).decode()
-        self._writer(source).add(tokens, doc.id, source, origin, synthetic)
+        bucket = doc.metadata.get("bucket")
+        bucket = bucket if isinstance(bucket, str) else None
+        self._writer(source).add(tokens, doc.id, source, origin, synthetic, bucket)
         self.stat_update("tokens", value=len(tokens))
         return None
 

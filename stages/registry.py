@@ -30,8 +30,12 @@ _ORDER: tuple[tuple[str, str], ...] = (  # (name, module:class)
     ("substring_dedup", "gristmill.stages.dedup.substring:SubstringDedup"),
     ("decontaminate", "gristmill.stages.dedup.decont.stage:Decontaminate"),
     ("quality", "gristmill.stages.quality.stage:Quality"),
+    ("classifier", "gristmill.stages.classifier.stage:Classifier"),
     ("safety", "gristmill.stages.safety:Safety"),
     ("pii", "gristmill.stages.pii.stage:Pii"),
+    ("select", "gristmill.stages.rank.select:Select"),
+    ("bucket", "gristmill.stages.rank.bucket:Bucket"),
+    ("write", "gristmill.stages.write:Write"),
     ("tokenize", "gristmill.stages.tokenize:Tokenize"),
     ("pack", "gristmill.stages.pack:Pack"),
 )

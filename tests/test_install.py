@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 
 from gristmill.stages.errors import GristmillError
 from tests.conftest import make_tiny_run
@@ -114,6 +115,26 @@ def test_the_ray_executor_without_the_ray_extra_names_it_in_one_line(tmp_path):
     assert lines[0] == (
         "error: executor: ray needs ray, in the `ray` extra: pip install 'gristmill[ray]' "
         "(in a clone: pip install -e '.[ray]')"
+    )
+
+
+@pytest.mark.slow
+def test_a_transformers_classifier_without_the_classify_extra_names_it_in_one_line(tmp_path):
+    """Refused when the config loads, before any work: the model folder is only looked at."""
+    config = make_tiny_run(tmp_path)
+    model = tmp_path / "edu"
+    model.mkdir()
+    (model / "config.json").write_text('{"model_type": "bert", "num_labels": 1}')
+    (model / "tokenizer.json").write_text("{}")
+    data = yaml.safe_load(config.read_text())
+    data["stages"].insert(0, {"classifier": {"model": str(model), "key": "edu"}})
+    config.write_text(yaml.safe_dump(data))
+    done = gristmill_without("transformers", "run", str(config), cwd=tmp_path)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert lines[0].endswith(
+        "stages[0].classifier.model: kind `transformers` needs transformers, in the `classify` "
+        "extra: pip install 'gristmill[classify]' (in a clone: pip install -e '.[classify]')"
     )
 
 

@@ -32,12 +32,16 @@ from pathlib import Path
 
 import numpy as np
 
-from gristmill.pipeline.emit.stores import IGNORE, MAX_SEQ_LEN, EpochPlan, MixStore, StreamStore
-from gristmill.pipeline.mix.materialize import n_samples, open_streams
+from gristmill.pipeline.emit.arrays import IGNORE, MAX_SEQ_LEN
+from gristmill.pipeline.emit.remote import DEFAULT_CACHE_BYTES, RemoteShards
+from gristmill.pipeline.emit.stores import EpochPlan, MixStore, StreamStore
+from gristmill.pipeline.mix.materialize import n_samples, open_streams, packed_rows
+from gristmill.pipeline.mix.packing import pad_token
 from gristmill.pipeline.mix.weights import blend_plan
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run.mix_config import GuardConfig, MixConfig, ResolvedMix, resolve
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.fs import is_url
 
 __all__ = ["IGNORE", "Emitter"]
 
@@ -55,6 +59,7 @@ class Emitter:
         if store.seq_len > MAX_SEQ_LEN:
             raise GristmillError(f"emitter: seq_len {store.seq_len} is above {MAX_SEQ_LEN}")
         self.store, self.batch, self.rank, self.world_size = store, batch, rank, world_size
+        self.remote = None  # the store's shards (RemoteShards) when read from a URL
         self.start = 0  # global sample this iteration started at (resume, set_epoch)
         self.step = 0  # batches taken since then
 
@@ -113,6 +118,7 @@ class Emitter:
             "kind": s.kind,
             "sources": list(s.sources),
             "seq_len": s.seq_len,
+            "packing": s.packing,
             "seed": s.seed,
             "shuffle": s.plan.shuffle,
             "plan": s.fingerprint(),  # weights or schedule, and rehydration, as planned
@@ -143,12 +149,22 @@ class Emitter:
         rank: int = 0,
         world_size: int = 1,
         shuffle: bool = True,
+        packing: str = "concat",
+        packing_window: int = 1000,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
+        storage_options: dict | None = None,
     ) -> Emitter:
         """From a finished run's per-source shards; weights default to each source's token
         count. `shards` keeps only these prefixes (e.g. tokens/web/00003), `exclude` drops some
-        (a held-out validation shard). shuffle=False serves each window in schedule order."""
-        out = Path(out)
-        manifest = _run_manifest(out)
+        (a held-out validation shard). shuffle=False serves each window in schedule order.
+        packing: `concat` or `best_fit` (whole documents in padded rows, packing_window
+        documents at a time), as a mix's `packing`. `out` may be a URL (`s3://...`): its
+        token data is then read on demand through a cache of at most `cache_bytes`
+        (pipeline/emit/remote.py)."""
+        out, store = _opened(out, cache_bytes, storage_options)
+        manifest = store.manifest() if store else _run_manifest(out)
+        if store:
+            store.index(s.prefix for s in manifest.shards)
         origins = {s.source: s.origin for s in manifest.shards}
         keep = _select(manifest, shards, exclude)
         if weights is None:
@@ -157,8 +173,12 @@ class Emitter:
                 if s.prefix in keep and s.tokens:
                     weights[s.source] = weights.get(s.source, 0) + s.tokens
         cfg = {"seq_len": seq_len, "weights": weights, "seed": seed, "tokens": tokens}
+        cfg |= {"packing": packing, "packing_window": packing_window}
         mix = resolve("emitter", "emitter", MixConfig(**cfg, guard=guard or GuardConfig()), origins)
-        return cls(_stream_store(out, manifest, mix, keep, shuffle), batch, rank, world_size)
+        opener = store.open if store else None
+        em = cls(_stream_store(out, manifest, mix, keep, shuffle, opener), batch, rank, world_size)
+        em.remote = store
+        return em
 
     @classmethod
     def from_config(
@@ -194,18 +214,40 @@ class Emitter:
         rank: int = 0,
         world_size: int = 1,
         shuffle: bool = True,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
+        storage_options: dict | None = None,
     ) -> Emitter:
-        """From a materialised mix folder (OUT/mixes/<name>); seed: the mix's by default."""
-        return cls(MixStore(Path(folder).resolve(), seed, shuffle), batch, rank, world_size)
+        """From a materialised mix folder (OUT/mixes/<name>), or its URL (read through a cache
+        of at most `cache_bytes`, as `from_run`); seed: the mix's by default."""
+        if not is_url(folder):
+            return cls(MixStore(Path(folder).resolve(), seed, shuffle), batch, rank, world_size)
+        url = str(folder).rstrip("/")
+        out, name = url.rsplit("/mixes/", 1) if "/mixes/" in url else (url, "")
+        if not name or "/" in name:
+            raise GristmillError(f"{folder}: not a mix (a URL ending in /mixes/<name>)")
+        local, store = _opened(out, cache_bytes, storage_options)
+        run = store.manifest()
+        store.index(s.prefix for s in run.shards)
+        for rel in (
+            "mix_manifest.json",
+            "00000.idx",
+            "00000.docs.parquet",
+            "00000.segments.parquet",
+        ):
+            store.get(f"mixes/{name}/{rel}")
+        mix = MixStore(local / "mixes" / name, seed, shuffle, store.open)
+        em = cls(mix, batch, rank, world_size)
+        em.remote = store
+        return em
+
+    def cache_stats(self) -> dict | None:
+        """For shards on a store: the cache's bytes (held, peak, fetched), requests, hits and
+        misses, and the small files copied (`index_bytes`); None for local shards."""
+        return self.remote.stats() if self.remote else None
 
 
 def _run_manifest(out: Path) -> mf.Manifest:
-    try:
-        return mf.load(out)
-    except FileNotFoundError:
-        raise GristmillError(
-            f"{out}: no finished run (manifest.json); `gristmill run` first"
-        ) from None
+    return mf.load_tokenized(out)
 
 
 def _select(manifest: mf.Manifest, shards, exclude) -> set[str]:
@@ -216,13 +258,28 @@ def _select(manifest: mf.Manifest, shards, exclude) -> set[str]:
     return {p for p in (shards or known) if p not in set(exclude)}
 
 
+def _opened(out, cache_bytes: int, storage_options) -> tuple[Path, RemoteShards | None]:
+    """(folder, None) for a local run; (its small files' local folder, the store) for a URL."""
+    if not is_url(out):
+        return Path(out), None
+    store = RemoteShards(str(out), cache_bytes, storage_options)
+    return store.local, store
+
+
 def _stream_store(
-    out: Path, manifest: mf.Manifest, mix: ResolvedMix, keep: set[str], shuffle: bool
+    out: Path,
+    manifest: mf.Manifest,
+    mix: ResolvedMix,
+    keep: set[str],
+    shuffle: bool,
+    opener=None,
 ) -> StreamStore:
-    streams = open_streams(out, manifest, mix, keep)
-    n = n_samples(mix, streams)
+    streams = open_streams(out, manifest, mix, keep, opener)
+    rows = packed_rows(mix, streams)
+    n = n_samples(mix, streams, rows)
     floor = mix.config.guard.min_real_fraction
     schedule = blend_plan(mix, n)
     seed = mix.config.seed
     plan = EpochPlan(mix.sources, mix.is_real, schedule, mix.window_samples, floor, seed, shuffle)
-    return StreamStore(streams, plan, mix.config.seq_len, mix.config.seed)
+    packed = (rows, pad_token(manifest.tokenizer.dump())[0]) if rows else None
+    return StreamStore(streams, plan, mix.config.seq_len, mix.config.seed, packed)

@@ -11,16 +11,16 @@ import orjson
 import pyarrow.parquet as pq
 import xxhash
 
+from gristmill.pipeline.emit import packed as pk
+from gristmill.pipeline.emit import remote
+from gristmill.pipeline.emit.arrays import IGNORE, RAMP, batch_dict
 from gristmill.pipeline.mix.materialize import MIX_MANIFEST, SEGMENTS, source_shards
 from gristmill.pipeline.mix.schedule import real_needed, window_shares
-from gristmill.pipeline.mix.streams import SourceStream
+from gristmill.pipeline.mix.streams import Pieces, SourceStream
 from gristmill.pipeline.output import manifest as mf
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardReader
 
-IGNORE = -100  # label of a position whose next token is not known (cross-entropy skips it)
-MAX_SEQ_LEN = 1 << 20
-_RAMP = np.arange(MAX_SEQ_LEN, dtype=np.int32)  # position_ids are slices of it
 _ORDER_TAG = 2**32 - 1  # keeps the sample order's random stream apart from the documents'
 
 
@@ -105,7 +105,7 @@ def _fill_boundaries(pos, doc, rows, cols, ns, gids, seq_len: int) -> None:
         (rows * seq_len + cols).tolist(), cols.tolist(), ends.tolist(), gids.tolist(), strict=True
     ):
         if e > c:
-            flat_pos[g : g + e - c] = _RAMP[: e - c]
+            flat_pos[g : g + e - c] = RAMP[: e - c]
             flat_doc[g : g + e - c] = gid
 
 
@@ -114,11 +114,17 @@ class StreamStore:
 
     kind = "sources"
 
-    def __init__(self, streams: list[SourceStream], plan: EpochPlan, seq_len: int, seed: int):
+    def __init__(
+        self, streams: list[SourceStream], plan: EpochPlan, seq_len: int, seed: int, packed=None
+    ):
+        """packed: (every source's PackedRows, pad token id) for `packing: best_fit`."""
         self.streams, self.plan, self.seq_len, self.seed = streams, plan, seq_len, seed
         self.sources = plan.sources
-        # plain ndarray views: slicing a np.memmap runs Python code on every slice
-        self.tokens = [[np.asarray(t) for t in s.tokens] for s in streams]
+        self.packed = packed
+        self.packing = "best_fit" if packed else "concat"
+        # plain ndarray views: slicing a np.memmap runs Python code on every slice (a store's
+        # range reader, pipeline/emit/remote.py, is no ndarray and stays as it is)
+        self.tokens = [[_plain(t) for t in s.tokens] for s in streams]
         self.doc_base = _doc_base([s.n_docs for s in streams])
 
     def fingerprint(self) -> str:
@@ -130,6 +136,8 @@ class StreamStore:
         L, plan = self.seq_len, self.plan
         epoch, j = plan.slots(samples)
         src = plan.schedule[j]
+        if self.packed:
+            return self._fill_packed(samples, epoch, j, src)
         windows = np.empty((len(samples), L + 1), dtype=np.int32)
         pos = np.empty((len(samples), L), dtype=np.int32)
         doc = np.empty((len(samples), L), dtype=_doc_dtype(self.doc_base))
@@ -140,7 +148,8 @@ class StreamStore:
                 continue
             offsets = (epoch[rows] * plan.counts[d] + plan.rank[j[rows]]) * L
             p = self.streams[d].locate(offsets, L + 1)
-            row, tokens = rows[p.row], self.tokens[d]
+            row = rows[p.row]
+            tokens, shards, starts = remote.gather(self.tokens[d], p)  # a store's: at once
             # one pass per piece: its tokens, then position_ids restarting at it (a piece
             # starts a document or a row) and its doc id, over the columns < L (column L is
             # only the last label)
@@ -149,16 +158,33 @@ class StreamStore:
                 (row * L + p.col).tolist(),
                 p.n.tolist(),
                 np.minimum(p.n, L - p.col).tolist(),
-                p.shard.tolist(),
-                p.start.tolist(),
+                shards.tolist(),
+                starts.tolist(),
                 (self.doc_base[d] + p.doc).tolist(),
                 strict=True,
             ):
                 flat_w[b : b + n] = tokens[shard][s : s + n]
                 if m > 0:
-                    flat_p[g : g + m] = _RAMP[:m]
+                    flat_p[g : g + m] = RAMP[:m]
                     flat_d[g : g + m] = gid
         return _batch(windows, pos, doc, samples, src)
+
+    def _fill_packed(self, samples, epoch, j, src) -> dict:
+        """Best-fit rows (pipeline/emit/packed.py): sample slot j of source d is row
+        epoch * counts[d] + rank[j] of the source's rows, as the concat window is."""
+        rows_of, pad = self.packed
+        arrays = pk.empty_rows(len(samples), self.seq_len, pad, _doc_dtype(self.doc_base))
+        used = np.zeros(len(samples), dtype=np.int64)
+        for d in range(len(self.sources)):
+            rows = np.flatnonzero(src == d)
+            if len(rows) == 0:
+                continue
+            p = rows_of[d].locate(epoch[rows] * self.plan.counts[d] + self.plan.rank[j[rows]])
+            tokens, p.shard, p.start = remote.gather(self.tokens[d], p)
+            pk.fill_from_shards(arrays, rows, p, tokens, self.doc_base[d] + p.doc)
+            used = np.maximum(used, pk.used_columns(len(samples), rows[p.row], p.col + p.n))
+        pk.pad_tails(arrays[2], used)
+        return pk.packed_batch(arrays, samples, src)
 
     def describe(self, doc_id: int) -> tuple[str, str]:
         d = int(np.searchsorted(self.doc_base, doc_id, side="right")) - 1
@@ -175,18 +201,21 @@ class MixStore:
 
     kind = "mix"
 
-    def __init__(self, folder: Path, seed: int | None, shuffle: bool):
+    def __init__(self, folder: Path, seed: int | None, shuffle: bool, open_shard=ShardReader):
+        """open_shard: prefix -> reader (a store's range reader for a mix on a URL)."""
         meta = _load_json(folder / MIX_MANIFEST)
         self.seq_len = int(meta["seq_len"])
         self.seed = int(meta["config"]["seed"]) if seed is None else seed
+        self.packing = meta["config"].get("packing", "concat")
         self.sources = tuple(meta["target_shares"])
         L, out = self.seq_len, folder.parents[1]
         prefix = out / meta["shard"]["prefix"]
-        reader = ShardReader(prefix)
+        reader = open_shard(prefix)
         if len(reader) == 0 or (reader.lengths != L).any():
             raise GristmillError(f"{prefix}: every sample of a mix must have {L} tokens")
         n = len(reader)
-        self.tokens = reader.tokens()[: n * L].reshape(n, L)
+        flat = reader.tokens()
+        self.tokens = flat[: n * L].reshape(n, L) if isinstance(flat, np.ndarray) else flat
         names = reader.sidecar().column("source").to_pylist()
         index = {s: d for d, s in enumerate(self.sources)}
         schedule = np.array([index[s] for s in names], dtype=np.int32)
@@ -201,10 +230,12 @@ class MixStore:
             self.seed,
             shuffle,
         )
-        self.last_label = np.full(n, IGNORE, dtype=np.int32)
+        # the last label of a sample: the first token of the next sample of its source
+        self.next_same = np.full(n, -1, dtype=np.int64)
         for d in range(len(self.sources)):
             mine = np.flatnonzero(schedule == d)
-            self.last_label[mine[:-1]] = self.tokens[mine[1:], 0]
+            self.next_same[mine[:-1]] = mine[1:]
+        self._open_shard = open_shard
         self._segments(out, prefix, index, n)
 
     def _segments(self, out: Path, prefix: Path, index: dict, n: int) -> None:
@@ -215,7 +246,7 @@ class MixStore:
         for s in index:
             before = len(self.names)
             for p in source_shards(out, run, s):
-                names = ShardReader(p).sidecar().column("doc_id").to_pylist()
+                names = self._open_shard(p).sidecar().column("doc_id").to_pylist()
                 self.names += [(s, name) for name in names]
             counts.append(len(self.names) - before)
         self.doc_base = _doc_base(counts)
@@ -233,26 +264,52 @@ class MixStore:
     def fingerprint(self) -> str:
         return self.plan.fingerprint()
 
+    def _rows(self, samples: np.ndarray, width: int) -> np.ndarray:
+        """The first `width` tokens of these samples of the mix."""
+        if isinstance(self.tokens, np.ndarray):
+            return self.tokens[samples, :width]
+        n = np.full(len(samples), width, dtype=np.int64)
+        zero = np.zeros(len(samples), dtype=np.int64)
+        p = Pieces(zero, zero, n, zero, zero, zero, samples * self.seq_len)
+        flat = remote.gather([self.tokens], p)[0][0]
+        return flat.reshape(len(samples), width).astype(np.int32)
+
     def describe(self, doc_id: int) -> tuple[str, str]:
         return self.names[doc_id]
 
     def fill(self, samples: np.ndarray) -> dict:
         L, plan = self.seq_len, self.plan
         file_j = plan.slots(samples)[1]
-        windows = np.empty((len(samples), L + 1), dtype=np.int32)
-        windows[:, :L] = self.tokens[file_j]
-        windows[:, L] = self.last_label[file_j]
         count = self.seg_first[file_j + 1] - self.seg_first[file_j]
         rows = np.repeat(np.arange(len(samples)), count)
         segs = np.arange(int(count.sum())) - np.repeat(
             np.cumsum(count) - count - self.seg_first[file_j], count
         )
+        if self.packing == "best_fit":
+            arrays = pk.from_rows(
+                self._rows(file_j, L),
+                rows,
+                self.seg_col[segs],
+                self.seg_n[segs],
+                self.seg_gid[segs],
+                _doc_dtype(self.doc_base),
+            )
+            return pk.packed_batch(arrays, samples, plan.schedule[file_j])
+        windows = np.empty((len(samples), L + 1), dtype=np.int32)
+        windows[:, :L] = self._rows(file_j, L)
+        nxt = self.next_same[file_j]
+        windows[:, L] = IGNORE
+        windows[nxt >= 0, L] = self._rows(nxt[nxt >= 0], 1)[:, 0]
         pos = np.empty((len(samples), L), dtype=np.int32)
         doc = np.empty((len(samples), L), dtype=_doc_dtype(self.doc_base))
         _fill_boundaries(
             pos, doc, rows, self.seg_col[segs], self.seg_n[segs], self.seg_gid[segs], L
         )
         return _batch(windows, pos, doc, samples, plan.schedule[file_j])
+
+
+def _plain(tokens):
+    return np.asarray(tokens) if isinstance(tokens, np.ndarray) else tokens
 
 
 def _doc_base(counts: list[int]) -> np.ndarray:
@@ -266,14 +323,7 @@ def _doc_dtype(doc_base: np.ndarray) -> type:
 
 def _batch(windows, pos, doc, samples, src) -> dict:
     L = pos.shape[1]
-    return {
-        "input_ids": windows[:, :L],
-        "labels": windows[:, 1:],
-        "position_ids": pos,
-        "doc_ids": doc,
-        "sample_ids": samples,
-        "source_ids": src.astype(np.int32),
-    }
+    return batch_dict(windows[:, :L], windows[:, 1:], pos, doc, samples, src)
 
 
 def _load_json(path: Path) -> dict:

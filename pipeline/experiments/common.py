@@ -80,7 +80,7 @@ class RunData:
     def tokenize_params(self) -> dict:
         """`tokenize` settings that give the run's tokens again (its recorded tokenizer)."""
         t = self.manifest.tokenizer
-        return {"tokenizer": t.spec, "eos": t.eos_token}
+        return {"tokenizer": t.spec, "eos": t.eos_token, "bos": t.add_bos}
 
     def tokenizer(self):
         """The run's tokenizer (HF `tokenizers`), checked against the manifest's hash."""

@@ -68,7 +68,7 @@ def load(out: Path, mix: str | None) -> Exported:
         raise GristmillError(
             f"{out}: no finished run (no {mf.MANIFEST}); `gristmill run` first"
         ) from None
-    # a manifest without its tokenizer is refused by mf.load, naming the part
+    mf.require_tokens(run, out)  # a manifest missing a part is refused by mf.load, naming it
     common = {"vocab_size": run.tokenizer.vocab_size, "tokenizer": run.tokenizer.name}
     if mix is None:
         return Exported(_run_streams(out, run), run_key=run.run_key, **common)

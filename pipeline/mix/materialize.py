@@ -24,11 +24,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from gristmill.pipeline.mix import rehydrate as rh
+from gristmill.pipeline.mix.packing import PackedRows, PackingTally, pad_token
 from gristmill.pipeline.mix.schedule import real_needed, window_shares
-from gristmill.pipeline.mix.streams import SourceStream
+from gristmill.pipeline.mix.streams import Segment, SourceStream
 from gristmill.pipeline.mix.weights import blend_plan, planned_shares
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import SEGMENTS
+from gristmill.pipeline.output.mix_table import packing_line
 from gristmill.pipeline.run.config import LoadedConfig
 from gristmill.pipeline.run.mix_config import ResolvedMix
 from gristmill.stages.errors import GristmillError
@@ -40,6 +42,8 @@ SEGMENT_COLUMNS = ("sample", "doc_id", "source", "origin", "token_start", "n_tok
 
 
 def source_shards(out: Path, manifest: mf.Manifest, source: str) -> list[Path]:
+    """The shards of a source (of `web` for a mix's `web/q5`: its bucket)."""
+    source = source.split("/", 1)[0]
     prefixes = [out / s.prefix for s in manifest.shards_of(source)]
     if not prefixes:
         raise GristmillError(f"mix: source {source!r} has no token shards in {out / 'tokens'}")
@@ -47,10 +51,10 @@ def source_shards(out: Path, manifest: mf.Manifest, source: str) -> list[Path]:
 
 
 def open_streams(
-    out: Path, manifest: mf.Manifest, mix: ResolvedMix, keep=None
+    out: Path, manifest: mf.Manifest, mix: ResolvedMix, keep=None, open_shard=None
 ) -> list[SourceStream]:
     """Every source's stream (only shards in `keep`, if given), rehydrated if the mix says so
-    (pipeline/mix/rehydrate.py)."""
+    (pipeline/mix/rehydrate.py); open_shard: prefix -> reader (a store's, for the emitter)."""
     hyd = mix.config.rehydrate
     sizes = rh.cluster_sizes(out) if hyd else {}
     streams = []
@@ -60,31 +64,80 @@ def open_streams(
             prefixes = [p for p in prefixes if p.relative_to(out).as_posix() in keep]
             if not prefixes:
                 raise GristmillError(f"source {source!r} has no shard left to emit from")
-        stream = SourceStream(prefixes, mix.config.seed, i)
-        if hyd and (hyd.sources is None or source in hyd.sources):
+        opened = [open_shard(p) for p in prefixes] if open_shard else prefixes
+        stream = SourceStream(opened, mix.config.seed, i)
+        if "/" in source:
+            stream.only(in_bucket(stream, source))
+        if hyd and (hyd.sources is None or source.split("/", 1)[0] in hyd.sources):
             ids = [d for shard in stream.doc_ids for d in shard]
             stream.rehydrate(rh.repeats_of(ids, sizes, hyd.repeats))
         streams.append(stream)
     return streams
 
 
+def in_bucket(stream: SourceStream, entry: str) -> np.ndarray:
+    """Which documents of the stream are in the bucket `entry` (`web/q5`) names, from the
+    shards' sidecars (the `bucket` column that `pack` writes after the `bucket` stage)."""
+    source, bucket = entry.split("/", 1)
+    found = []
+    for reader in stream.readers:
+        table = reader.sidecar()
+        if "bucket" not in table.column_names:
+            raise GristmillError(
+                f"mix weights {entry!r}: {reader.sidecar_path} has no bucket column; "
+                "put the `bucket` stage in the run (docs/stages/bucket.md)"
+            )
+        found += table.column("bucket").to_pylist()
+    keep = np.array([b == bucket for b in found], dtype=bool)
+    if not keep.any():
+        known = sorted({b for b in found if b is not None})
+        raise GristmillError(
+            f"mix weights {entry!r}: no document of source {source!r} is in bucket {bucket!r}; "
+            f"its buckets are: {', '.join(known)}"
+        )
+    return keep
+
+
 def max_repeats(stream: SourceStream) -> int:
     return 1 if stream.repeats is None else int(stream.repeats.max())
 
 
-def n_samples(mix: ResolvedMix, streams: list[SourceStream]) -> int:
-    """The mix's size: `tokens` if given, else as many samples as fit before any document of a
-    source is seen more than its `max_epochs` times (default once; a rehydrated document is
-    seen its repeats times per pass)."""
+def packed_rows(mix: ResolvedMix, streams: list[SourceStream]) -> list[PackedRows] | None:
+    """Every source's best-fit rows (`packing: best_fit`), or None (`concat`)."""
+    if mix.config.packing != "best_fit":
+        return None
+    return [PackedRows(s, mix.config.seq_len, mix.config.packing_window) for s in streams]
+
+
+def n_samples(mix: ResolvedMix, streams: list[SourceStream], packed=None) -> int:
+    """The mix's size: `tokens` if given (samples x seq_len, padding included), else as many
+    samples as fit before any document of a source is seen more than its `max_epochs` times
+    (default once; a rehydrated document is seen its repeats times per pass). A source's
+    samples per pass: its tokens / seq_len (`concat`), its rows of the first pass (`best_fit`)."""
     seq = mix.config.seq_len
     if mix.config.tokens is not None:
         return math.ceil(mix.config.tokens / seq)
     fits = []
-    for src, w, stream in zip(mix.sources, mix.weights, streams, strict=True):
+    for d, (src, w, stream) in enumerate(zip(mix.sources, mix.weights, streams, strict=True)):
         if w > 0:
             epochs = mix.config.max_epochs.get(src, 1.0) / max_repeats(stream)
-            fits.append(math.floor(stream.n_tokens * epochs / seq / w))
+            per_pass = packed[d].rows_per_pass if packed else stream.n_tokens / seq
+            fits.append(math.floor(per_pass * epochs / w))
     return max(min(fits), 0)
+
+
+def _packed_row(rows: PackedRows, pad: int) -> tuple[np.ndarray, list[Segment]]:
+    """The next best-fit row of a source: its tokens, padded to seq_len, and its pieces."""
+    p, stream = rows.take(), rows.stream
+    out = np.full(rows.seq_len, pad, dtype=np.int64)
+    segments = []
+    for c, n, doc, off, shard, s in zip(
+        *(a.tolist() for a in (p.col, p.n, p.doc, p.doc_offset, p.shard, p.start)), strict=True
+    ):
+        out[c : c + n] = stream.tokens[shard][s : s + n]
+        name = stream.doc_ids[shard][stream.index_in[doc]]
+        segments.append(Segment(name, n, off, int(stream.lengths[doc])))
+    return out, segments
 
 
 def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
@@ -92,12 +145,7 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
         known = ", ".join(cfg.mixes) or "none in this config"
         raise GristmillError(f"mix {name!r} is not in {cfg.path}; mixes: {known}")
     mix, out = cfg.mixes[name], cfg.output
-    try:
-        run_manifest = mf.load(out)
-    except FileNotFoundError:
-        raise GristmillError(
-            f"{out}: no finished run (manifest.json); `gristmill run` first"
-        ) from None
+    run_manifest = mf.load_tokenized(out)
     if mix.capped:
         echo(f"mix {name}: guard capped synthetic shares {mix.capped} (configured -> used)")
     for k, p in enumerate(mix.phases):
@@ -105,7 +153,8 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
             echo(f"mix {name}: guard capped phase {k}'s synthetic shares {p.capped}")
     seq = mix.config.seq_len
     streams = open_streams(out, run_manifest, mix)
-    n = n_samples(mix, streams)
+    packed = packed_rows(mix, streams)
+    n = n_samples(mix, streams, packed)
     if n == 0:
         raise GristmillError(f"mix {name}: not one sample of {seq} tokens fits the sources")
     schedule = blend_plan(mix, n)
@@ -116,9 +165,15 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
     origins = ["real" if r else "synthetic" for r in mix.is_real]
     vocab = run_manifest.tokenizer.vocab_size
     segments_rows = []  # one per (sample, document) stretch: SEGMENT_COLUMNS
+    pad = pad_token(run_manifest.tokenizer.dump())  # its JSON: `pad_id` if recorded
+    tally = PackingTally(mix.config.packing, seq, mix.config.packing_window, pad)
     with ShardWriter(prefix, vocab) as writer:
         for i, d in enumerate(schedule.tolist()):
-            tokens, segments = streams[d].take(seq)
+            if packed:
+                tokens, segments = _packed_row(packed[d], pad[0])
+            else:
+                tokens, segments = streams[d].take(seq)
+            tally.add(segments)
             start = writer.add(tokens, segments[0].doc_id, mix.sources[d], origins[d])
             for seg in segments:
                 segments_rows.append(
@@ -128,6 +183,7 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
     _write_segments(Path(f"{prefix}{SEGMENTS}"), segments_rows)
 
     manifest = _mix_manifest(mix, schedule, streams, run_manifest, out, prefix)
+    manifest["packing"] = tally.entry()
     path = folder / MIX_MANIFEST
     write_bytes(
         path, orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n"
@@ -180,7 +236,7 @@ def _source_entries(mix, streams, counts: list[int]) -> dict[str, dict]:
             "max_epochs": limit,
             "over_max_epochs": limit is not None and seen > limit + 1e-9,
         }
-        if stream.repeats is not None:
+        if stream.rehydrated:
             sources[src]["rehydration"] = rh.counts(stream.repeats, stream.lengths)
             sources[src]["max_document_repeats"] = round(seen, 6)
     return sources
@@ -258,4 +314,5 @@ def _summary(name: str, m: dict, path, echo) -> None:
                 f"{r['documents_by_repeats']}, {r['source_tokens_before']:,} -> "
                 f"{r['source_tokens_after']:,} tokens per pass"
             )
+    echo(packing_line(m["packing"]))
     echo(f"mix manifest: {path}")

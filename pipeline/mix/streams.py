@@ -42,13 +42,15 @@ class Segment:
     doc_id: str
     n_tokens: int
     doc_offset: int  # where in the document the stretch starts
+    doc_tokens: int = 0  # the whole document's length
 
 
 class SourceStream:
-    def __init__(self, prefixes: Sequence[str | Path], seed: int, source_index: int):
+    def __init__(self, prefixes: Sequence[str | Path | ShardReader], seed: int, source_index: int):
+        """prefixes: the shards' prefixes, or readers of them (a store's, for the emitter)."""
         if not prefixes:
             raise ValueError("a source stream needs at least one shard")
-        self.readers = [ShardReader(p) for p in prefixes]
+        self.readers = [p if isinstance(p, ShardReader) else ShardReader(p) for p in prefixes]
         self.tokens = [r.tokens() for r in self.readers]
         self.doc_ids = [r.sidecar().column("doc_id").to_pylist() for r in self.readers]
         # document d of the source -> (shard, index in shard)
@@ -62,7 +64,8 @@ class SourceStream:
         if self.n_tokens == 0:
             raise ValueError("a source stream needs at least one token")
         self.seed, self.source_index = seed, source_index
-        self.repeats: np.ndarray | None = None  # per document, after `rehydrate`
+        self.repeats: np.ndarray | None = None  # per document, after `rehydrate` or `only`
+        self.rehydrated = False
         self._slots = self.n_docs  # documents in one pass (with repeats)
         self.epoch, self.pos, self.offset = 0, 0, 0  # epoch, place in its order, tokens into doc
         self.consumed = 0
@@ -75,6 +78,19 @@ class SourceStream:
         repeats = np.asarray(repeats, dtype=np.int64)
         if len(repeats) != self.n_docs or (repeats < 1).any():
             raise ValueError("rehydrate: one repeat count >= 1 per document")
+        self.rehydrated = True
+        self._repeat(repeats if self.repeats is None else repeats * self.repeats)
+
+    def only(self, keep: np.ndarray) -> None:
+        """Only the documents where `keep` is true are in the stream (a quality bucket of the
+        source, `source/bucket` in a mix's weights); before any reading, and before any
+        `rehydrate`."""
+        keep = np.asarray(keep, dtype=bool)
+        if len(keep) != self.n_docs or not keep.any():
+            raise ValueError("only: one flag per document, at least one true")
+        self._repeat(keep.astype(np.int64))
+
+    def _repeat(self, repeats: np.ndarray) -> None:
         self.repeats = repeats
         self._slots = int(repeats.sum())
         self.n_tokens = int((self.lengths * repeats).sum())
@@ -126,7 +142,7 @@ class SourceStream:
         lo = starts - epoch * self.n_tokens
         if len(starts) == 0 or (lo.min() >= 0 and lo.max() + length <= self.n_tokens):
             order, bounds = self.layout(epoch)  # the common case: all in one epoch
-            return self._addresses(_pieces(order, bounds, lo, length))
+            return self.addresses(_pieces(order, bounds, lo, length))
         rows, cols, starts, lens = _split_at_epochs(starts, length, self.n_tokens)
         parts = []
         epochs = starts // self.n_tokens
@@ -137,11 +153,11 @@ class SourceStream:
             p.row, p.col = rows[pick][p.within], p.col + cols[pick][p.within]
             parts.append(p)
         fields = ("row", "col", "n", "doc", "doc_offset")
-        return self._addresses(
+        return self.addresses(
             Pieces(**{f: np.concatenate([getattr(p, f) for p in parts]) for f in fields})
         )
 
-    def _addresses(self, p: Pieces) -> Pieces:
+    def addresses(self, p: Pieces) -> Pieces:
         p.shard = self.shard_of[p.doc]
         p.start = self.starts[p.doc] + p.doc_offset
         return p
@@ -158,7 +174,7 @@ class SourceStream:
             k = min(n, length - self.offset)
             start = int(self.starts[d]) + self.offset
             parts.append(self.tokens[shard][start : start + k])
-            segments.append(Segment(self.doc_ids[shard][self.index_in[d]], k, self.offset))
+            segments.append(Segment(self.doc_ids[shard][self.index_in[d]], k, self.offset, length))
             n -= k
             self.offset += k
             self.consumed += k

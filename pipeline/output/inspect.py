@@ -18,7 +18,7 @@ from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output import why
 from gristmill.pipeline.output.layout import SEGMENTS
 from gristmill.pipeline.output.manifest_model import Manifest
-from gristmill.pipeline.output.mix_table import weights_over_tokens
+from gristmill.pipeline.output.mix_table import packing_line, weights_over_tokens
 from gristmill.pipeline.output.remote import joined, readable
 from gristmill.stages import fields as md
 from gristmill.stages.errors import GristmillError
@@ -59,6 +59,8 @@ def _run(out: Path, label: str) -> Iterator[str]:
         head, rows = weights_over_tokens(Path(out), mix)
         yield f"mix {mix['mix']}: shares over its tokens, {' | '.join(head[1:])}"
         yield from (f"  {r[0]:>22}  " + "  ".join(r[1:]) for r in rows)
+        if "packing" in mix:
+            yield f"mix {mix['mix']}: {packing_line(mix['packing'])}"
 
 
 def describe_doc(out: str | Path, doc_id: str) -> Iterator[str]:

@@ -5,8 +5,10 @@ by SIGKILL, so a killed run never leaves a stale lock."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,7 +22,12 @@ SEGMENTS = ".segments.parquet"  # beside a mix shard: which documents each sampl
 
 
 @contextmanager
-def output_lock(out: Path) -> Iterator[None]:
+def output_lock(out: Path, tidy: bool = False) -> Iterator[None]:
+    """Holds OUT's lock while the body runs. `tidy`: a run's lock; if the body fails, the run
+    leaves no trace that would make OUT look like a run's output (sources pass such folders
+    over): its lock file, every `_work/<key>/` where no task finished (nothing to resume) and
+    the empty folders of failed tasks go; OUT too if this made it and it is left empty."""
+    made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
     with open(out / LOCK, "a+") as fh:
         try:
@@ -37,11 +44,33 @@ def output_lock(out: Path) -> Iterator[None]:
         fh.flush()
         try:
             yield
+        except BaseException:
+            if tidy:
+                _tidy(out, made)  # still holding the lock: no other run is in OUT
+            raise
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-OWNED = ("tokens", "rejected", "mixes", WORK, "manifest.json", REPORT)
+def _tidy(out: Path, made: bool) -> None:
+    work = out / WORK
+    if work.is_dir():
+        for run in work.iterdir():
+            if run.is_dir() and not any(run.glob("*/completions/*")):
+                shutil.rmtree(run, ignore_errors=True)
+        with contextlib.suppress(OSError):  # only if it is empty now
+            work.rmdir()
+    for name in ("tokens", "documents", "rejected", "index", "mixes"):  # left empty by failed tasks
+        for folder in sorted((out / name).glob("**/"), key=lambda p: -len(p.parts)):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+    (out / LOCK).unlink(missing_ok=True)
+    if made:
+        with contextlib.suppress(OSError):
+            out.rmdir()
+
+
+OWNED = ("tokens", "documents", "rejected", "mixes", WORK, "manifest.json", REPORT)
 
 
 def check_inside(out: Path) -> None:

@@ -19,6 +19,8 @@ import pyarrow.parquet as pq
 from gristmill.pipeline import __version__
 from gristmill.pipeline.output.manifest_model import (
     MANIFEST_VERSION,
+    DocumentFile,
+    Documents,
     InputEntry,
     Manifest,
     ManifestError,
@@ -31,6 +33,7 @@ from gristmill.pipeline.output.manifest_model import (
     Totals,
     parse,
 )
+from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import write_bytes
 
 MANIFEST = "manifest.json"
@@ -146,13 +149,72 @@ def index_entries(out: Path) -> list[RecordedFile]:
     ]
 
 
+def documents_section(out: Path, source_list: list[tuple[str, str]]) -> dict | None:
+    """What `write` left in `documents/` (None when the run has no `write`): the format, the
+    sources in rank order with their origin (a later run reading this one keeps both), the
+    columns and their kinds (stages/formats/doctable.py), every file with its rows and sha256."""
+    from gristmill.stages.formats import doctable
+
+    folder = out / doctable.DOCUMENTS
+    if not folder.is_dir():
+        return None
+    files = sorted(p for p in folder.glob("*/*") if p.is_file() and not p.name.endswith(".tmp"))
+    entries = [
+        {"path": p.relative_to(out).as_posix(), "source": p.parent.name, "docs": _rows(p)}
+        | file_entry(p)
+        for p in files
+    ]
+    docs = {name: 0 for name, _ in source_list}
+    for e in entries:
+        docs[e["source"]] = docs.get(e["source"], 0) + e["docs"]
+    origin = dict(source_list)
+    parquet = [p for p in files if p.name.endswith(doctable.SUFFIXES["parquet"])]
+    section = {
+        "format": "parquet" if parquet or not files else "jsonl",
+        "sources": [{"name": n, "origin": origin.get(n), "docs": d} for n, d in docs.items()],
+        "docs": sum(docs.values()),
+        "files": entries,
+    }
+    if parquet:
+        kinds = doctable.kinds_in(pq.read_schema(parquet[0]))
+        section["columns"] = {"id": "string", "text": "string"} | kinds
+    return section
+
+
+def _rows(path: Path) -> int:
+    if path.name.endswith(".parquet"):
+        return pq.ParquetFile(path).metadata.num_rows
+    from gristmill.stages.formats.docio import open_binary
+
+    with open_binary(path) as fh:
+        return sum(1 for _ in fh)
+
+
+def document_files(manifest: Manifest) -> list[DocumentFile]:
+    return manifest.document_files()
+
+
 def kept_docs(out: Path, source_order: dict[str, int]) -> set[tuple[int, str]]:
-    """(source rank, id) of every document in the run's token shards."""
+    """(source rank, id) of every document in the run's token shards; in a run without them
+    (one that ends with `write`), of every document in `documents/`."""
     kept = set()
     for side in sorted((out / "tokens").glob(f"*/*{SIDECAR}")):
         table = pq.read_table(side, columns=["source", "doc_id"]).to_pydict()
         for src, doc_id in zip(table["source"], table["doc_id"], strict=True):
             kept.add((source_order.get(src, len(source_order)), str(doc_id)))
+    if (out / "tokens").is_dir():
+        return kept
+    from gristmill.stages.formats.docio import read_records
+
+    for f in sorted((out / "documents").glob("*/*")):
+        if f.name.endswith(".parquet"):
+            ids = pq.read_table(f, columns=["id"]).column("id").to_pylist()
+        elif f.name.endswith(".jsonl.zst"):
+            ids = [r["id"] for r in read_records(f)]
+        else:
+            continue
+        rank = source_order.get(f.parent.name, len(source_order))
+        kept.update((rank, str(i)) for i in ids)
     return kept
 
 
@@ -161,20 +223,23 @@ def build(
     resolved: dict,
     config_hash: str,
     inputs: list[dict],
-    tokenizer: dict,
+    tokenizer: dict | None,
     phase_dirs: list[Path],
     timing: dict,
     run_key: str,
     metadata: dict[str, dict] | None = None,
     reports: dict[str, dict] | None = None,
+    documents: dict | None = None,
 ) -> Manifest:
     """The manifest of the finished run in `out`; a part the run did not produce (removed
-    spans, an index, global stages' reports) is left unset, so it is absent from the JSON."""
+    spans, an index, `write`'s documents, global stages' reports) is left unset, so it is
+    absent from the JSON. `tokenizer` is None in a run that ends with `write` (no tokens/)."""
     shards = shard_entries(out)
     sources, totals = source_totals(shards)
     optional = {
         "rejected_spans": rejected_entries(out, REMOVED_SPANS),
         "index": index_entries(out),
+        "documents": Documents.model_validate(documents) if documents else None,
         "reports": reports,
     }
     return Manifest(
@@ -186,7 +251,7 @@ def build(
         stages=stage_counts(phase_dirs),
         sources=sources,
         totals=totals,
-        tokenizer=TokenizerIdentity.model_validate(tokenizer),
+        tokenizer=TokenizerIdentity.model_validate(tokenizer) if tokenizer else None,
         shards=shards,
         rejected=rejected_entries(out),
         timing=Timing.model_validate(timing),
@@ -234,3 +299,26 @@ def load(out: Path) -> Manifest:
     except orjson.JSONDecodeError as e:
         raise ManifestError(f"{path}: not valid JSON ({e})") from None
     return parse(data, str(path))
+
+
+def load_tokenized(out: Path) -> Manifest:
+    """The manifest of a finished run that wrote token shards (what mixes, the emitter and the
+    experiments read); a clear error for no run, or for one that ends with `write`."""
+    try:
+        manifest = load(out)
+    except FileNotFoundError:
+        raise GristmillError(
+            f"{out}: no finished run (manifest.json); `gristmill run` first"
+        ) from None
+    require_tokens(manifest, out)
+    return manifest
+
+
+def require_tokens(manifest: Manifest, out) -> None:
+    """A clear error for a run that ends with `write` (documents/, no tokens/)."""
+    if not manifest.tokenized:
+        raise GristmillError(
+            f"{out}: the run wrote documents/ but no tokens/ (its stages end with write); "
+            f"tokenize it in a later run: sources: [{{name: docs, run: {out}}}], "
+            "stages: [tokenize, pack]"
+        )

@@ -7,7 +7,9 @@ Parts that are open by nature (a stage's own counters, a global stage's report, 
 config) are dicts or allow extra keys; a later version adds a field with a default, so the
 manifests of earlier versions still read.
 
-Versions: 0.1 had no `manifest_version` field (0.1.x of gristmill); 0.2 adds it, nothing else.
+Versions: 0.1 had no `manifest_version` field (0.1.x of gristmill); 0.2 adds it. The parts
+added since (`write`'s `documents`, a null `tokenizer` in a run without tokens, the tokenizer's
+BOS/UNK fields, an input's `run`) are optional, so a 0.1 manifest reads as it was written.
 A manifest of a version this code does not know is refused with the versions it reads.
 """
 
@@ -57,6 +59,8 @@ class InputEntry(Part):
     bytes: int | None = None
     sha256: str | None = None
     unreadable: str | None = None  # the reader rejected it with this reason
+    run: str | None = None  # an earlier run's documents (pipeline/run/run_sources.py): its folder
+    run_manifest: str | None = None  # and the sha256 of its manifest
 
 
 class StageCounts(Part):
@@ -106,6 +110,12 @@ class TokenizerIdentity(Part):
     eos_id: int
     sha256: str
     spec: str = "gpt2"
+    kind: str = "gpt2"  # gpt2, tokenizer.json, folder, sentencepiece
+    bos_token: str | None = None
+    bos_id: int | None = None
+    add_bos: bool = False  # whether every document's first token is bos_id
+    unk_token: str | None = None
+    unk_id: int | None = None
 
 
 class Shard(Part):
@@ -124,6 +134,33 @@ class MetadataKey(Part):
     type: str
     optional: bool  # some documents lack it
     written_by: list[str]  # `sources` or the stages that write it
+
+
+class DocumentFile(Part):
+    """A file of `documents/` (the `write` stage's), relative to the output folder."""
+
+    path: str
+    source: str
+    docs: int
+    bytes: int
+    sha256: str
+
+
+class DocumentSource(Part):
+    name: str
+    origin: str | None
+    docs: int
+
+
+class Documents(Part):
+    """What `write` left in `documents/` (pipeline/output/manifest.py `documents_section`)."""
+
+    format: str  # parquet or jsonl
+    sources: list[DocumentSource]  # in rank order, with their origin
+    docs: int
+    files: list[DocumentFile]
+    columns: dict[str, str] = {}  # parquet only: column -> kind (stages/formats/doctable.py)
+    metadata: dict[str, MetadataKey] = {}  # the documents' keys as `write` saw them
 
 
 class Timing(Part):
@@ -145,7 +182,7 @@ class Manifest(Part):
     stages: dict[str, StageCounts]  # in pipeline order
     sources: dict[str, SourceTotal]
     totals: Totals
-    tokenizer: TokenizerIdentity
+    tokenizer: TokenizerIdentity | None  # None: a run that ends with `write` (no tokens/)
     shards: list[Shard]
     rejected: list[RecordedFile]
     timing: Timing
@@ -153,8 +190,17 @@ class Manifest(Part):
     index: list[RecordedFile] = []  # the dedup indexes a later run can dedup against
     run_key: str
     metadata: dict[str, MetadataKey] = {}  # each key the kept documents carry, in order
+    documents: Documents | None = None  # a `write` stage's documents/
     reports: dict[str, dict[str, Any]] = {}  # a global stage's own report, by stage
     manifest_sha256: str | None = None  # of the rest (manifest.py `self_hash`)
+
+    @property
+    def tokenized(self) -> bool:
+        """Whether the run wrote token shards (not one that ends with `write`)."""
+        return self.tokenizer is not None or self.documents is None
+
+    def document_files(self) -> list[DocumentFile]:
+        return self.documents.files if self.documents else []
 
     @property
     def declares_metadata(self) -> bool:

@@ -38,3 +38,23 @@ def weights_over_tokens(out: Path, mix: dict, rows: int = 10) -> tuple[list[str]
         table.append([f"{start * seq:,}-{(start + n) * seq:,}", *cells])
         start += n
     return head, table
+
+
+def packing_line(p: dict) -> str:
+    """A mix manifest's `packing` entry in words: padding and cut shares."""
+    pad = f" ({p['pad']} pads)" if "pad" in p else ""
+    return (
+        f"packing {p['method']}: padding {p['padding_share']:.2%} of tokens{pad}; "
+        f"{p['cut_documents']:,} of {p['documents']:,} documents cut ({p['cut_share']:.2%})"
+    )
+
+
+def mix_notes(mix: dict) -> list[str]:
+    """A mix manifest's size, guard and packing in words (the report's notes under a mix);
+    a mix made before packing was recorded has no packing line."""
+    g = mix["guard"]
+    notes = [
+        f"{mix['samples']:,} samples of {mix['seq_len']} tokens; {g['windows']} windows; "
+        f"real fraction >= {g['min_real_fraction_seen']} (floor {g['min_real_fraction']})"
+    ]
+    return notes + ([packing_line(mix["packing"])] if "packing" in mix else [])

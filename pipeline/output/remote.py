@@ -33,7 +33,7 @@ from gristmill.stages.formats.atomic import atomic_path
 from gristmill.stages.formats.fs import StorageOptions, filesystem, is_url
 
 # the folders a run writes; mixes/ are `gristmill mix`'s
-PUBLISHED = ("tokens", "rejected", "index")
+PUBLISHED = ("tokens", "documents", "rejected", "index")
 
 
 class RemoteRun:
@@ -70,12 +70,12 @@ class RemoteRun:
         _, old = self._readable()
         if old is None or old.run_key != key:
             return False
-        sizes = self._sizes("tokens")
+        sizes = self._sizes("tokens") | self._sizes("documents")
         return all(
             sizes.get(f"{shard.prefix}{ext}") == entry.bytes
             for shard in old.shards
             for ext, entry in shard.files.items()
-        )
+        ) and all(sizes.get(d.path) == d.bytes for d in old.document_files())
 
     def objects(self, folder: str) -> dict[str, int]:
         """Relative path -> size of every object under `folder` (`tokens`, `mixes`, ...)."""

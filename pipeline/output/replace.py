@@ -1,8 +1,8 @@
 """Reusing an output folder for another run: what is replaced is said, and what gristmill did
 not write (or cannot make again from the run) is never deleted unless asked.
 
-A run of a new key clears the outputs of the run before it (`tokens/`, `rejected/`, `index/`,
-`mixes/`, the manifest and report). Before that, `check_replace`:
+A run of a new key clears the outputs of the run before it (`tokens/`, `documents/`,
+`rejected/`, `index/`, `mixes/`, the manifest and report). Before that, `check_replace`:
 
 - says in one line what it replaces: the finished run's config hash, run key and outputs, or an
   unfinished run's key (its `_work/<key>/`);
@@ -24,7 +24,7 @@ from gristmill.pipeline.output.manifest_model import Manifest, ManifestError
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.stages.errors import GristmillError
 
-CLEARED = ("tokens", "rejected", "index")  # the run's own folders; `mixes/` apart
+CLEARED = ("tokens", "documents", "rejected", "index")  # the run's own folders; `mixes/` apart
 MIXES = "mixes"
 SHOWN = 3  # paths named in a refusal before "..."
 
@@ -117,7 +117,7 @@ def _judge(
 def _written(old: Manifest) -> set[str]:
     """The files a finished run wrote: listed in its manifest, and each reject's summary."""
     ours = {f"{s.prefix}{ext}" for s in old.shards for ext in s.files}
-    for entry in [*old.rejected, *old.rejected_spans, *old.index]:
+    for entry in [*old.rejected, *old.rejected_spans, *old.index, *old.document_files()]:
         ours.add(entry.path)
         if entry.path.endswith(".jsonl.zst"):
             ours.add(entry.path.removesuffix(".jsonl.zst") + ".summary.json")
@@ -132,6 +132,8 @@ def _outputs(old: Manifest) -> str:
     parts.append(f"{rejected} rejected file{'s' * (rejected != 1)}")
     if old.index:
         parts.append("its index")
+    if documents := old.document_files():
+        parts.append(f"{len(documents)} document file{'s' * (len(documents) != 1)}")
     return ", ".join(parts)
 
 

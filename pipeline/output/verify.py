@@ -9,7 +9,7 @@ import numpy as np
 import orjson
 
 from gristmill.pipeline.output import manifest as mf
-from gristmill.pipeline.output.manifest_model import ManifestError
+from gristmill.pipeline.output.manifest_model import Manifest, ManifestError, TokenizerIdentity
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.stages.formats.fs import is_url
 from gristmill.stages.formats.shards import ShardError, ShardReader
@@ -39,7 +39,8 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
     problems: list[str] = []
     if data.get(mf.SELF_HASH) != mf.self_hash(data):
         problems.append(f"{mf.MANIFEST}: its {mf.SELF_HASH} does not match (edited by hand?)")
-    vocab = manifest.tokenizer.vocab_size
+    tokenizer = manifest.tokenizer  # none: no tokens/ (a run that ends with `write`)
+    vocab = tokenizer.vocab_size if tokenizer else 0
     listed = set()
     for shard in manifest.shards:
         prefix = out / shard.prefix
@@ -61,6 +62,8 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
             problems.append(
                 f"{shard.prefix}.bin: token id {int(np.max(tokens))} >= vocab size {vocab}"
             )
+        if tokenizer:
+            problems += _document_ends(shard.prefix, reader, tokens, tokenizer)
         if set(side.column("source").to_pylist()) - {shard.source}:
             problems.append(f"{shard.prefix}{mf.SIDECAR}: documents of another source")
     on_disk = {p.relative_to(out).as_posix() for p in (out / "tokens").rglob("*") if p.is_file()}
@@ -76,6 +79,8 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
     mixes = sorted((out / "mixes").glob("*/mix_manifest.json"))
     for mix_manifest in mixes:
         problems += _check_mix(out, mix_manifest, vocab)
+    doc_problems, n_docs = check_documents(out, manifest)
+    problems += doc_problems
     sources, totals = mf.source_totals(manifest.shards)
     dumped = {k: v.dump() for k, v in sources.items()}
     if dumped != data.get("sources") or totals.dump() != data.get("totals"):
@@ -84,7 +89,61 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
     n_shards, n_rej = len(manifest.shards), len(manifest.rejected)
     n_mix = f"{len(mixes)} mix{'es' if len(mixes) != 1 else ''}" if mixes else "no mix made"
     summary = f"{n_shards} shards, {n_tok:,} tokens, {n_rej} rejected files, {n_mix}"
+    if manifest.documents is not None:
+        n_files = len(manifest.document_files())
+        summary = f"{n_files} document files ({n_docs:,} documents), {summary}"
     return problems, summary
+
+
+def check_documents(out: Path, manifest: Manifest) -> tuple[list[str], int]:
+    """`documents/`: every listed file whole (bytes, sha256, rows), none unlisted, and one
+    schema for all the parquet files. (problems, documents listed)"""
+    import pyarrow.parquet as pq
+
+    files = manifest.document_files()
+    problems, schemas = [], {}
+    for entry in files:
+        found = _check_file(out, entry.path, entry.bytes, entry.sha256)
+        problems += found
+        if found or not entry.path.endswith(".parquet"):
+            continue
+        meta = pq.ParquetFile(out / entry.path).metadata
+        if meta.num_rows != entry.docs:
+            problems.append(f"{entry.path}: {meta.num_rows} rows, manifest says {entry.docs}")
+        schemas[entry.path] = meta.schema.to_arrow_schema()
+    first = next(iter(schemas.items()), None)
+    for path, sch in schemas.items():
+        if not sch.equals(first[1], check_metadata=True):
+            problems.append(f"{path}: its columns differ from {first[0]}'s")
+    listed = {e.path for e in files}
+    for p in sorted((out / "documents").rglob("*")):
+        if p.is_file() and (rel := p.relative_to(out).as_posix()) not in listed:
+            problems.append(f"{rel}: on disk but not in the manifest")
+    return problems, sum(e.docs for e in files)
+
+
+def _document_ends(
+    prefix: str, reader: ShardReader, tokens, tokenizer: TokenizerIdentity
+) -> list[str]:
+    """Every document ends with the run's EOS and, where the run put one there (`add_bos`),
+    starts with its BOS: a document boundary in the index is one in the ids too."""
+    starts = reader.pointers // reader.dtype.itemsize
+    lengths = reader.lengths
+    ends = [("end with EOS", starts + lengths - 1, tokenizer.eos_id)]
+    if tokenizer.add_bos:
+        ends.append(("start with BOS", starts, tokenizer.bos_id))
+    problems = []
+    for what, at, want in ends:
+        if want is None or not len(at):
+            continue
+        found = tokens[np.clip(at, 0, len(tokens) - 1)] if len(tokens) else want + 1
+        bad = np.flatnonzero((lengths == 0) | (found != want))
+        if len(bad):
+            problems.append(
+                f"{prefix}.bin: {len(bad)} of {len(lengths)} documents do not {what} "
+                f"(id {want}), the first document {int(bad[0])}"
+            )
+    return problems
 
 
 def _check_mix(out: Path, path: Path, vocab: int) -> list[str]:

@@ -22,13 +22,16 @@ def explain(stage: str, rec: dict) -> list[tuple[str, object]]:
     the entry named by the reason (quality's failing signal). Empty for a stage this install
     does not know."""
     try:
-        cls = STAGES[stage]
+        name, _, instance = stage.partition(".")  # `classifier.edu`: `classifier` keyed `edu`
+        cls = STAGES[name]
     except (KeyError, ImportError):  # a plug-in stage this install lacks
         return []
     meta, reason = rec.get("metadata") or {}, rec.get("reason")
     out: list[tuple[str, object]] = []
-    drops = {f.name for f in cls.drops}
-    for f in (*cls.writes, *cls.drops):
+    # a key named by a parameter is declared as `<key>`: an instance's is its name's suffix
+    declared = [f.renamed(instance) if f.name == "<key>" else f for f in (*cls.writes, *cls.drops)]
+    drops = {f.name for f in declared[len(cls.writes) :]}
+    for f in declared:
         value = meta.get(f.name)
         if value is None or any(k == f.name for k, _ in out):
             continue

@@ -24,7 +24,7 @@ import orjson
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.funnel import nothing_kept
 from gristmill.pipeline.output.layout import REPORT
-from gristmill.pipeline.output.mix_table import weights_over_tokens
+from gristmill.pipeline.output.mix_table import mix_notes, weights_over_tokens
 from gristmill.pipeline.report import excerpts, plots
 from gristmill.pipeline.run import metadata, tally
 from gristmill.pipeline.run.progress import read_progress
@@ -195,8 +195,11 @@ def _overview(m: mf.Manifest) -> str:
         ["documents kept", f"{t.docs.real:,} real, {t.docs.synthetic:,} synthetic"],
         ["tokens kept", f"{t.tokens.real:,} real, {t.tokens.synthetic:,} synthetic"],
         ["token shards", f"{len(m.shards):,} under tokens/"],
-        ["tokenizer", f"{m.tokenizer.name} ({m.tokenizer.vocab_size:,} ids)"],
     ]
+    if tok := m.tokenizer:  # none in a run that ends with `write`
+        rows.append(["tokenizer", f"{tok.name} ({tok.vocab_size:,} ids)"])
+    if docs := m.documents:  # `write`'s, under documents/
+        rows.append(["documents written", f"{docs.docs:,} in {len(docs.files):,} files"])
     return _table(["", ""], rows)
 
 
@@ -388,12 +391,7 @@ def _mix(mix: dict, out: Path) -> str:
                 f"the real fraction at {g['min_real_fraction']}: {lowered}"
             )
         )
-    parts.append(
-        _note(
-            f"{mix['samples']:,} samples of {mix['seq_len']} tokens; {g['windows']} windows; "
-            f"real fraction >= {g['min_real_fraction_seen']} (floor {g['min_real_fraction']})"
-        )
-    )
+    parts += [_note(line) for line in mix_notes(mix)]
     return "".join(parts)
 
 

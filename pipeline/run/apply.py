@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from gristmill.pipeline.run.config import ConfigError, format_error
 from gristmill.pipeline.run.phases import Phase, compile_phases
-from gristmill.stages.base import LAST, StageContext, StageHooks
+from gristmill.stages.base import StageContext, StageHooks
 from gristmill.stages.formats.docio import AtomicWriter, doc_to_record, dumps, read_records
 from gristmill.stages.read.sources import InputFile, ReadSources
 from gristmill.stages.registry import UnknownStage, get_stage
@@ -43,7 +43,7 @@ def apply_stage(name: str, inp: str, outp: str, settings, rejected: str | None) 
         cls = get_stage(name)
     except UnknownStage as e:
         raise ConfigError(str(e)) from None
-    if cls.position == LAST:
+    if cls.writes_output:
         raise ConfigError(f"apply {name}: it writes a run's output, not jsonl; use `gristmill run`")
     if not os.path.isfile(inp):
         raise ConfigError(f"{inp}: input file not found")

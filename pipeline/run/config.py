@@ -17,11 +17,12 @@ from typing import Any, Literal
 
 import orjson
 import yaml
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from gristmill.pipeline.run import metadata
 from gristmill.pipeline.run.config_errors import format_error, shape_hint
 from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, resolve
+from gristmill.pipeline.run.run_sources import RunSourceError, check_output, resolve_run
 from gristmill.pipeline.run.source_paths import SourceError, check_overlap, expand
 from gristmill.stages.base import FIRST, LAST, StrictModel
 from gristmill.stages.errors import GristmillError
@@ -33,6 +34,7 @@ from gristmill.stages.registry import (
     available,
     get_stage,
     implicit_first,
+    is_global,
 )
 
 SOURCE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # it names a folder under tokens/
@@ -45,11 +47,15 @@ class ConfigError(GristmillError):
 
 class SourceConfig(StrictModel):
     name: str = Field(pattern=SOURCE_NAME)
-    paths: list[str] = Field(min_length=1)  # files, folders or glob patterns
+    paths: list[str] = []  # files, folders or glob patterns
     origin: Literal["real", "synthetic"] = "real"
     # our name -> the field's name in the files: `text`, `id`, or a metadata key the source
     # promises every document (`{language: lang}`; pipeline/run/metadata.py)
     fields: dict[str, str] = {}
+    # an earlier run (folder or URL) whose `write` documents are read, its sources as they were
+    # (pipeline/run/run_sources.py); `sources`: only these of them
+    run: str | None = None
+    sources: list[str] | None = Field(None, min_length=1)
 
     @field_validator("fields")
     @classmethod
@@ -61,6 +67,20 @@ class SourceConfig(StrictModel):
                     "digits and _; not `source` or `origin`, which the source's config sets)"
                 )
         return v
+
+    @model_validator(mode="after")
+    def _paths_or_run(self):
+        if self.run is None:
+            if not self.paths:
+                raise ValueError("a source reads `paths` (files, folders, patterns) or a `run`")
+            if self.sources is not None:
+                raise ValueError("`sources` picks sources of a `run`; this source has none")
+        elif self.model_fields_set & {"paths", "origin", "fields"}:
+            raise ValueError(
+                "a `run` source takes no `paths`, `origin` or `fields`: its documents keep "
+                "their source, origin and metadata"
+            )
+        return self
 
 
 class StageConfig(StrictModel):
@@ -149,16 +169,40 @@ class LoadedConfig:
         )
         self.storage_options = run.storage_options
         self.stage_params = [_stage_params(i, s, self.root) for i, s in enumerate(run.stages)]
-        check_overlap(self.root, self.output_url or self.root / local_path(run.output), run.sources)
+        output = self.output_url or self.root / local_path(run.output)
+        check_overlap(self.root, output, [s for s in run.sources if s.run is None])
         opts = run.storage_options
         self.other_files = Counter()  # source folders' files not of an input type, by suffix
+        # earlier runs read as sources (pipeline/run/run_sources.py), by source index
+        self.runs = {
+            i: resolve_run(self.root, i, s.run, s.sources, opts)
+            for i, s in enumerate(run.sources)
+            if s.run is not None
+        }
+        for i, r in self.runs.items():
+            check_output(i, r, output)
         found = [
-            expand(self.root, i, s.paths, opts, self.other_files) for i, s in enumerate(run.sources)
+            expand(self.root, i, s.paths, opts, self.other_files)
+            if i not in self.runs
+            else ([(d, p) for d, p, _ in self.runs[i].files], [])
+            for i, s in enumerate(run.sources)
         ]
         self.inputs = [files for files, _ in found]
+        # (name, origin) of every source of the documents, in rank order: a run source's own
+        self.source_list = [
+            pair
+            for i, s in enumerate(run.sources)
+            for pair in (self.runs[i].sources if i in self.runs else [(s.name, s.origin)])
+        ]
+        # an earlier run's files, with the sizes and hashes its manifest lists
+        self.listed_inputs = {p: e for r in self.runs.values() for _, p, e in r.files}
         # run output folders that a source's folder or pattern reached, passed over
         self.passed_over = sorted({p for _, skipped in found for p in skipped})
-        self.mixes = _mixes(run)
+        _unique(run, self.runs, self.source_list)
+        self.mixes = _mixes(run, dict(self.source_list))
+        if self.mixes and not any(get_stage(s.name).position == LAST for s in run.stages):
+            last = " or ".join(name for name, c in STAGES.items() if c.position == LAST)
+            raise ConfigError(f"mix: needs token shards; end the stages with tokenize, {last}")
         self.dedup_against = [
             p if is_url(p) else str((self.root / local_path(p)).resolve())
             for p in run.dedup_against
@@ -186,6 +230,11 @@ class LoadedConfig:
         data = self.run.model_dump(mode="json", exclude={"mix", *STORAGE_KEYS})
         data["stages"] = [{s.name: p.model_dump(mode="json")} for s, p in self.stage_params]
         data.pop("dedup_against")
+        for i, src in enumerate(data["sources"]):  # absent where unused: older runs keep a key
+            if src["run"] is None:
+                del src["run"], src["sources"]
+            else:
+                src["run"] = self.runs[i].path
         if self.dedup_against:  # absent when empty: a run without it keeps its key
             data["dedup_against"] = self.dedup_against
         return data
@@ -195,6 +244,9 @@ class LoadedConfig:
         """Keys the run's caches. Without the executor settings: every executor writes the same
         bytes, so a run started on Slurm can be finished (or resumed) by another executor."""
         data = {k: v for k, v in self.resolved().items() if k not in EXECUTOR_KEYS}
+        files = {e.name: get_stage(e.name).files_hash(p) for e, p in self.stage_params}
+        if any(files.values()):  # absent when no stage reads a file: such a run keeps its key
+            data["files"] = {k: v for k, v in files.items() if v}
         return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
@@ -242,26 +294,43 @@ def load_config(path: str | os.PathLike) -> LoadedConfig:
         raise ConfigError(f"{path}: {hint or format_error(e, RunConfig)}") from None
     try:
         cfg = LoadedConfig(run, path)
-        check_rules(run)
+        check_rules(run, cfg.stage_params)
         if wrong := metadata.unknown_field(cfg) or metadata.unmet(cfg):
             raise ConfigError(wrong)
-    except (ConfigError, SourceError) as e:
+    except (ConfigError, SourceError, RunSourceError) as e:
         raise ConfigError(f"{path}: {e}") from None
     return cfg
 
 
-def check_rules(run: RunConfig) -> None:
+def _unique(run: RunConfig, runs: dict, source_list: list[tuple[str, str]]) -> None:
+    """No source of an earlier run shares its name with another source (two sources of this
+    config with one name: `check_rules`)."""
+    seen: dict[str, int] = {}
+    for i, s in enumerate(run.sources):
+        for name, _ in runs[i].sources if i in runs else [(s.name, s.origin)]:
+            if name in seen and seen[name] != i and (i in runs or seen[name] in runs):
+                by = f"source {name!r} of sources[{i}].run" if i in runs else f"name {name!r}"
+                raise ConfigError(f"sources[{i}]: {by} is also a source of sources[{seen[name]}]")
+            seen[name] = i
+
+
+def check_rules(run: RunConfig, stage_params: list | None = None) -> None:
     names = [s.name for s in run.sources]
     for i, name in enumerate(names):
         if name in names[:i]:
             raise ConfigError(f"sources[{i}].name: duplicate source name {name!r}")
     stages = [s.name for s in run.stages]
-    names = [get_stage(s).name for s in stages]  # a plug-in's, whatever the config calls it
+    # a plug-in's name, whatever the config calls it; a stage that names each instance
+    # (`classifier.<key>`) may be listed again under another name
+    names = [get_stage(s).name for s in stages]
+    if stage_params is not None:
+        names = [get_stage(e.name).instance_name(p) for e, p in stage_params]
     for i, name in enumerate(names):
         if name in names[:i]:
             first = stages[names.index(name)]
             also = "" if first == stages[i] else f" (as {first!r})"
-            raise ConfigError(f"stages[{i}]: stage {stages[i]!r} is listed twice{also}")
+            shown = stages[i] if name == get_stage(stages[i]).name else name
+            raise ConfigError(f"stages[{i}]: stage {shown!r} is listed twice{also}")
     check_order(stages)
     check_executor(run)
 
@@ -275,9 +344,12 @@ def check_order(stages: list[str]) -> None:
             raise ConfigError(
                 f"stages: {cls.name!r} always runs first; list it first or not at all"
             )
-    if [i for i, c in enumerate(classes) if c.position == LAST] != [len(classes) - 1]:
-        last = " or ".join(name for name, c in STAGES.items() if c.position == LAST)
-        raise ConfigError(f"stages: must end with {last} (it writes the output), got {stages}")
+    for i, cls in enumerate(classes[:-1]):
+        if cls.position == LAST:
+            raise ConfigError(f"stages[{i}]: {cls.name} must be the last stage, got {stages}")
+    if not classes[-1].writes_output:
+        ends = " or ".join(name for name, c in STAGES.items() if c.writes_output)
+        raise ConfigError(f"stages: must end with {ends} (they write the output), got {stages}")
     given = {g for c in implicit_first() for g in c.gives}
     for i, cls in enumerate(classes):
         for need in cls.needs:
@@ -286,6 +358,12 @@ def check_order(stages: list[str]) -> None:
                 raise ConfigError(
                     f"stages[{i}]: {cls.name} needs the {need} of {by}, listed before it"
                 )
+        if is_global(cls) and "tokenizer" in given:
+            # its phases pass the documents through files, which keep no `_tokens`
+            raise ConfigError(
+                f"stages[{i}]: {cls.name} is a global stage, which cannot stand between "
+                f"tokenize and pack (the token ids live in memory only); list it before tokenize"
+            )
         given.update(cls.gives)
 
 
@@ -315,13 +393,12 @@ def _stage_params(i: int, entry: StageConfig, root: Path):
         raise ConfigError(f"stages[{i}].{entry.name}.{format_error(e, cls.Params)}") from None
 
 
-def _mixes(run: RunConfig) -> dict[str, ResolvedMix]:
+def _mixes(run: RunConfig, origins: dict[str, str]) -> dict[str, ResolvedMix]:
     """`mix:` holds one mix (it has `weights`) or a mapping of named mixes."""
     if run.mix is None:
         return {}
     single = _one_mix(run.mix)
     named = {"default": run.mix} if single else run.mix
-    origins = {s.name: s.origin for s in run.sources}
     out = {}
     for name, spec in named.items():
         where = "mix" if single else f"mix.{name}"

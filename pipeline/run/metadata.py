@@ -29,8 +29,8 @@ Chain = list[tuple[StageClass, "StageParams"]]
 
 def source_fields(src: SourceConfig, files: list[tuple[str, str]]) -> tuple[Field, ...]:
     """The keys every document of `src` has when it leaves the reader (`files`: its matched
-    (display, path) pairs). A source kind that reads an earlier run's output returns
-    `earlier_run_fields(its manifest)` here, with `source` and `origin`."""
+    (display, path) pairs). An earlier run read as a source (`run:`) gives its documents' keys
+    instead (`per_source`)."""
     return provided([path for _, path in files], src.fields)
 
 
@@ -45,10 +45,19 @@ def earlier_run_fields(declared: Mapping[str, MetadataKey]) -> tuple[Field, ...]
     return tuple(out)
 
 
+def per_source(cfg: LoadedConfig) -> list[tuple[Field, ...]]:
+    """Each source's keys: an earlier run's (`run:`, pipeline/run/run_sources.py) as its
+    manifest lists its documents', any other's from its reader."""
+    return [
+        cfg.runs[i].fields if i in cfg.runs else source_fields(s, files)
+        for i, (s, files) in enumerate(zip(cfg.run.sources, cfg.inputs, strict=True))
+    ]
+
+
 def sources_give(cfg: LoadedConfig) -> tuple[Field, ...]:
     """The keys the sources of the run give, in the order the sources list them: optional
     where some source does not give it (no stage may require it then)."""
-    per = [source_fields(s, files) for s, files in zip(cfg.run.sources, cfg.inputs, strict=True)]
+    per = per_source(cfg)
     common = set.intersection(*({f.name for f in fields} for fields in per))
     out = {f.name: f if f.name in common else f.maybe() for fields in per for f in fields}
     return tuple(out.values())
@@ -71,16 +80,17 @@ def fields_at(cfg: LoadedConfig, before: int | None = None) -> dict[str, Field]:
     return present(sources_give(cfg), stages[:end])
 
 
-def described(cfg: LoadedConfig) -> dict[str, dict]:
+def described(cfg: LoadedConfig, before: int | None = None) -> dict[str, dict]:
     """The manifest's `metadata`: each key the kept documents carry (`fields_at`), in order,
-    with its type, whether some documents lack it, and who writes it (`sources` or stages)."""
+    with its type, whether some documents lack it, and who writes it (`sources` or stages);
+    before the config's stage `before` (the documents `write` wrote), or after the last."""
     by: dict[str, list[str]] = {f.name: ["sources"] for f in sources_give(cfg)}
     for cls, p in chain(cfg):
         for f in cls.writes_for(p):
             by.setdefault(f.name, []).append(cls.name)
     return {
         name: {"type": type_name(f.type), "optional": f.optional, "written_by": by[name]}
-        for name, f in fields_at(cfg).items()
+        for name, f in fields_at(cfg, before).items()
     }
 
 
@@ -111,7 +121,7 @@ def unknown_field(cfg: LoadedConfig) -> str | None:
 def unmet(cfg: LoadedConfig) -> str | None:
     """The first required key a stage reads that nothing before it writes on every document, as
     the config error's line (without the file); None when every one is met."""
-    per = [source_fields(s, files) for s, files in zip(cfg.run.sources, cfg.inputs, strict=True)]
+    per = per_source(cfg)
     have = {f.name for f in sources_give(cfg) if not f.optional}
     some: dict[str, list[str]] = {}  # key -> the stages before that write it on some documents
     stages = chain(cfg)

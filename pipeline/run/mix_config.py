@@ -81,13 +81,18 @@ class PhaseConfig(StrictModel):
 
 class MixConfig(StrictModel):
     seq_len: int = Field(2048, ge=1)  # tokens per sample
-    weights: dict[str, float] = {}  # source -> share of tokens (or a `schedule`)
+    # source (or `source/bucket`, a quality bucket of it) -> share of tokens (or a `schedule`)
+    weights: dict[str, float] = {}
     schedule: list[PhaseConfig] | None = None  # weights by phase of the mix's tokens
     max_epochs: dict[str, float] = {}  # source -> repeats above which a warning is recorded
     tokens: int | None = Field(None, ge=1)  # mix size; default: until a source is used up once
     seed: int = 0  # document order inside each source, per epoch
     guard: GuardConfig = GuardConfig()
     rehydrate: RehydrateConfig | None = None  # repeats by duplicate cluster size
+    # concat: consecutive seq_len cuts of each stream; best_fit: whole documents packed into
+    # padded rows (pipeline/mix/packing.py), packing_window documents at a time
+    packing: Literal["concat", "best_fit"] = "concat"
+    packing_window: int = Field(1000, ge=1)
 
     @field_validator("weights")
     @classmethod
@@ -171,13 +176,19 @@ def resolve(where: str, name: str, mix: MixConfig, origins: dict[str, str]) -> R
     (`where` is the mix's key path in the config)."""
     phased = [s for p in mix.schedule or () for s in p.weights]
     for src in [*mix.weights, *mix.max_epochs, *phased]:
-        if src not in origins:
+        _check_entry(where, src, origins)
+    whole = {s for s in [*mix.weights, *phased] if "/" not in s}
+    for src in [*mix.weights, *phased]:
+        if "/" in src and src.split("/", 1)[0] in whole:
             raise GristmillError(
-                f"{where}: unknown source {src!r}; sources are: {', '.join(origins)}"
+                f"{where}: {src!r} is a bucket of {src.split('/', 1)[0]!r}, which the mix also "
+                "takes whole; weight the source or its buckets, not both"
             )
+    bases = {s.split("/", 1)[0] for s in [*mix.weights, *phased]}
     for src in mix.rehydrate.sources or () if mix.rehydrate else ():
-        if src not in [*mix.weights, *phased]:
+        if src not in bases:
             raise GristmillError(f"{where}.rehydrate.sources: {src!r} is not a source of the mix")
+    origins = {**origins, **{s: origins[s.split("/", 1)[0]] for s in [*mix.weights, *phased]}}
     if not mix.schedule:
         sources = tuple(mix.weights)
         is_real = tuple(origins[s] == "real" for s in sources)
@@ -194,6 +205,19 @@ def resolve(where: str, name: str, mix: MixConfig, origins: dict[str, str]) -> R
         start = p.until
     mean = _mean_weights(phases)
     return ResolvedMix(name, mix, sources, mean, is_real, None, tuple(phases))
+
+
+def _check_entry(where: str, entry: str, origins: dict[str, str]) -> None:
+    """A weight's key: a source, or `source/bucket` (a quality bucket of it, which the
+    `bucket` stage wrote; checked against the shards when the mix is made)."""
+    source, _, bucket = entry.partition("/")
+    if source not in origins:
+        raise GristmillError(
+            f"{where}: unknown source {source!r}; sources are: {', '.join(origins)}"
+            + (" (a bucket is `source/bucket`, e.g. web/q5)" if "/" in entry else "")
+        )
+    if "/" in entry and not bucket:
+        raise GristmillError(f"{where}: {entry!r} names no bucket (e.g. {source}/q5)")
 
 
 def _mean_weights(phases: list[Phase]) -> tuple[float, ...]:

@@ -24,9 +24,11 @@ from pathlib import Path
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
+from gristmill.pipeline.run import metadata
 from gristmill.pipeline.run.config import LoadedConfig
 from gristmill.stages.base import Stage, StageContext, StageHooks, StageParams
 from gristmill.stages.dedup.earlier import fetch_index
+from gristmill.stages.fields import present
 from gristmill.stages.formats.docio import (
     SCRATCH_ZSTD_LEVEL,
     AtomicWriter,
@@ -96,9 +98,16 @@ def quiet(step: Stage) -> Stage:
 def input_files(cfg: LoadedConfig) -> list[InputFile]:
     return [
         InputFile(path, display, src.name, src.origin, dict(src.fields))
+        if not src.run  # an earlier run's documents: their source, origin and task as written
+        else InputFile(path, display, None, None, task=task_of(path))
         for src, files in zip(cfg.run.sources, cfg.inputs, strict=True)
         for display, path in files
     ]
+
+
+def task_of(path: str) -> int:
+    """The task that wrote `documents/<source>/<task>.<suffix>`."""
+    return int(path.rsplit("/", 1)[-1].split(".", 1)[0])
 
 
 def run_context(cfg: LoadedConfig, work: Path) -> StageContext:
@@ -113,7 +122,8 @@ def run_context(cfg: LoadedConfig, work: Path) -> StageContext:
         work=work,
         out=cfg.output,
         tasks=run.tasks,
-        source_order={s.name: i for i, s in enumerate(run.sources)},
+        workers=run.workers,
+        source_order={name: i for i, (name, _) in enumerate(cfg.source_list)},
         earlier=earlier,
     )
 
@@ -131,7 +141,10 @@ def plan_run(cfg: LoadedConfig, work: Path, strict: bool) -> tuple[list[Phase], 
     )
     stages = [(get_stage(entry.name), params) for entry, params in cfg.stage_params]
     implicit = [(cls, None) for cls in implicit_first() if cls not in [c for c, _ in stages[:1]]]
-    return compile_phases(reader, [*implicit, *stages], ctx, work, run.tasks)
+    # the keys every document carries as it reaches each stage, from the declarations
+    chain, given = metadata.chain(cfg), metadata.sources_give(cfg)
+    fields = [tuple(present(given, chain[:j]).values()) for j in range(len(chain))]
+    return compile_phases(reader, [*implicit, *stages], ctx, work, run.tasks, fields=fields)
 
 
 def compile_phases(
@@ -141,10 +154,13 @@ def compile_phases(
     work: Path,
     tasks: int,
     sink: list[PipelineStep] = (),
+    fields: list[tuple] | None = None,
 ) -> tuple[list[Phase], StageContext]:
     """`reader`, then the stages in order, then `sink`: as phases of `tasks` tasks each (a global
     stage's reduce steps say their own). Each stage is built with the context the stages before
-    it set up (`provides()`); the context after the last stage is returned with the phases."""
+    it set up (`provides()`), and the metadata keys the documents carry there (`fields`, one
+    entry per stage, when given); the context after the last stage is returned with the
+    phases."""
     steps: list[PipelineStep] = [reader]
     phases: list[Phase] = []
     after_filter = len(steps)  # where the current phase's own stages start
@@ -152,11 +168,11 @@ def compile_phases(
     def name(what: str) -> str:
         return f"{len(phases) + 1:02d}-{what}"
 
-    for cls, params in stages:
-        stage = cls(params, ctx)
+    for j, (cls, params) in enumerate(stages):
+        stage = cls(params, replace(ctx, fields=fields[j]) if fields else ctx)
         ctx = replace(ctx, **stage.provides())
-        if not is_global(cls):
-            steps.append(stage)
+        if not is_global(cls) or (local := stage.local_step()) is not None:
+            steps.append(stage if not is_global(cls) else local)
             continue
         map_step, reduces, filter_step = stage.map_step(), stage.reduce_steps(), stage.filter_step()
         if len(steps) == 2 and isinstance(steps[0], ReadWork) and steps[1].replays_cheaply:

@@ -258,13 +258,19 @@ def summary_lines(stages: dict[str, StageCounts], phases: dict[str, dict], cpu: 
 def output_lines(out: Path | str, manifest: Manifest) -> Iterator[str]:
     """The bottom of the end-of-run screen (also of an up-to-date rerun's): what was kept and
     where the outputs are."""
-    docs, toks = manifest.totals.docs, manifest.totals.tokens
-    yield (
-        f"kept {docs.real + docs.synthetic:,} documents, "
-        f"{toks.real + toks.synthetic:,} tokens "
-        f"(real {toks.real:,}, synthetic {toks.synthetic:,})"
-    )
-    yield f"token shards: {out}/tokens ({_count(len(manifest.shards), 'shard')})"
+    docs, toks, written = manifest.totals.docs, manifest.totals.tokens, manifest.documents
+    if not manifest.tokenized:  # a run that ends with `write`
+        yield f"kept {written.docs:,} documents (not tokenized)"
+    else:
+        yield (
+            f"kept {docs.real + docs.synthetic:,} documents, "
+            f"{toks.real + toks.synthetic:,} tokens "
+            f"(real {toks.real:,}, synthetic {toks.synthetic:,})"
+        )
+        yield f"token shards: {out}/tokens ({_count(len(manifest.shards), 'shard')})"
+    if written:
+        files = _count(len(written.files), f"{written.format} file")
+        yield f"documents:    {out}/documents ({files}, {written.docs:,} documents)"
     yield f"manifest:     {out}/{MANIFEST}"
     yield from manifest.report_lines()
     if manifest.rejected:

@@ -45,12 +45,13 @@ from gristmill.pipeline.run.tasklog import quiet_parent_logs
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fs import is_url, url_entry
 
-OUTPUT_DIRS = ("tokens", "rejected", "index", "mixes")  # mixes are made from tokens/
+OUTPUT_DIRS = ("tokens", "documents", "rejected", "index", "mixes")  # mixes: from tokens/
 
 
 def input_entries(cfg: LoadedConfig) -> list[dict]:
-    return [
-        {"path": display, "source": src.name} | _input_entry(path, cfg.storage_options)
+    return [  # an earlier run's documents: as its manifest lists them (pipeline/run/run_sources.py)
+        {"path": display, "source": src.name}
+        | (cfg.listed_inputs.get(path) or _input_entry(path, cfg.storage_options))
         for src, files in zip(cfg.run.sources, cfg.inputs, strict=True)
         for display, path in files
     ]
@@ -114,6 +115,10 @@ def _finished(plan: RunPlan) -> bool:
             p = out / f"{shard.prefix}{ext}"
             if not p.is_file() or p.stat().st_size != entry.bytes:
                 return False
+    for entry in old.document_files():
+        p = out / entry.path
+        if not p.is_file() or p.stat().st_size != entry.bytes:
+            return False
     return True
 
 
@@ -150,7 +155,7 @@ def run(
         echo(f"sources: passed over {folder}, a gristmill run's output (name it to read it)")
     if other := describe_other(cfg.other_files):  # files of a source folder that are not input
         echo(other)
-    with output_lock(cfg.output):
+    with output_lock(cfg.output, tidy=True):  # a run failed early leaves no lock, no _work
         plan = resolve(cfg, strict)
         remote = RemoteRun(plan.url, cfg.storage_options) if plan.url else None
         if remote and remote.finished(plan.key):

@@ -36,6 +36,7 @@ LAYOUT_SAMPLES = (
     "report.html",
     "tokens/s/00000.docs.parquet",
     "tokens/s/00000.bin",
+    "documents/s/00000.parquet",
     "rejected/input/00000.jsonl.zst",
     "rejected/s/00000.summary.json",
     "mixes/m/00000.docs.parquet",

@@ -75,6 +75,7 @@ class ShardWriter:
         self._temps = [os.fspath(temp_path(path)) for path in self._finals]
         self._lengths: list[int] = []
         self._rows: dict[str, list[Any]] = {name: [] for name in _COLUMNS}
+        self._buckets: list[str | None] = []
         self._n_tokens = 0
         self._done = False
         self._bin = open(self._temps[0], "wb")  # noqa: SIM115 - lives until close/abort
@@ -86,9 +87,11 @@ class ShardWriter:
         source: str,
         origin: str,
         synthetic: str | None = None,
+        bucket: str | None = None,
     ) -> int:
         """Append one document and return its offset in tokens into the .bin. `synthetic`: the
-        JSON of its provenance record, for synthetic text."""
+        JSON of its provenance record, for synthetic text; `bucket`: its quality bucket (the
+        `bucket` stage's), a column of the sidecar only when some document has one."""
         if self._done:
             raise ValueError(f"{self.prefix}: writer is already closed or aborted")
         arr = np.asarray(tokens)
@@ -108,8 +111,10 @@ class ShardWriter:
         for name, value in (("doc_id", doc_id), ("source", source), ("origin", origin)):
             if not isinstance(value, str):
                 raise ValueError(f"{name} must be a str, got {type(value).__name__}")
-        if synthetic is not None and not isinstance(synthetic, str):
-            raise ValueError(f"synthetic must be JSON text or None, got {type(synthetic).__name__}")
+        for name, value in (("synthetic", synthetic), ("bucket", bucket)):
+            if value is not None and not isinstance(value, str):
+                what = "JSON text" if name == "synthetic" else "a str"
+                raise ValueError(f"{name} must be {what} or None, got {type(value).__name__}")
         self._bin.write(np.ascontiguousarray(arr, dtype=self.dtype))
         start = self._n_tokens
         self._lengths.append(arr.size)
@@ -117,6 +122,7 @@ class ShardWriter:
         row = (doc_id, source, origin, start, arr.size, synthetic)
         for name, value in zip(self._rows, row, strict=True):
             self._rows[name].append(value)
+        self._buckets.append(bucket)
         return start
 
     def close(self) -> dict:
@@ -135,6 +141,8 @@ class ShardWriter:
             import pyarrow.parquet as pq
 
             table = pa.table(self._rows, schema=sidecar_schemas()[0])
+            if any(b is not None for b in self._buckets):  # else the sidecar is as before
+                table = table.append_column(pa.field("bucket", pa.string()), [self._buckets])
             # Fixed codec, no pandas metadata: reruns must produce identical bytes.
             pq.write_table(table, self._temps[2], compression="zstd", store_schema=False)
             # .bin first and sidecar last, so a present sidecar means the shard is complete.
@@ -283,7 +291,8 @@ class ShardReader:
         return self.tokens()[start : start + int(self.lengths[i])]
 
     def sidecar(self) -> pa.Table:
-        """Read the per-document provenance table, checked against the index."""
+        """Read the per-document provenance table, checked against the index (with a last
+        `bucket` column when the run had the `bucket` stage)."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -298,7 +307,8 @@ class ShardReader:
             raise ShardError(f"{path}: unreadable sidecar ({e}); {_RERUN}") from None
         if table.schema.equals(legacy):
             table = table.append_column("synthetic", pa.nulls(table.num_rows, pa.string()))
-        if not table.schema.equals(schema):
+        with_bucket = pa.schema([*schema, pa.field("bucket", pa.string())])
+        if not (table.schema.equals(schema) or table.schema.equals(with_bucket)):
             raise ShardError(f"{path}: sidecar schema is\n{table.schema}\nexpected\n{schema}")
         if table.num_rows != len(self):
             raise ShardError(

@@ -12,8 +12,17 @@ class TokenizerInfo:
     vocab_size: int
     eos_token: str
     eos_id: int
-    sha256: str  # of the serialised tokenizer: two runs tokenised alike iff equal
-    spec: str = "gpt2"  # how to load it again: `gpt2` or the tokenizer.json's absolute path
+    # of what defines the tokenizer: the serialised tokenizer (gpt2, a tokenizer.json), the
+    # folder's tokenizer.json, tokenizer_config.json and special_tokens_map.json, or the
+    # SentencePiece .model file. Two runs tokenised alike iff equal (and `add_bos` equal).
+    sha256: str
+    spec: str = "gpt2"  # how to load it again: `gpt2` or the absolute path of the file or folder
+    kind: str = "gpt2"  # gpt2, tokenizer.json, folder, sentencepiece
+    bos_token: str | None = None  # the tokenizer's BOS (None: it names none)
+    bos_id: int | None = None
+    add_bos: bool = False  # whether every document's first token is bos_id (its last is eos_id)
+    unk_token: str | None = None  # the unknown token (None: it has none, as byte-level BPE)
+    unk_id: int | None = None
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)

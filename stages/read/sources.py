@@ -69,10 +69,15 @@ class InputFile:
     source: str | None  # None (for `apply`): keep what the records say
     origin: str | None
     fields: dict[str, str] = field(default_factory=dict)  # our name -> field name in the file
+    # the task that reads it; None: by its place in the list (file i: task i % tasks). An
+    # earlier run's documents go to the task of the same number that wrote them, so a run
+    # with as many tasks writes its shards where one run of every stage would have
+    task: int | None = None
 
 
 class ReadSources(PipelineStep):
-    """First step of the first phase: task `rank` reads files `rank`, `rank + world_size`, ..."""
+    """First step of the first phase: task `rank` reads files `rank`, `rank + world_size`, ...
+    (a file with its own `task`: the task of that number, modulo the tasks)."""
 
     name = "input"
     type = "reader"
@@ -95,7 +100,12 @@ class ReadSources(PipelineStep):
         sink = RejectWriter(rejected / "input" / f"{rank:05d}.jsonl.zst" if rejected else None)
         seen = kept = 0  # into the stats once per task, as `Stage.run` counts
         try:
-            for f in self.files[rank::world_size]:
+            mine = [
+                f
+                for i, f in enumerate(self.files)
+                if (i if f.task is None else f.task) % world_size == rank
+            ]
+            for f in mine:
                 for loc, raw, got in self._records(f):
                     if isinstance(got, Skipped):
                         self.stat_update(f"skipped/{got.reason}")
@@ -186,10 +196,15 @@ class ReadSources(PipelineStep):
     def _parquet_rows(self, f: InputFile):
         import pyarrow.parquet as pq  # only for parquet inputs
 
+        from gristmill.stages.formats.doctable import decode_rows, written_here
+
         n = 0
         src = open_file(f.path, self.storage_options) if is_url(f.path) else f.path
-        for batch in pq.ParquetFile(src).iter_batches(batch_size=1024):
-            for row in batch.to_pylist():
+        pf = pq.ParquetFile(src)
+        # a `write` stage's file: its JSON columns parsed back, its nulls absent keys
+        rows_of = decode_rows if written_here(pf.schema_arrow) else (lambda b: b.to_pylist())
+        for batch in pf.iter_batches(batch_size=1024):
+            for row in rows_of(batch):
                 n += 1
                 yield n, orjson.dumps(row, default=str).decode(), row
 

@@ -87,6 +87,7 @@ class Experiment:
                 reader, ids = self.run.reader(p), self.run.doc_ids(p)
                 for i, doc_id in enumerate(ids):
                     t = reader.doc(i).tolist()
+                    t = t[1:] if info.add_bos and t[:1] == [info.bos_id] else t
                     text = tok.decode(t[:-1] if t and t[-1] == info.eos_id else t)
                     fh.write(orjson.dumps({"id": doc_id, "text": text}) + b"\n")
                     docs, tokens = docs + 1, tokens + len(t)

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from gristmill.pipeline.mix.materialize import SEGMENTS, materialize
-from gristmill.pipeline.output.inspect import describe_token
+from gristmill.pipeline.output.inspect import describe_run, describe_token
 from gristmill.pipeline.output.verify import verify_run
 from gristmill.pipeline.run.config import load_config
 from gristmill.pipeline.run.runner import run
@@ -37,7 +37,7 @@ def mix_config(tmp_path: Path, **mix_overrides) -> Path:
 @pytest.fixture(scope="module")
 def mixed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("mix")
-    cfg = load_config(mix_config(tmp))
+    cfg = load_config(mix_config(tmp, packed={"packing": "best_fit", "packing_window": 200}))
     run(str(cfg.path), **QUIET)
     manifests = {name: materialize(cfg, name, **QUIET) for name in cfg.mixes}
     return cfg, manifests
@@ -53,6 +53,25 @@ def test_shares_and_floor_hold_in_every_window(mixed):
             share = np.array(w.get("planned_shares", targets))
             assert w["real_fraction"] >= floor
             assert np.all(np.abs(np.array(w["counts"]) - share * w["samples"]) <= 1 + 1e-9)
+
+
+def test_best_fit_cuts_fewer_documents_and_says_how_much_it_pads(mixed):
+    cfg, manifests = mixed
+    concat, packed = manifests["balanced"]["packing"], manifests["packed"]["packing"]
+    assert concat["method"] == "concat" and concat["padding_share"] == 0
+    assert packed["method"] == "best_fit" and packed["pad"] == "eos"
+    assert 0 < packed["padding_share"] < 0.5
+    assert packed["cut_share"] < concat["cut_share"]
+    # the padding is in the mix's shard: EOS fills each row after its last segment
+    m = manifests["packed"]
+    segs = pq.read_table(f"{cfg.output / m['shard']['prefix']}{SEGMENTS}").to_pydict()
+    filled = np.bincount(segs["sample"], weights=segs["n_tokens"], minlength=m["samples"])
+    assert int((m["seq_len"] - filled).sum()) == packed["pad_tokens"]
+    tokens = ShardReader(cfg.output / m["shard"]["prefix"]).tokens().reshape(-1, m["seq_len"])
+    for row, n in zip(tokens, filled.astype(int).tolist(), strict=True):
+        assert (row[n:] == packed["pad_id"]).all()
+    lines = list(describe_run(cfg.output))
+    assert any(line.startswith("mix packed: packing best_fit: padding") for line in lines)
 
 
 def test_cap_is_recorded(mixed):

@@ -147,3 +147,8 @@ def test_every_stage_explains_by_what_it_declares():
         ("n_tokens", 1)
     ]
     assert explain("no_such_stage", {"metadata": {"x": 1}}) == []
+    # an instance of a stage that writes a key its parameters name: classifier.<key>
+    meta = {"edu": 1.5, "dclm": 0.2, "language": "en"}
+    assert explain("classifier.edu", {"reason": "below_min_score", "metadata": meta}) == [
+        ("edu", 1.5)
+    ]

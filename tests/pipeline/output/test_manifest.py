@@ -145,9 +145,39 @@ def test_not_json_and_not_an_object_are_refused(out):
 
 def test_a_part_this_version_does_not_know_is_kept(out):
     data = mf.load_data(out)
-    data["documents"] = [{"path": "documents/web/00000.jsonl.zst", "docs": 3}]
-    data["tokenizer"]["bos_id"] = None
+    data["lineage"] = [{"path": "lineage/web/00000.jsonl.zst", "docs": 3}]
+    data["tokenizer"]["pad_id"] = None
     write_data(out, data)
     m = mf.load(out)
     assert m.dump() == data
-    assert m.model_extra["documents"][0]["docs"] == 3
+    assert m.model_extra["lineage"][0]["docs"] == 3
+    assert m.tokenizer.model_extra == {"pad_id": None}
+
+
+def test_a_write_runs_parts_read_typed(out):
+    data = mf.load_data(out)
+    data["tokenizer"], data["shards"] = None, []
+    data["documents"] = {
+        "format": "parquet",
+        "sources": [{"name": "web", "origin": "real", "docs": 3}],
+        "docs": 3,
+        "files": [
+            {"path": "documents/web/00000.parquet", "source": "web", "docs": 3}
+            | {"bytes": 10, "sha256": "ab"}
+        ],
+        "columns": {"id": "string", "text": "string"},
+        "metadata": {"lang": {"type": "str", "optional": False, "written_by": ["langid"]}},
+    }
+    data["inputs"][0] |= {"run": "/runs/a", "run_manifest": "cd"}
+    write_data(out, data)
+    m = mf.load(out)
+    assert m.dump() == data
+    assert not m.tokenized and m.documents.metadata["lang"].written_by == ["langid"]
+    assert [f.path for f in m.document_files()] == ["documents/web/00000.parquet"]
+    assert m.inputs[0].run_manifest == "cd"
+    with pytest.raises(mf.GristmillError, match="wrote documents/ but no tokens/"):
+        mf.require_tokens(m, out)
+    data["documents"]["docs"] = "3"
+    write_data(out, data)
+    with pytest.raises(mf.ManifestError, match=r"documents\.docs: Input should be a valid int"):
+        mf.load(out)

@@ -46,6 +46,19 @@ def test_flipped_byte_in_bin(out):
     assert problems == [f"{WEB}.bin: sha256 differs from the manifest (file changed or corrupted)"]
 
 
+def test_a_document_without_its_eos(out):
+    """The index's boundaries and the ids agree: a document's last id is EOS."""
+    path = out / f"{WEB}.bin"
+    data = bytearray(path.read_bytes())
+    assert data[-2:] == (50256).to_bytes(2, "little")
+    data[-2:] = (13).to_bytes(2, "little")
+    path.write_bytes(bytes(data))
+    problems, _ = verify_run(out)
+    assert problems[1:] == [
+        f"{WEB}.bin: 1 of 3 documents do not end with EOS (id 50256), the first document 2"
+    ]
+
+
 def test_truncated_idx(out):
     path = out / f"{WEB}.idx"
     size = path.stat().st_size

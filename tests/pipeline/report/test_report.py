@@ -124,6 +124,22 @@ def test_mix_tables_carry_the_mix_name_and_a_capped_mix_says_so(sample_local_run
     assert page.count("capped: the guard") == 1 and "synthetic 0.5 -&gt; 0.25" in page
 
 
+def test_a_mix_shows_its_padding_and_cut_shares(sample_local_run):
+    packed = a_mix("packed") | {
+        "packing": {
+            "method": "best_fit",
+            "pad": "eos",
+            "padding_share": 0.0312,
+            "documents": 400,
+            "cut_documents": 12,
+            "cut_share": 0.03,
+        }
+    }
+    page = enriched(sample_local_run[0], packed, a_mix("older"))
+    assert "packing best_fit: padding 3.12% of tokens (eos pads); 12 of 400 documents cut" in page
+    assert page.count("packing ") == 1  # a mix made before packing was recorded: no line
+
+
 def test_every_cluster_table_names_its_stage_and_each_is_shown_once(sample_local_run):
     page = enriched(sample_local_run[0])
     heads = re.findall(r"<th>([^<]*largest clusters[^<]*)</th>", page)

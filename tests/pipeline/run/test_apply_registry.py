@@ -3,8 +3,8 @@
 
 Each stage must finish without an internal error (the CLI's exceptions propagate here), keep or
 drop every input id exactly once (every drop with a reason), leave the text alone unless it is a
-stage that rewrites text, and do its own job on these records (`STAGE_CHECKS`). `pack` writes
-token shards, not jsonl: `apply pack` is one line of error, exit 2.
+stage that rewrites text, and do its own job on these records (`STAGE_CHECKS`). `pack` and
+`write` write a run's output, not jsonl: `apply pack` is one line of error, exit 2.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from gristmill.pipeline.cli.main import cli
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.registry import STAGES, is_global
 from tests.conftest import write_jsonl
+from tests.stages.classifier.models import fasttext_model
 
 EN = (
     "The old mill stood beside the river for more than two hundred years, grinding wheat and "
@@ -149,10 +150,26 @@ def check_decontaminate(kept, dropped):
     assert all(r["metadata"]["contaminated_by"] == ["bench"] for r in dropped.values())
 
 
+def check_classifier(kept, dropped):
+    """fastText's probability of `__label__hq`, on every record (min_score is not set)."""
+    assert not dropped
+    scores = [r["metadata"]["dclm"] for r in kept.values()]
+    assert all(0.0 <= s <= 1.0 for s in scores) and len(set(scores)) > 1
+
+
 def check_tokenize(kept, dropped):
     assert not dropped
     assert all(r["metadata"]["n_tokens"] > 0 for r in kept.values())
     assert kept["en"]["metadata"]["n_tokens"] == kept["en-near"]["metadata"]["n_tokens"]
+
+
+OUTPUT_STAGES = ("pack", "write")  # `writes_output`: a run's output, not apply's jsonl
+
+
+def check_no_score(kept, dropped):
+    # plain records carry no score: each is kept in the rejects with the reason, none lost
+    assert not kept
+    assert {i: r["reason"] for i, r in dropped.items()} == dict.fromkeys(TEXT, "no_score")
 
 
 STAGE_CHECKS = {
@@ -163,28 +180,37 @@ STAGE_CHECKS = {
     "exact_dedup": check_exact_dedup,
     "minhash_dedup": check_minhash_dedup,
     "quality": check_quality,
+    "classifier": check_classifier,
     "safety": check_safety,
     "pii": check_pii,
     "simhash_dedup": check_minhash_dedup,  # the same clusters on these records
     "substring_dedup": check_substring_dedup,
     "decontaminate": check_decontaminate,
     "tokenize": check_tokenize,
+    "select": check_no_score,
+    "bucket": check_no_score,
 }
 
 
 def test_every_stage_has_a_check():
-    assert set(STAGE_CHECKS) | {"pack"} == set(STAGES)
+    assert set(STAGE_CHECKS) | set(OUTPUT_STAGES) == set(STAGES)
     assert any(is_global(cls) for cls in STAGES.values())  # the global ones are covered too
 
 
-@pytest.mark.parametrize("stage", [s for s in STAGES if s != "pack"])
+@pytest.mark.parametrize("stage", [s for s in STAGES if s not in OUTPUT_STAGES])
 def test_apply_on_plain_records(tmp_path, stage):
     inp = write_jsonl(tmp_path / "in.jsonl", RECORDS)
     out, rej = tmp_path / "out.jsonl", tmp_path / "rejected.jsonl"
     args = ["apply", stage, "-i", str(inp), "-o", str(out), "--rejected", str(rej)]
-    if stage == "decontaminate":  # the one stage with a required setting
+    if stage == "decontaminate":  # a stage with a required setting
         bench = write_jsonl(tmp_path / "bench.jsonl", BENCH)
         args += ["--set", f"benchmarks=[{bench}]"]
+    if stage == "select":  # and the share it keeps
+        args += ["--set", "keep_top=0.5"]
+    if stage == "classifier":  # a model of the test's own, and the score's key
+        model = fasttext_model(tmp_path / "dclm.bin")
+        args += ["--set", f"model={model}", "--set", "kind=fasttext", "--set", "key=dclm"]
+        args += ["--set", "score=label:__label__hq"]
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     kept = {r["id"]: r for r in read_records(out)}
@@ -235,14 +261,15 @@ def test_apply_exact_dedup_paragraphs_on_plain_records(tmp_path, method):
     assert all(kept[i]["text"] == TEXT[i] for i in ("en-near", *SCRIPTS))
 
 
-def test_apply_pack_is_one_line_exit_2(tmp_path):
+@pytest.mark.parametrize("stage", OUTPUT_STAGES)
+def test_apply_pack_is_one_line_exit_2(tmp_path, stage):
     inp = write_jsonl(tmp_path / "in.jsonl", RECORDS[:1])
-    cmd = [sys.executable, "-m", "gristmill.pipeline.cli.main", "apply", "pack", "-i", str(inp)]
+    cmd = [sys.executable, "-m", "gristmill.pipeline.cli.main", "apply", stage, "-i", str(inp)]
     cmd += ["-o", str(tmp_path / "out.jsonl")]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr == (
-        "error: apply pack: it writes a run's output, not jsonl; use `gristmill run`\n"
+        f"error: apply {stage}: it writes a run's output, not jsonl; use `gristmill run`\n"
     )
     assert not (tmp_path / "out.jsonl").exists()
 

@@ -6,7 +6,7 @@ from gristmill.pipeline.run.config import ConfigError, load_config
 from gristmill.stages.registry import STAGES
 from tests.conftest import minimal_config
 
-SOURCE_KEYS = "(allowed keys: name, paths, origin, fields)"
+SOURCE_KEYS = "(allowed keys: name, paths, origin, fields, run, sources)"
 ALL_KEYS = (
     "output, executor, tasks, workers, keep_rejected, strict, max_doc_chars, sources, stages, "
     "mix, ray, slurm, storage_options, work_dir, dedup_against"
@@ -47,9 +47,7 @@ def test_unknown_top_level_key(write_config):
 def test_unknown_source_key_lists_the_source_keys(write_config):
     src = {"name": "web", "paths": ["data/web.jsonl"], "orgin": "real"}
     msg = refused(write_config(with_changes(sources=[src])), "sources[0].orgin")
-    assert (
-        msg == ": unknown key; did you mean `origin`? (allowed keys: name, paths, origin, fields)"
-    )
+    assert msg == f": unknown key; did you mean `origin`? {SOURCE_KEYS}"
 
 
 def test_a_typo_in_a_required_key_is_named_before_the_key_it_leaves_missing(write_config):
@@ -61,7 +59,7 @@ def test_a_typo_in_a_required_key_is_named_before_the_key_it_leaves_missing(writ
 def test_an_unknown_key_without_a_close_one_lists_them(write_config):
     src = {"name": "web", "paths": ["data/web.jsonl"], "colour": "blue"}
     msg = refused(write_config(with_changes(sources=[src])), "sources[0].colour")
-    assert msg == ": unknown key; allowed keys: name, paths, origin, fields"
+    assert msg == f": unknown key; {SOURCE_KEYS[1:-1]}"
 
 
 def test_unknown_stage_name(write_config):
@@ -124,7 +122,7 @@ def test_bad_executor_names_allowed_values(write_config):
             "sources[0].fields.txt",
             ": expected text, id, or a metadata key (synthetic, url, language, language_score, "
             "quality_signals, quality_score, safety_flags, pii, pii_counts, "
-            "n_tokens, cluster_id, cluster_size, duplicate_of, duplicate_similarity, "
+            "n_tokens, bucket, cluster_id, cluster_size, duplicate_of, duplicate_similarity, "
             "in_earlier_run, fetch_date, content_type, warc_record_id, charset, decode_errors, "
             "generator, generator_revision, prompt_hash, parent_id); did you mean `text`?",
         ),
@@ -172,12 +170,28 @@ def test_stage_listed_twice(write_config):
     assert msg == ": stage 'langid' is listed twice"
 
 
-@pytest.mark.parametrize(
-    "stages", [["langid", "pack", "tokenize"], ["tokenize", "pack", "langid"], ["langid"]]
-)
-def test_stages_must_end_with_pack(write_config, stages):
+@pytest.mark.parametrize("stages", [["langid"], ["write", "langid"], ["tokenize", "write", "pii"]])
+def test_stages_must_end_with_a_stage_that_writes_the_output(write_config, stages):
     msg = refused(write_config(with_changes(stages=stages)), "stages")
-    assert msg == f": must end with pack (it writes the output), got {stages}"
+    assert msg == f": must end with write or pack (they write the output), got {stages}"
+
+
+@pytest.mark.parametrize("stages", [["langid", "pack", "tokenize"], ["tokenize", "pack", "write"]])
+def test_pack_only_last(write_config, stages):
+    msg = refused(write_config(with_changes(stages=stages)), "stages[1]")
+    assert msg == f": pack must be the last stage, got {stages}"
+
+
+@pytest.mark.parametrize("stages", [["langid", "write"], ["write", "tokenize", "pack"]])
+def test_a_run_ends_with_write_or_writes_then_tokenizes(write_config, stages):
+    cfg = load_config(write_config(with_changes(stages=stages)))
+    assert [s.name for s, _ in cfg.stage_params] == stages
+
+
+def test_a_mix_needs_token_shards(write_config):
+    mix = {"seq_len": 8, "weights": {"web": 1.0}}
+    msg = refused(write_config(with_changes(stages=["write"], mix=mix)), "mix")
+    assert msg == ": needs token shards; end the stages with tokenize, pack"
 
 
 def test_pack_needs_the_tokenizer_of_an_earlier_tokenize(write_config):

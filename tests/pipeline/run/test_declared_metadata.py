@@ -18,6 +18,7 @@ from gristmill.stages.pack import Pack
 from gristmill.stages.registry import STAGES, get_stage
 from gristmill.stages.tokenize import tokenizer_info
 from tests.conftest import docs, run_step, write_jsonl
+from tests.stages.classifier.models import fasttext_model
 
 # Written for this test: one text a script (with and without spaces, full-width punctuation).
 TEXTS = {
@@ -65,6 +66,14 @@ def sample() -> list[dict]:
     return recs
 
 
+def scored_sample() -> list[dict]:
+    """The sample with a score on each document (one left without: `select` drops it)."""
+    recs = sample()
+    for i, rec in enumerate(recs[:-1]):
+        rec["quality_score"] = (i * 7 % 11) / 10
+    return recs
+
+
 def html_sample() -> list[dict]:
     pages = [
         {
@@ -100,14 +109,27 @@ CASES = [
     ("decontaminate", ("action=redact", "ngram=8"), sample),
     ("quality", ("thresholds=off",), sample),
     ("quality", ("language=ja",), sample),
+    ("classifier", ("kind=fasttext", "key=dclm", "score=label:__label__hq"), sample),
+    (
+        "classifier",
+        ("kind=fasttext", "key=dclm", "score=label:__label__hq", "min_score=0.5"),
+        sample,
+    ),
     ("safety", ("words={'*': [barley]}", "min_blocked_words=1"), sample),
     ("pii", (), sample),
+    ("select", ("keep_top=0.5", "by=language"), scored_sample),
+    ("bucket", ("quantiles=3",), scored_sample),
+    ("bucket", ("edges=[0.3, 0.6]",), scored_sample),
     ("tokenize", ("min_tokens=40",), sample),
 ]
 
 
-def test_every_stage_but_pack_is_covered():
-    assert {name for name, _, _ in CASES} == set(STAGES) - {"pack"}
+def test_every_stage_but_pack_and_write_is_covered():
+    """pack and write write a run's output, which `apply` does not run (write's declarations:
+    tests/stages/test_write.py)."""
+    outputs = {name for name, cls in STAGES.items() if cls.writes_output}
+    assert outputs == {"pack", "write"}
+    assert {name for name, _, _ in CASES} == set(STAGES) - outputs
 
 
 def changed(before: dict, after: dict) -> set[str]:
@@ -118,6 +140,8 @@ def changed(before: dict, after: dict) -> set[str]:
 def test_a_stage_writes_what_it_declares(tmp_path, name, settings, make):
     if name == "decontaminate":
         settings = (*settings, benchmarks(tmp_path))
+    if name == "classifier":
+        settings = (*settings, f"model={fasttext_model(tmp_path / 'dclm.bin')}")
     recs = make()
     given = {r["id"]: {k: v for k, v in r.items() if k not in ("id", "text")} for r in recs}
     inp, out, rej = tmp_path / "in.jsonl", tmp_path / "out.jsonl", tmp_path / "rejected.jsonl"

@@ -103,3 +103,22 @@ def test_the_same_config_rerun_replaces_nothing(finished):
     config, _, _ = finished
     said = run_said(config)
     assert said[0].startswith("up to date: ")
+
+
+def test_a_run_with_write_replaced_by_another_takes_its_documents_along(tmp_path):
+    """documents/ is the run's own output: listed in its manifest, cleared without --overwrite;
+    a file there that the manifest does not list is not."""
+    config = make_tiny_run(tmp_path)
+    config.write_text(config.read_text().replace("  - tokenize\n", "  - write\n  - tokenize\n"))
+    old = run_quietly(config)
+    out = tmp_path / "out"
+    assert len(old["documents"]["files"]) == 2
+    said = run_said(changed(config))
+    assert said[0].endswith("its index, 2 document files")
+    assert sorted(p.name for p in (out / "documents").rglob("*.parquet"))  # the new run's
+    (out / "documents" / "web" / "notes.txt").write_text("mine")
+    config.write_text(config.read_text().replace("min_score: 0.1", "min_score: 0.2"))
+    with pytest.raises(
+        GristmillError, match=r"1 file gristmill did not write \(documents/web/notes.txt\)"
+    ):
+        run_said(config)

@@ -5,13 +5,16 @@ publishes the same bytes."""
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import orjson
@@ -38,13 +41,19 @@ def _free_port() -> int:
 
 def stop_fsspec_executor() -> None:
     """Ends the threads of the executor fsspec's event loop started (the S3 client resolves
-    host names there): a later test that forks must find no thread but fsspec's own."""
-    import asyncio
-
+    host names there): a later test that forks must find no thread but fsspec's own. The loop
+    gets a fresh executor (it starts threads only when used); the old one's idle threads exit
+    once it is collected."""
     import fsspec.asyn
 
     loop = fsspec.asyn.get_loop()
-    asyncio.run_coroutine_threadsafe(loop.shutdown_default_executor(), loop).result(timeout=30)
+    loop.call_soon_threadsafe(loop.set_default_executor, ThreadPoolExecutor())
+    deadline = time.monotonic() + 30
+    while any(t.name.startswith("asyncio_") for t in threading.enumerate()):
+        gc.collect()
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
@@ -280,3 +289,27 @@ def test_dedup_against_an_earlier_run_on_the_store(s3, fuzzy_ab, tmp_path):
                 r["metadata"]["in_earlier_run"] = str(fuzzy_ab.a)
         assert there == here
     assert not list((b / "_work").glob("*/earlier"))  # the copy of A's index: scratch
+
+
+def test_a_curated_run_on_the_store_is_a_source(s3, tmp_path, sample_local_run):
+    """A run that ends with `write`, published to the bucket, then read back from there by a
+    run that tokenizes and packs: the shards of one local run of every stage."""
+    from gristmill.pipeline.output.verify import verify_run
+
+    cfg = yaml.safe_load(s3_config(tmp_path, f"s3://{BUCKET}/runs/curated").read_text())
+    i = next(k for k, s in enumerate(cfg["stages"]) if isinstance(s, dict) and "tokenize" in s)
+    stages, cfg["stages"] = cfg["stages"], [*cfg["stages"][:i], "write"]
+    del cfg["mix"]
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    run_quietly(tmp_path / "a.yaml")
+    problems, summary = verify_run(cfg["output"])
+    assert problems == [] and summary.startswith("5 document files (325 documents)")
+    later = {k: cfg[k] for k in ("tasks", "workers")} | {
+        "output": str(tmp_path / "b"),
+        "sources": [{"name": "curated", "run": cfg["output"]}],
+        "stages": stages[i:],
+    }
+    (tmp_path / "b.yaml").write_text(yaml.safe_dump(later, sort_keys=False))
+    manifest = run_quietly(tmp_path / "b.yaml")
+    assert files(tmp_path / "b", "tokens") == files(sample_local_run[0], "tokens")
+    assert {i["run"] for i in manifest["inputs"]} == {cfg["output"]}

@@ -1,0 +1,96 @@
+"""`select`: keeps the top share of the run's documents by a score, in each group (language,
+source, or the whole run), exactly: the cut is computed over the run (`stages/rank/cut.py`), so
+the same documents are kept whatever `tasks` is. A document below its group's cut is dropped
+with reason `below_cut`; one without the score (missing, not a number, NaN) with `no_score`,
+and it counts in no group's share. The cut per group goes into the manifest (`stage_reports`)."""
+
+from __future__ import annotations
+
+from datatrove.data import Document
+from pydantic import Field
+
+from gristmill.stages import fields as md
+from gristmill.stages.base import GlobalStage, Stage, StageContext
+from gristmill.stages.rank.cut import (
+    NO_SCORE,
+    RankMap,
+    RankParams,
+    RankReduce,
+    group_of,
+    load_cuts,
+    place,
+    rank_key,
+    rank_reads,
+    score_of,
+)
+
+BELOW_CUT = "below_cut"
+
+
+class SelectParams(RankParams):
+    keep_top: float = Field(
+        gt=0.0,
+        le=1.0,
+        description=(
+            "the share of each group kept, in (0, 1]: of its documents, characters or tokens "
+            "(`weight`), those with the highest scores"
+        ),
+    )
+
+
+class SelectMap(RankMap):
+    name = "select.map"
+    folder = "select"
+
+
+class SelectReduce(RankReduce):
+    name = "select.reduce"
+    folder = "select"
+
+
+class SelectFilter(Stage):
+    name = "select"
+    Params = SelectParams
+    replays_cheaply = True  # a comparison of keys a document
+
+    def __init__(self, params: SelectParams, ctx: StageContext):
+        super().__init__(params, ctx)
+        self._cuts: dict[str, list] | None = None
+
+    def process(self, doc: Document) -> str | None:
+        if self._cuts is None:
+            self._cuts = load_cuts(self.ctx, "select")
+        score = score_of(doc, self.params.score)
+        if score is None:
+            return NO_SCORE
+        cuts = self._cuts.get(group_of(doc, self.params.by), [None])
+        return None if place(rank_key(doc, score), cuts) == 0 else BELOW_CUT
+
+
+class Select(GlobalStage):
+    """`select: {score: quality_score, keep_top: 0.1, by: language}`: the top 10 % of every
+    language's documents by `quality_score`."""
+
+    name = "select"
+    Params = SelectParams
+    reads = (
+        md.QUALITY_SCORE.only("the key `score` names (any number)"),
+        md.LANGUAGE.only("`by: language`"),
+        md.SOURCE.maybe("`by: source`"),
+        md.N_TOKENS.only("`weight: tokens`"),
+    )
+
+    @classmethod
+    def reads_for(cls, params: SelectParams) -> tuple[md.Field, ...]:
+        return rank_reads(params)
+
+    def map_step(self) -> Stage:
+        return SelectMap(self.params, self.ctx)
+
+    def reduce_steps(self):
+        p = self.params
+        about = {"score": p.score, "by": p.by, "weight": p.weight, "keep_top": p.keep_top}
+        return [(SelectReduce(self.ctx, [p.keep_top], about), 1)]
+
+    def filter_step(self) -> Stage:
+        return SelectFilter(self.params, self.ctx)
