@@ -7,9 +7,10 @@ all stages: counts `seen`, `kept`, `dropped` and `dropped/<reason>` (into datatr
 per task, which datatrove saves; the runner merges them into the manifest), times the work, and
 writes every dropped document with its reason to `rejected/<stage>/<task>.jsonl.zst`.
 
-A `GlobalStage` needs the whole corpus (dedup): it is compiled into three steps run as separate
-phases, map (per task) -> reduce (per bucket) -> filter (per task), that pass files under
-`StageContext.work`, so memory per process stays bounded and every executor can run them.
+A `GlobalStage` needs the whole corpus (dedup): it is compiled into steps run as separate phases,
+map (per task) -> reduce (per bucket; one or more, `reduce_steps`) -> filter (per task), that
+pass files under `StageContext.work`, so memory per process stays bounded and every executor can
+run them.
 """
 
 from __future__ import annotations
@@ -273,7 +274,8 @@ class GlobalStage(StageHooks):
     def reduce_steps(self) -> list[tuple[PipelineStep, int]]:
         """The reduce phases in order, each with its number of tasks: by default the one
         `reduce_step` over `ctx.tasks` buckets. A stage that needs more passes over its files
-        (MinHash: band buckets, then one clustering task) returns more."""
+        returns more (minhash_dedup: bands per bucket, links per part, roots in one task,
+        clusters per part, then its report in one task)."""
         return [(self.reduce_step(), self.ctx.tasks)]
 
     def filter_step(self) -> Stage:

@@ -37,12 +37,25 @@ def cli(ctx: click.Context, debug: bool) -> None:
     is_flag=True,
     help="Replacing another run in OUT may delete its mixes/ and files gristmill did not write.",
 )
-def run(config: str, strict: bool, executor: str | None, dry_run: bool, overwrite: bool) -> None:
+@click.option(
+    "--plan",
+    "show_plan",
+    is_flag=True,
+    help="Print the phases CONFIG compiles to and how each executor runs them; run nothing.",
+)
+def run(
+    config: str, strict: bool, executor: str | None, dry_run: bool, overwrite: bool, show_plan: bool
+) -> None:
     """Run the whole pipeline of CONFIG (resumable: a rerun skips finished tasks)."""
     from gristmill.pipeline.cli.interrupt import resumable
     from gristmill.pipeline.report.html import after_run
+    from gristmill.pipeline.run.runner import plan_lines
     from gristmill.pipeline.run.runner import run as run_pipeline
 
+    if show_plan:
+        for line in plan_lines(config, executor):
+            click.echo(line)
+        return
     flags = [*(["--strict"] * strict), *(["--executor", executor] if executor else [])]
     again = ["gristmill", "run", config, *flags, *(["--overwrite"] * overwrite)]
     with resumable(again, lambda line: click.echo(line, err=True)):

@@ -164,14 +164,14 @@ class Emitter:
         out, store = _opened(out, cache_bytes, storage_options)
         manifest = store.manifest() if store else _run_manifest(out)
         if store:
-            store.index(s["prefix"] for s in manifest["shards"])
-        origins = {s["source"]: s["origin"] for s in manifest["shards"]}
+            store.index(s.prefix for s in manifest.shards)
+        origins = {s.source: s.origin for s in manifest.shards}
         keep = _select(manifest, shards, exclude)
         if weights is None:
             weights = {}
-            for s in manifest["shards"]:
-                if s["prefix"] in keep and s["tokens"]:
-                    weights[s["source"]] = weights.get(s["source"], 0) + s["tokens"]
+            for s in manifest.shards:
+                if s.prefix in keep and s.tokens:
+                    weights[s.source] = weights.get(s.source, 0) + s.tokens
         cfg = {"seq_len": seq_len, "weights": weights, "seed": seed, "tokens": tokens}
         cfg |= {"packing": packing, "packing_window": packing_window}
         mix = resolve("emitter", "emitter", MixConfig(**cfg, guard=guard or GuardConfig()), origins)
@@ -227,7 +227,7 @@ class Emitter:
             raise GristmillError(f"{folder}: not a mix (a URL ending in /mixes/<name>)")
         local, store = _opened(out, cache_bytes, storage_options)
         run = store.manifest()
-        store.index(s["prefix"] for s in run["shards"])
+        store.index(s.prefix for s in run.shards)
         for rel in (
             "mix_manifest.json",
             "00000.idx",
@@ -246,12 +246,12 @@ class Emitter:
         return self.remote.stats() if self.remote else None
 
 
-def _run_manifest(out: Path) -> dict:
+def _run_manifest(out: Path) -> mf.Manifest:
     return mf.load_tokenized(out)
 
 
-def _select(manifest: dict, shards, exclude) -> set[str]:
-    known = [s["prefix"] for s in manifest["shards"]]
+def _select(manifest: mf.Manifest, shards, exclude) -> set[str]:
+    known = [s.prefix for s in manifest.shards]
     for p in [*(shards or ()), *exclude]:
         if p not in known:
             raise GristmillError(f"shard {p!r} is not in the run; shards: {', '.join(known)}")
@@ -267,7 +267,12 @@ def _opened(out, cache_bytes: int, storage_options) -> tuple[Path, RemoteShards 
 
 
 def _stream_store(
-    out: Path, manifest: dict, mix: ResolvedMix, keep: set[str], shuffle: bool, opener=None
+    out: Path,
+    manifest: mf.Manifest,
+    mix: ResolvedMix,
+    keep: set[str],
+    shuffle: bool,
+    opener=None,
 ) -> StreamStore:
     streams = open_streams(out, manifest, mix, keep, opener)
     rows = packed_rows(mix, streams)
@@ -276,5 +281,5 @@ def _stream_store(
     schedule = blend_plan(mix, n)
     seed = mix.config.seed
     plan = EpochPlan(mix.sources, mix.is_real, schedule, mix.window_samples, floor, seed, shuffle)
-    packed = (rows, pad_token(manifest["tokenizer"])[0]) if rows else None
+    packed = (rows, pad_token(manifest.tokenizer.dump())[0]) if rows else None
     return StreamStore(streams, plan, mix.config.seq_len, mix.config.seed, packed)

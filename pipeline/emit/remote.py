@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from gristmill.pipeline.output.manifest import MANIFEST
+from gristmill.pipeline.output.manifest_model import Manifest
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardError, ShardReader, read_idx
@@ -229,7 +230,7 @@ class RemoteShards:
         self.sizes = {**self.run.objects("tokens"), **self.run.objects("mixes")}
         self.index_bytes = 0  # the small files copied
 
-    def manifest(self) -> dict:
+    def manifest(self) -> Manifest:
         m = self.run.manifest()
         if m is None:
             raise GristmillError(f"{self.url}/{MANIFEST}: no manifest (the run is unfinished)")

@@ -44,22 +44,22 @@ class RunData:
     """A finished run's output: its manifest, shards and tokenizer."""
 
     out: Path
-    manifest: dict
+    manifest: mf.Manifest
     config: LoadedConfig | None = None
     _ids: dict = field(default_factory=dict)
 
     @property
     def vocab_size(self) -> int:
-        return int(self.manifest["tokenizer"]["vocab_size"])
+        return self.manifest.tokenizer.vocab_size
 
-    def shards(self) -> dict[str, dict]:
-        return {s["prefix"]: s for s in self.manifest["shards"]}
+    def shards(self) -> dict[str, mf.Shard]:
+        return {s.prefix: s for s in self.manifest.shards}
 
     def origins(self) -> dict[str, str]:
-        return {s["source"]: s["origin"] for s in self.manifest["shards"]}
+        return {s.source: s.origin for s in self.manifest.shards}
 
     def prefixes(self, sources) -> list[str]:
-        return [s["prefix"] for s in self.manifest["shards"] if s["source"] in set(sources)]
+        return [s.prefix for s in self.manifest.shards if s.source in set(sources)]
 
     def reader(self, prefix: str) -> ShardReader:
         return ShardReader(self.out / prefix)
@@ -70,26 +70,23 @@ class RunData:
         return self._ids[prefix]
 
     def fingerprint(self, prefixes) -> dict[str, str]:
-        """prefix -> sha256 over its three files (the manifest's, else computed)."""
+        """prefix -> sha256 over its three files (as the manifest lists them)."""
         shards, out = self.shards(), {}
         for p in sorted(prefixes):
-            files = shards[p].get("files") or {
-                ext: mf.file_entry(self.out / f"{p}{ext}") for ext in mf.SHARD_FILES
-            }
-            blob = "".join(files[ext]["sha256"] for ext in mf.SHARD_FILES)
+            blob = "".join(shards[p].files[ext].sha256 for ext in mf.SHARD_FILES)
             out[p] = hashlib.sha256(blob.encode()).hexdigest()
         return out
 
     def tokenize_params(self) -> dict:
         """`tokenize` settings that give the run's tokens again (its recorded tokenizer)."""
-        t = self.manifest["tokenizer"]
-        return {"tokenizer": t["spec"], "eos": t["eos_token"], "bos": t.get("add_bos", False)}
+        t = self.manifest.tokenizer
+        return {"tokenizer": t.spec, "eos": t.eos_token, "bos": t.add_bos}
 
     def tokenizer(self):
         """The run's tokenizer (HF `tokenizers`), checked against the manifest's hash."""
         from gristmill.stages.tokenize import reload_tokenizer
 
-        return reload_tokenizer(self.manifest["tokenizer"], str(self.out))
+        return reload_tokenizer(self.manifest.tokenizer.dump(), str(self.out))
 
 
 def open_run(root: Path, run: str | None, folder: str | None, echo=print) -> RunData:
@@ -168,10 +165,10 @@ def held_out(run: RunData, prefixes) -> HeldOut:
     for p in prefixes:
         if p not in shards:
             raise ConfigError(f"held_out.shards: {p!r} is not in the run; shards: {list(shards)}")
-        if shards[p]["origin"] != "real":
-            raise ConfigError(f"held_out.shards: {p} holds {shards[p]['origin']} text, not real")
+        if shards[p].origin != "real":
+            raise ConfigError(f"held_out.shards: {p} holds {shards[p].origin} text, not real")
     ids = [i for p in prefixes for i in run.doc_ids(p)]
-    tokens = sum(shards[p]["tokens"] for p in prefixes)
+    tokens = sum(shards[p].tokens for p in prefixes)
     return HeldOut(tuple(prefixes), frozenset(ids), len(ids), tokens)
 
 

@@ -77,9 +77,9 @@ def keep_rate(out: str | Path) -> KeepRate:
             raise FileNotFoundError(out)
     except FileNotFoundError:
         raise GristmillError(f"--from-run {out}: no manifest.json (not a finished run)") from None
-    input_bytes = sum(i.get("bytes", 0) for i in m["inputs"])
-    seen = m["stages"].get("input", {}).get("seen", 0)
-    kept = m["totals"]["tokens"]["real"] + m["totals"]["tokens"]["synthetic"]
+    input_bytes = sum(i.bytes or 0 for i in m.inputs)
+    seen = (m.stages["input"].seen if "input" in m.stages else None) or 0
+    kept = m.totals.tokens.real + m.totals.tokens.synthetic
     if not (input_bytes and seen and kept):
         raise GristmillError(f"--from-run {out}: the run kept no tokens; no keep rate to use")
     return KeepRate(input_bytes, seen, kept)

@@ -37,12 +37,12 @@ def prompts(run: RunData, prefixes, n_tokens: int, docs: int | None, seed: int):
     shards = run.shards()
     found = []
     for p in prefixes:
-        if shards[p]["origin"] != "real":
+        if shards[p].origin != "real":
             raise GristmillError(f"synth: prompts come from real text; {p} is not real")
         reader = run.reader(p)
         ids = run.doc_ids(p)
         for i in np.flatnonzero(reader.lengths > n_tokens).tolist():
-            found.append((ids[i], shards[p]["source"], np.asarray(reader.doc(i)[:n_tokens])))
+            found.append((ids[i], shards[p].source, np.asarray(reader.doc(i)[:n_tokens])))
     if not found:
         raise GristmillError(f"synth: no real document has more than {n_tokens} tokens")
     if docs is None:

@@ -100,7 +100,7 @@ def train(
 
         run(str(root / d.run), echo=echo, after=after_run)
     try:
-        vocab = mf.load(out)["tokenizer"]["vocab_size"]
+        vocab = mf.load(out).tokenizer.vocab_size
     except FileNotFoundError:
         raise GristmillError(f"{out}: no finished run (manifest.json)") from None
     if cfg.model.vocab_size is not None and cfg.model.vocab_size < vocab:
@@ -163,7 +163,7 @@ def _emitter(cfg: TrainFile, run_cfg, out: Path, seq: int, batch: int) -> Emitte
 def _check_held_out(out: Path, held: list[str]) -> None:
     """Refuse a held-out document (by id) that is also in a shard trained on: excluding the
     held-out shards must exclude their documents."""
-    shards = [s["prefix"] for s in mf.load(out)["shards"]]
+    shards = [s.prefix for s in mf.load(out).shards]
     ids = {i: p for p in held if p in shards for i in _doc_ids(out, p)}
     for p in shards:
         if p not in held:

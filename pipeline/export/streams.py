@@ -68,13 +68,10 @@ def load(out: Path, mix: str | None) -> Exported:
         raise GristmillError(
             f"{out}: no finished run (no {mf.MANIFEST}); `gristmill run` first"
         ) from None
-    mf.require_tokens(run, out)
-    tok = run.get("tokenizer") or {}
-    if "vocab_size" not in tok:
-        raise GristmillError(f"{out / mf.MANIFEST}: no tokenizer.vocab_size; not a finished run")
-    common = {"vocab_size": int(tok["vocab_size"]), "tokenizer": tok.get("name")}
+    mf.require_tokens(run, out)  # a manifest missing a part is refused by mf.load, naming it
+    common = {"vocab_size": run.tokenizer.vocab_size, "tokenizer": run.tokenizer.name}
     if mix is None:
-        return Exported(_run_streams(out, run), run_key=run.get("run_key"), **common)
+        return Exported(_run_streams(out, run), run_key=run.run_key, **common)
     folder = out / "mixes" / mix
     try:
         m = orjson.loads((folder / MIX_MANIFEST).read_bytes())
@@ -94,15 +91,15 @@ def load(out: Path, mix: str | None) -> Exported:
     return Exported((stream,), run_key=m.get("run_key"), mix=mix, seq_len=m["seq_len"], **common)
 
 
-def _run_streams(out: Path, run: dict) -> tuple[Stream, ...]:
-    by_source: dict[str, list[dict]] = {}
-    for shard in run.get("shards", []):
-        by_source.setdefault(shard["source"], []).append(shard)
+def _run_streams(out: Path, run: mf.Manifest) -> tuple[Stream, ...]:
+    by_source: dict[str, list[mf.Shard]] = {}
+    for shard in run.shards:
+        by_source.setdefault(shard.source, []).append(shard)
     if not by_source:
         raise GristmillError(f"{out / mf.MANIFEST}: the run has no token shards to export")
     streams = []
     for source, shards in by_source.items():
-        prefixes = tuple(out / s["prefix"] for s in sorted(shards, key=lambda s: s["prefix"]))
+        prefixes = tuple(out / s.prefix for s in sorted(shards, key=lambda s: s.prefix))
         readers = [ShardReader(p) for p in prefixes]
         streams.append(
             Stream(

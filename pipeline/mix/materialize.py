@@ -41,17 +41,17 @@ MIX_MANIFEST = "mix_manifest.json"
 SEGMENT_COLUMNS = ("sample", "doc_id", "source", "origin", "token_start", "n_tokens", "doc_offset")
 
 
-def source_shards(out: Path, manifest: dict, source: str) -> list[Path]:
+def source_shards(out: Path, manifest: mf.Manifest, source: str) -> list[Path]:
     """The shards of a source (of `web` for a mix's `web/q5`: its bucket)."""
     source = source.split("/", 1)[0]
-    prefixes = [out / s["prefix"] for s in manifest["shards"] if s["source"] == source]
+    prefixes = [out / s.prefix for s in manifest.shards_of(source)]
     if not prefixes:
         raise GristmillError(f"mix: source {source!r} has no token shards in {out / 'tokens'}")
     return prefixes
 
 
 def open_streams(
-    out: Path, manifest: dict, mix: ResolvedMix, keep=None, open_shard=None
+    out: Path, manifest: mf.Manifest, mix: ResolvedMix, keep=None, open_shard=None
 ) -> list[SourceStream]:
     """Every source's stream (only shards in `keep`, if given), rehydrated if the mix says so
     (pipeline/mix/rehydrate.py); open_shard: prefix -> reader (a store's, for the emitter)."""
@@ -163,9 +163,9 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     prefix = folder / "00000"
     origins = ["real" if r else "synthetic" for r in mix.is_real]
-    vocab = run_manifest["tokenizer"]["vocab_size"]
+    vocab = run_manifest.tokenizer.vocab_size
     segments_rows = []  # one per (sample, document) stretch: SEGMENT_COLUMNS
-    pad = pad_token(run_manifest["tokenizer"])
+    pad = pad_token(run_manifest.tokenizer.dump())  # its JSON: `pad_id` if recorded
     tally = PackingTally(mix.config.packing, seq, mix.config.packing_window, pad)
     with ShardWriter(prefix, vocab) as writer:
         for i, d in enumerate(schedule.tolist()):
@@ -254,7 +254,7 @@ def _mix_manifest(mix, schedule, streams, run_manifest, out: Path, prefix: Path)
     files = {ext: mf.file_entry(Path(f"{prefix}{ext}")) for ext in (*mf.SHARD_FILES, SEGMENTS)}
     return {
         "mix": mix.name,
-        "run_key": run_manifest.get("run_key"),
+        "run_key": run_manifest.run_key,
         "config": mix.config.model_dump(mode="json"),
         "seq_len": seq,
         "samples": len(schedule),

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output import why
 from gristmill.pipeline.output.layout import SEGMENTS
+from gristmill.pipeline.output.manifest_model import Manifest
 from gristmill.pipeline.output.mix_table import packing_line, weights_over_tokens
 from gristmill.pipeline.output.remote import joined, readable
 from gristmill.stages import fields as md
@@ -35,24 +36,24 @@ def describe_run(out: str | Path) -> Iterator[str]:
 
 def _run(out: Path, label: str) -> Iterator[str]:
     m = _load(out, label)
-    yield f"run {m.get('run_key', '?')}, config {m['config_hash'][:12]}, v{m['gristmill_version']}"
+    yield f"run {m.run_key}, config {m.config_hash[:12]}, v{m.gristmill_version}"
     yield "stages:"
-    for name, s in m["stages"].items():
-        if "seen" not in s:  # a reduce step: its own counters
-            counts = ", ".join(f"{k} {v:,}" for k, v in s.items())
+    for name, s in m.stages.items():
+        if not s.filters:  # a reduce step: its own counters
+            counts = ", ".join(f"{k} {v:,}" for k, v in s.dump().items())
             yield f"  {name:<20} " + (counts or "no document reached it")
             continue
-        dropped = ", ".join(f"{k} {v:,}" for k, v in s["dropped"].items())
-        line = f"  {name:<20} seen {s['seen']:>9,}  kept {s['kept']:>9,}"
+        dropped = ", ".join(f"{k} {v:,}" for k, v in (s.dropped or {}).items())
+        line = f"  {name:<20} seen {s.seen:>9,}  kept {s.kept:>9,}"
         yield line + (f"  dropped: {dropped}" if dropped else "")
-        if found := _counters(s, "pii_"):  # the pii stage's redactions, per type
+        if found := _counters(s.counters, "pii_"):  # the pii stage's redactions, per type
             yield f"  {'':<20} pii redacted: {found}"
     yield "sources:"
-    for name, s in m["sources"].items():
-        counts = f"docs {s['docs']:>9,}  tokens {s['tokens']:>12,}  shards {s['shards']}"
-        yield f"  {name:<20} {s['origin']!s:<10} {counts}"
-    t = m["totals"]["tokens"]
-    yield f"tokens: real {t['real']:,}, synthetic {t['synthetic']:,}"
+    for name, s in m.sources.items():
+        counts = f"docs {s.docs:>9,}  tokens {s.tokens:>12,}  shards {s.shards}"
+        yield f"  {name:<20} {s.origin!s:<10} {counts}"
+    t = m.totals.tokens
+    yield f"tokens: real {t.real:,}, synthetic {t.synthetic:,}"
     for path in sorted(Path(out).glob("mixes/*/mix_manifest.json")):
         mix = orjson.loads(path.read_bytes())
         head, rows = weights_over_tokens(Path(out), mix)
@@ -130,13 +131,14 @@ def describe_rejected(
 
 def _rejected(out: Path, name: str, stage: str, reason: str | None, limit: int) -> Iterator[str]:
     m = _load(out, name)
-    stages = sorted({Path(r["path"]).parent.name for r in m["rejected"]})
+    stages = sorted({Path(r.path).parent.name for r in m.rejected})
     if stage not in stages:
         raise GristmillError(
             f"--rejected {stage}: no rejects of that stage in {joined(name, 'rejected')}; "
             f"stages with rejects: {', '.join(stages) or 'none'}"
         )
-    reasons = m["stages"].get(stage, {}).get("dropped", {})  # reason -> documents dropped
+    counts = m.stages.get(stage)
+    reasons = (counts.dropped if counts else None) or {}  # reason -> documents dropped
     if reason is not None and reason not in reasons:
         raise GristmillError(
             f"--reason {reason}: {stage} dropped nothing for it; its reasons: "
@@ -157,12 +159,12 @@ def _rejected(out: Path, name: str, stage: str, reason: str | None, limit: int) 
 
 
 def _rejects(
-    out: Path, m: dict, stage: str | None = None, needle: bytes = b""
+    out: Path, m: Manifest, stage: str | None = None, needle: bytes = b""
 ) -> Iterator[tuple[Path, int, dict]]:
     """(file, line number from 1, record) of the rejected records, in the manifest's order:
     of one stage, or of every stage but `input`; only lines holding `needle` are parsed."""
-    for entry in m["rejected"]:
-        path = out / entry["path"]
+    for entry in m.rejected:
+        path = out / entry.path
         wanted = path.parent.name == stage if stage else path.parent.name != "input"
         if not wanted:
             continue
@@ -186,12 +188,12 @@ def _dropped(out: Path, path: Path, line: int, rec: dict) -> Iterator[str]:
     yield "text: " + why.cut(str(rec.get("text", "")), EXCERPT)
 
 
-def _survivor(out: Path, m: dict, doc_id: str) -> str:
+def _survivor(out: Path, m: Manifest, doc_id: str) -> str:
     """Where a duplicate's survivor went: kept (its shard), or dropped by a later stage."""
-    for shard in m["shards"]:
-        side = ShardReader(out / shard["prefix"]).sidecar()
+    for shard in m.shards:
+        side = ShardReader(out / shard.prefix).sidecar()
         if pc.any(pc.equal(side.column("doc_id"), doc_id)).as_py():
-            return f"survivor {doc_id}: kept, {shard['prefix']}"
+            return f"survivor {doc_id}: kept, {shard.prefix}"
     for path, _, rec in _rejects(out, m, needle=orjson.dumps(doc_id)):
         if rec.get("id") == doc_id:
             dropped = f"dropped too, by {path.parent.name} ({rec.get('reason')})"
@@ -215,9 +217,9 @@ def _counters(s: dict, prefix: str) -> str:
     )
 
 
-def _kept(out: Path, m: dict, doc_id: str) -> list[str] | None:
-    for shard in m["shards"]:
-        reader = ShardReader(out / shard["prefix"])
+def _kept(out: Path, m: Manifest, doc_id: str) -> list[str] | None:
+    for shard in m.shards:
+        reader = ShardReader(out / shard.prefix)
         side = reader.sidecar()
         hits = pc.indices_nonzero(pc.equal(side.column("doc_id"), doc_id)).to_pylist()
         if not hits:
@@ -228,7 +230,7 @@ def _kept(out: Path, m: dict, doc_id: str) -> list[str] | None:
         tok = _tokenizer(out, m)
         start, n = row["token_start"], row["n_tokens"]
         return [
-            f"{doc_id}: {shard['prefix']} document {i}, {row['source']}, {row['origin']}",
+            f"{doc_id}: {shard.prefix} document {i}, {row['source']}, {row['origin']}",
             f"tokens {start}..{start + n} ({n})",
             f"ids: {tokens[:64]}{' ...' if len(tokens) > 64 else ''}",
             "text: " + tok.decode(tokens, skip_special_tokens=False),
@@ -261,11 +263,11 @@ def _token(prefix: Path, spec: str, pos: int) -> Iterator[str]:
     yield f"token {into} of the document; token id {int(reader.tokens()[pos])}"
 
 
-def _tokenizer(out: Path, m: dict):
-    return reload_tokenizer(m["tokenizer"], str(out))[0]
+def _tokenizer(out: Path, m: Manifest):
+    return reload_tokenizer(m.tokenizer.dump(), str(out))[0]
 
 
-def _load(out: Path, name: str) -> dict:
+def _load(out: Path, name: str) -> Manifest:
     try:
         return mf.load(out)
     except FileNotFoundError:

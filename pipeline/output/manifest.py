@@ -2,6 +2,8 @@
 
 Everything in it is a pure function of the inputs and the config except the `timing` section,
 so a killed-and-resumed run writes the same manifest as an uninterrupted one, timing aside.
+Its parts are typed (manifest_model.py); this module gathers them from a run's files, writes
+the manifest and reads it back.
 """
 
 from __future__ import annotations
@@ -15,6 +17,22 @@ import orjson
 import pyarrow.parquet as pq
 
 from gristmill.pipeline import __version__
+from gristmill.pipeline.output.manifest_model import (
+    MANIFEST_VERSION,
+    DocumentFile,
+    Documents,
+    InputEntry,
+    Manifest,
+    ManifestError,
+    RecordedFile,
+    Shard,
+    SourceTotal,
+    StageCounts,
+    Timing,
+    TokenizerIdentity,
+    Totals,
+    parse,
+)
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import write_bytes
 
@@ -35,7 +53,7 @@ def file_entry(path: Path) -> dict:
     return {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
 
 
-def stage_counts(phase_dirs: list[Path]) -> dict[str, dict]:
+def stage_counts(phase_dirs: list[Path]) -> dict[str, StageCounts]:
     """Sum the per-task datatrove stats of every phase into {stage: {seen, kept, dropped, ...}},
     in pipeline order.
     Per-task files (not the executor's merged stats.json) because a resumed run only merges the
@@ -63,11 +81,11 @@ def stage_counts(phase_dirs: list[Path]) -> dict[str, dict]:
             entry["skipped"] = skipped
         skip = {"seen", "kept", "dropped", "doc_len", "doc_len_tokens"}
         entry |= {k: v for k, v in sorted(acc.items()) if k not in skip and "/" not in k}
-        out[name] = entry
+        out[name] = StageCounts.model_validate(entry)
     return out
 
 
-def shard_entries(out: Path) -> list[dict]:
+def shard_entries(out: Path) -> list[Shard]:
     # numpy and pyarrow, imported here only: a run's stages import them (pack's preload), and
     # the run process's own code needs them for nothing else
     from gristmill.stages.formats.shards import ShardReader
@@ -79,40 +97,42 @@ def shard_entries(out: Path) -> list[dict]:
         side = reader.sidecar()
         origins = sorted(set(side.column("origin").to_pylist()))
         entries.append(
-            {
-                "prefix": prefix.relative_to(out).as_posix(),
-                "source": prefix.parent.name,
-                "origin": origins[0] if len(origins) == 1 else origins,
-                "docs": len(reader),
-                "tokens": reader.n_tokens,
-                "dtype": str(reader.dtype),
-                "files": {ext: file_entry(Path(f"{prefix}{ext}")) for ext in SHARD_FILES},
-            }
+            Shard(
+                prefix=prefix.relative_to(out).as_posix(),
+                source=prefix.parent.name,
+                origin=origins[0] if len(origins) == 1 else origins,
+                docs=len(reader),
+                tokens=reader.n_tokens,
+                dtype=str(reader.dtype),
+                files={ext: file_entry(Path(f"{prefix}{ext}")) for ext in SHARD_FILES},
+            )
         )
     return entries
 
 
-def source_totals(shards: list[dict]) -> tuple[dict, dict]:
+def source_totals(shards: list[Shard]) -> tuple[dict[str, SourceTotal], Totals]:
     sources: dict[str, dict] = {}
     totals = {"docs": {"real": 0, "synthetic": 0}, "tokens": {"real": 0, "synthetic": 0}}
     for s in shards:
         src = sources.setdefault(
-            s["source"], {"origin": s["origin"], "docs": 0, "tokens": 0, "shards": 0}
+            s.source, {"origin": s.origin, "docs": 0, "tokens": 0, "shards": 0}
         )
-        src["docs"] += s["docs"]
-        src["tokens"] += s["tokens"]
+        src["docs"] += s.docs
+        src["tokens"] += s.tokens
         src["shards"] += 1
-        if isinstance(s["origin"], str):
-            totals["docs"][s["origin"]] += s["docs"]
-            totals["tokens"][s["origin"]] += s["tokens"]
-    return sources, totals
+        if isinstance(s.origin, str):
+            totals["docs"][s.origin] += s.docs
+            totals["tokens"][s.origin] += s.tokens
+    by_source = {name: SourceTotal.model_validate(src) for name, src in sources.items()}
+    return by_source, Totals.model_validate(totals)
 
 
-def rejected_entries(out: Path, pattern: str = "*/*.jsonl.zst") -> list[dict]:
-    return [
-        {"path": p.relative_to(out).as_posix()} | file_entry(p)
-        for p in sorted((out / "rejected").glob(pattern))
-    ]
+def rejected_entries(out: Path, pattern: str = "*/*.jsonl.zst") -> list[RecordedFile]:
+    return [_recorded(out, p) for p in sorted((out / "rejected").glob(pattern))]
+
+
+def _recorded(out: Path, p: Path) -> RecordedFile:
+    return RecordedFile(path=p.relative_to(out).as_posix(), **file_entry(p))
 
 
 # what a stage removed from documents it kept (substring_dedup's spans, `<stage>/spans/`): not
@@ -120,10 +140,10 @@ def rejected_entries(out: Path, pattern: str = "*/*.jsonl.zst") -> list[dict]:
 REMOVED_SPANS = "*/spans/*.jsonl.zst"
 
 
-def index_entries(out: Path) -> list[dict]:
+def index_entries(out: Path) -> list[RecordedFile]:
     """The dedup indexes a later run can dedup against (`index/<stage>/<version>/`)."""
     return [
-        {"path": p.relative_to(out).as_posix()} | file_entry(p)
+        _recorded(out, p)
         for p in sorted((out / "index").glob("*/*/*"))
         if p.is_file() and not p.name.endswith(".tmp")
     ]
@@ -170,8 +190,8 @@ def _rows(path: Path) -> int:
         return sum(1 for _ in fh)
 
 
-def document_files(manifest: dict) -> list[dict]:
-    return (manifest.get("documents") or {}).get("files", [])
+def document_files(manifest: Manifest) -> list[DocumentFile]:
+    return manifest.document_files()
 
 
 def kept_docs(out: Path, source_order: dict[str, int]) -> set[tuple[int, str]]:
@@ -203,28 +223,41 @@ def build(
     resolved: dict,
     config_hash: str,
     inputs: list[dict],
-    tokenizer: dict,
+    tokenizer: dict | None,
     phase_dirs: list[Path],
     timing: dict,
-) -> dict:
+    run_key: str,
+    metadata: dict[str, dict] | None = None,
+    reports: dict[str, dict] | None = None,
+    documents: dict | None = None,
+) -> Manifest:
+    """The manifest of the finished run in `out`; a part the run did not produce (removed
+    spans, an index, `write`'s documents, global stages' reports) is left unset, so it is
+    absent from the JSON. `tokenizer` is None in a run that ends with `write` (no tokens/)."""
     shards = shard_entries(out)
     sources, totals = source_totals(shards)
-    return (
-        {
-            "gristmill_version": __version__,
-            "config_hash": config_hash,
-            "config": resolved,
-            "inputs": inputs,
-            "stages": stage_counts(phase_dirs),
-            "sources": sources,
-            "totals": totals,
-            "tokenizer": tokenizer,
-            "shards": shards,
-            "rejected": rejected_entries(out),
-            "timing": timing,
-        }
-        | ({"rejected_spans": spans} if (spans := rejected_entries(out, REMOVED_SPANS)) else {})
-        | ({"index": index} if (index := index_entries(out)) else {})
+    optional = {
+        "rejected_spans": rejected_entries(out, REMOVED_SPANS),
+        "index": index_entries(out),
+        "documents": Documents.model_validate(documents) if documents else None,
+        "reports": reports,
+    }
+    return Manifest(
+        manifest_version=MANIFEST_VERSION,
+        gristmill_version=__version__,
+        config_hash=config_hash,
+        config=resolved,
+        inputs=[InputEntry.model_validate(i) for i in inputs],
+        stages=stage_counts(phase_dirs),
+        sources=sources,
+        totals=totals,
+        tokenizer=TokenizerIdentity.model_validate(tokenizer) if tokenizer else None,
+        shards=shards,
+        rejected=rejected_entries(out),
+        timing=Timing.model_validate(timing),
+        run_key=run_key,
+        **({"metadata": metadata} if metadata is not None else {}),
+        **{k: v for k, v in optional.items() if v},
     )
 
 
@@ -237,25 +270,38 @@ def stage_reports(work: Path) -> dict:
 SELF_HASH = "manifest_sha256"
 
 
-def self_hash(manifest: dict) -> str:
-    """sha256 of the manifest without this field: a hand edit that does not recompute it is
-    caught by `gristmill verify`."""
-    body = {k: v for k, v in manifest.items() if k != SELF_HASH}
+def self_hash(data: dict) -> str:
+    """sha256 of a manifest's JSON data without this field: a hand edit that does not recompute
+    it is caught by `gristmill verify`."""
+    body = {k: v for k, v in data.items() if k != SELF_HASH}
     return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
-def write(out: Path, manifest: dict) -> Path:
-    manifest[SELF_HASH] = self_hash(manifest)  # in place: the caller holds what was written
+def write(out: Path, manifest: Manifest) -> Path:
+    """`manifest` with its self hash set (in place: the caller holds what was written)."""
+    manifest.manifest_sha256 = self_hash(manifest.dump())
     path = out / MANIFEST
-    write_bytes(path, orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
+    write_bytes(path, orjson.dumps(manifest.dump(), option=orjson.OPT_INDENT_2) + b"\n")
     return path
 
 
-def load(out: Path) -> dict:
+def load_data(out: Path) -> dict:
+    """The manifest's JSON as written (what its self hash covers)."""
     return orjson.loads((out / MANIFEST).read_bytes())
 
 
-def load_tokenized(out: Path) -> dict:
+def load(out: Path) -> Manifest:
+    """The run's manifest; FileNotFoundError without one; a ManifestError (naming the file
+    and the field) for one that is not valid JSON or not a manifest this version reads."""
+    path = out / MANIFEST
+    try:
+        data = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as e:
+        raise ManifestError(f"{path}: not valid JSON ({e})") from None
+    return parse(data, str(path))
+
+
+def load_tokenized(out: Path) -> Manifest:
     """The manifest of a finished run that wrote token shards (what mixes, the emitter and the
     experiments read); a clear error for no run, or for one that ends with `write`."""
     try:
@@ -268,9 +314,9 @@ def load_tokenized(out: Path) -> dict:
     return manifest
 
 
-def require_tokens(manifest: dict, out) -> None:
+def require_tokens(manifest: Manifest, out) -> None:
     """A clear error for a run that ends with `write` (documents/, no tokens/)."""
-    if manifest.get("tokenizer") is None and "documents" in manifest:
+    if not manifest.tokenized:
         raise GristmillError(
             f"{out}: the run wrote documents/ but no tokens/ (its stages end with write); "
             f"tokenize it in a later run: sources: [{{name: docs, run: {out}}}], "

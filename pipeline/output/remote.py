@@ -27,7 +27,7 @@ from pathlib import Path
 import orjson
 
 from gristmill.pipeline.output.layout import REPORT, WORK
-from gristmill.pipeline.output.manifest import MANIFEST
+from gristmill.pipeline.output.manifest import MANIFEST, Manifest, ManifestError, parse
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path
 from gristmill.stages.formats.fs import StorageOptions, filesystem, is_url
@@ -45,25 +45,37 @@ class RemoteRun:
     def _path(self, rel: str) -> str:
         return f"{self.root}/{rel}"
 
-    def manifest(self) -> dict | None:
+    def manifest_data(self) -> dict | None:
+        """The store's manifest as JSON data; None where there is none (an unfinished run)."""
         try:
             with self.fs.open(self._path(MANIFEST), "rb") as fh:
                 return orjson.loads(fh.read())
         except FileNotFoundError:
             return None
 
+    def manifest(self) -> Manifest | None:
+        data = self.manifest_data()
+        return None if data is None else parse(data, f"{self.url}/{MANIFEST}")
+
+    def _readable(self) -> tuple[bool, Manifest | None]:
+        """(whether the store has a manifest, the manifest if it is one this code reads)."""
+        try:
+            data = self.manifest_data()
+            return data is not None, None if data is None else parse(data, self.url)
+        except (ManifestError, ValueError):
+            return True, None
+
     def finished(self, key: str) -> bool:
         """A complete run of this key on the store: its manifest, and every shard it lists."""
-        old = self.manifest()
-        if not old or old.get("run_key") != key:
+        _, old = self._readable()
+        if old is None or old.run_key != key:
             return False
         sizes = self._sizes("tokens") | self._sizes("documents")
-        docs = (old.get("documents") or {}).get("files", [])
         return all(
-            sizes.get(f"{shard['prefix']}{ext}") == entry["bytes"]
-            for shard in old["shards"]
-            for ext, entry in shard["files"].items()
-        ) and all(sizes.get(d["path"]) == d["bytes"] for d in docs)
+            sizes.get(f"{shard.prefix}{ext}") == entry.bytes
+            for shard in old.shards
+            for ext, entry in shard.files.items()
+        ) and all(sizes.get(d.path) == d.bytes for d in old.document_files())
 
     def objects(self, folder: str) -> dict[str, int]:
         """Relative path -> size of every object under `folder` (`tokens`, `mixes`, ...)."""
@@ -79,10 +91,10 @@ class RemoteRun:
 
     def unfinish(self, key: str) -> None:
         """Before writing: nothing on the store may look complete; another key's mixes go."""
-        old = self.manifest()
+        had, old = self._readable()
         self._rm(MANIFEST)
         self._rm(REPORT)
-        if old is not None and old.get("run_key") != key:
+        if had and (old is None or old.run_key != key):
             self._rm_tree("mixes")
 
     def publish(self, local: Path, folders: tuple[str, ...] = PUBLISHED, last=(REPORT, MANIFEST)):
@@ -106,7 +118,7 @@ class RemoteRun:
     def fetch(self, local: Path) -> Path:
         """The finished run into `local` (a copy of its manifest's objects and its mixes/):
         what a reader that needs a file (memory-mapped shards) opens."""
-        manifest = self.manifest()
+        manifest = self.manifest_data()
         if manifest is None:
             raise FileNotFoundError(f"{self.url}/{MANIFEST}: no manifest (the run is unfinished)")
         same = (local / MANIFEST).is_file() and orjson.loads(

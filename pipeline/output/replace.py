@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import orjson
-
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import WORK
+from gristmill.pipeline.output.manifest_model import Manifest, ManifestError
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.stages.errors import GristmillError
 
@@ -37,8 +36,8 @@ def replacing(
     print, or a GristmillError. A resumed run (its `_work/<key>/` there) clears nothing; for an
     output URL the store is judged (the local work folder is gristmill's own cache)."""
     if remote is not None:
-        old = remote.manifest()
-        if old is not None and old.get("run_key") == key:
+        old = _remote_manifest(remote)
+        if old is not None and old.run_key == key:
             return []
         resumable = (out / WORK).is_dir() and any((out / WORK).iterdir())
         return check_replace_remote(remote, config_hash, overwrite, resumable)
@@ -66,14 +65,14 @@ def check_replace_remote(
 ) -> list[str]:
     """The same for an output URL, on what the store lists; `resumable`: the local work
     folder holds an unfinished run's `_work/` (a killed publish's objects are its own)."""
-    old = remote.manifest()
+    old = _remote_manifest(remote)
     files = sorted(rel for name in (*CLEARED, MIXES) for rel in remote.objects(name))
     return _judge(remote.url, old, resumable, files, config_hash, overwrite, [])
 
 
 def _judge(
     where: str,
-    old: dict | None,
+    old: Manifest | None,
     resumable: bool,
     files: list[str],
     config_hash: str,
@@ -82,7 +81,7 @@ def _judge(
 ) -> list[str]:
     ours = _written(old) if old else None
     mixes = sorted({f.split("/")[1] for f in files if f.startswith(f"{MIXES}/")})
-    indexes = {e["path"].rsplit("/", 1)[0] + "/" for e in (old or {}).get("index", [])}
+    indexes = {e.path.rsplit("/", 1)[0] + "/" for e in (old.index if old else [])}
     foreign = sorted(
         f
         for f in files
@@ -93,11 +92,11 @@ def _judge(
     )
     lines = []
     if old:
-        same = old.get("config_hash") == config_hash
+        same = old.config_hash == config_hash
         same = " (this config; other inputs or code)" if same else ""
         lines.append(
-            f"replacing the finished run in {where} (config {str(old.get('config_hash'))[:12]}"
-            f"{same}, run {old.get('run_key')}): {_outputs(old)}"
+            f"replacing the finished run in {where} (config {old.config_hash[:12]}"
+            f"{same}, run {old.run_key}): {_outputs(old)}"
         )
     elif unfinished:
         lines.append(
@@ -115,32 +114,25 @@ def _judge(
     return lines
 
 
-def _written(old: dict) -> set[str]:
+def _written(old: Manifest) -> set[str]:
     """The files a finished run wrote: listed in its manifest, and each reject's summary."""
-    shards = old.get("shards", [])
-    ours = {f"{s['prefix']}{ext}" for s in shards for ext in s.get("files", mf.SHARD_FILES)}
-    documents = mf.document_files(old)  # a `write` stage's
-    for entry in [
-        *old.get("rejected", []),
-        *old.get("rejected_spans", []),
-        *old.get("index", []),
-        *documents,
-    ]:
-        ours.add(entry["path"])
-        if entry["path"].endswith(".jsonl.zst"):
-            ours.add(entry["path"].removesuffix(".jsonl.zst") + ".summary.json")
+    ours = {f"{s.prefix}{ext}" for s in old.shards for ext in s.files}
+    for entry in [*old.rejected, *old.rejected_spans, *old.index, *old.document_files()]:
+        ours.add(entry.path)
+        if entry.path.endswith(".jsonl.zst"):
+            ours.add(entry.path.removesuffix(".jsonl.zst") + ".summary.json")
     return ours
 
 
-def _outputs(old: dict) -> str:
-    shards = old.get("shards", [])
-    tokens = sum(s.get("tokens", 0) for s in shards)
+def _outputs(old: Manifest) -> str:
+    shards = old.shards
+    tokens = sum(s.tokens for s in shards)
     parts = [f"{len(shards)} shard{'s' * (len(shards) != 1)} ({tokens:,} tokens)"]
-    rejected = len(old.get("rejected", []))
+    rejected = len(old.rejected)
     parts.append(f"{rejected} rejected file{'s' * (rejected != 1)}")
-    if old.get("index"):
+    if old.index:
         parts.append("its index")
-    if documents := mf.document_files(old):
+    if documents := old.document_files():
         parts.append(f"{len(documents)} document file{'s' * (len(documents) != 1)}")
     return ", ".join(parts)
 
@@ -158,8 +150,17 @@ def _what(mixes: list[str], foreign: list[str]) -> str:
     return " and ".join(parts)
 
 
-def _old_manifest(out: Path) -> dict | None:
+def _old_manifest(out: Path) -> Manifest | None:
+    """The finished run's manifest; None without one, or with one this version cannot read
+    (then none of the files there counts as the run's: they go only with --overwrite)."""
     try:
         return mf.load(out)
-    except (FileNotFoundError, orjson.JSONDecodeError, ValueError):
+    except (FileNotFoundError, ManifestError, ValueError):
+        return None
+
+
+def _remote_manifest(remote: RemoteRun) -> Manifest | None:
+    try:
+        return remote.manifest()
+    except (ManifestError, ValueError):
         return None

@@ -13,6 +13,7 @@ import html
 from collections.abc import Callable
 from pathlib import Path
 
+from gristmill.pipeline.output.manifest_model import Manifest
 from gristmill.pipeline.output.why import cut, raw_line
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.registry import STAGES
@@ -23,7 +24,7 @@ PER_REASON, CHARS = 3, 300
 WINDOW = 20_000
 
 
-def excerpts(out: Path, manifest: dict, rejected: dict[str, dict]) -> dict[tuple, list]:
+def excerpts(out: Path, manifest: Manifest, rejected: dict[str, dict]) -> dict[tuple, list]:
     """(stage, reason) -> [(id, or file and line of a malformed line; redacted excerpt)], from
     the rejected files under `out` and their summaries (`rejected`: the report's scan)."""
     redact = redactor(manifest)
@@ -56,10 +57,10 @@ def _excerpt(rec: dict, redact: Callable[[str], str]) -> tuple[str, str]:
     return label, cut(redact(text[:WINDOW]), CHARS)
 
 
-def redactor(manifest: dict) -> Callable[[str], str]:
+def redactor(manifest: Manifest) -> Callable[[str], str]:
     """The run's pii stage (with the parameters in the manifest's config, else the defaults) as
     text -> redacted text."""
-    stages = [s if isinstance(s, dict) else {s: {}} for s in manifest["config"]["stages"]]
+    stages = [s if isinstance(s, dict) else {s: {}} for s in manifest.config["stages"]]
     params = next((s["pii"] for s in stages if "pii" in s), None) or {}
     cls = STAGES["pii"]
     try:

@@ -60,7 +60,7 @@ def gather(out: Path) -> dict:
         raise GristmillError(
             f"{out}: no finished run (manifest.json); `gristmill run` first"
         ) from None
-    work = out / "_work" / str(manifest.get("run_key"))
+    work = out / "_work" / manifest.run_key
     return {
         "out": out,
         "manifest": manifest,
@@ -88,20 +88,20 @@ def scan_rejected(out: Path) -> dict[str, dict]:
     return stages
 
 
-def phase_rows(manifest: dict, work: Path) -> list[tuple[str, float, int, int]]:
+def phase_rows(manifest: mf.Manifest, work: Path) -> list[tuple[str, float, int, int]]:
     """(phase, seconds, documents, characters) per phase of the run."""
-    seconds = manifest.get("timing", {}).get("phases_seconds", {})
+    seconds = manifest.timing.phases_seconds
     return [(name, s, *read_progress(work / name)) for name, s in seconds.items()]
 
 
 def token_estimates(data: dict) -> list[tuple[str, float]] | None:
     """Tokens entering each stage: the kept tokens plus the dropped text of this and every
     later stage at the run's measured tokens per byte. None without the tally or the rejects."""
-    t, stages, rejected = data["tally"], data["manifest"]["stages"], data["rejected"]
+    t, stages, rejected = data["tally"], data["manifest"].stages, data["rejected"]
     if not t or not t["bytes"]:
         return None
-    rows = [(n, s) for n, s in stages.items() if "seen" in s]
-    if any(s["seen"] > s["kept"] and n not in rejected for n, s in rows):
+    rows = [(n, s) for n, s in stages.items() if s.filters]
+    if any(s.seen > s.kept and n not in rejected for n, s in rows):
         return None  # keep_rejected was off: the dropped text is not there to measure
     per_byte = t["tokens"] / t["bytes"]
     out, later = [], 0.0
@@ -172,7 +172,7 @@ def render(data: dict) -> str:
         ("Where the CPU goes", _cpu),
     ):
         parts.append(f"<h2>{_e(title)}</h2>{section(data)}")
-    for name, rep in m.get("reports", {}).items():  # stages' own summaries, if any
+    for name, rep in m.reports.items():  # stages' own summaries, if any
         lines = "".join(
             f"<li>{_e(x)}</li>" for x in rep.get("summary", []) + rep.get("warnings", [])
         )
@@ -185,37 +185,37 @@ def render(data: dict) -> str:
     )
 
 
-def _overview(m: dict) -> str:
-    t = m["totals"]
-    in_bytes = sum(i.get("bytes", 0) for i in m["inputs"])
+def _overview(m: mf.Manifest) -> str:
+    t = m.totals
+    in_bytes = sum(i.bytes or 0 for i in m.inputs)
     rows = [
-        ["gristmill version", m.get("gristmill_version", "?")],
-        ["run key / config hash", f"{m.get('run_key', '?')} / {m['config_hash'][:16]}"],
-        ["input files", f"{len(m['inputs']):,} ({in_bytes:,} bytes)"],
-        ["documents kept", f"{t['docs']['real']:,} real, {t['docs']['synthetic']:,} synthetic"],
-        ["tokens kept", f"{t['tokens']['real']:,} real, {t['tokens']['synthetic']:,} synthetic"],
-        ["token shards", f"{len(m['shards']):,} under tokens/"],
+        ["gristmill version", m.gristmill_version],
+        ["run key / config hash", f"{m.run_key} / {m.config_hash[:16]}"],
+        ["input files", f"{len(m.inputs):,} ({in_bytes:,} bytes)"],
+        ["documents kept", f"{t.docs.real:,} real, {t.docs.synthetic:,} synthetic"],
+        ["tokens kept", f"{t.tokens.real:,} real, {t.tokens.synthetic:,} synthetic"],
+        ["token shards", f"{len(m.shards):,} under tokens/"],
     ]
-    if tok := m["tokenizer"]:  # none in a run that ends with `write`
-        rows.append(["tokenizer", f"{tok.get('name', '?')} ({tok['vocab_size']:,} ids)"])
-    if docs := m.get("documents"):  # `write`'s, under documents/
-        rows.append(["documents written", f"{docs['docs']:,} in {len(docs['files']):,} files"])
+    if tok := m.tokenizer:  # none in a run that ends with `write`
+        rows.append(["tokenizer", f"{tok.name} ({tok.vocab_size:,} ids)"])
+    if docs := m.documents:  # `write`'s, under documents/
+        rows.append(["documents written", f"{docs.docs:,} in {len(docs.files):,} files"])
     return _table(["", ""], rows)
 
 
 def _funnel(data: dict) -> str:
-    stages = [(n, s) for n, s in data["manifest"]["stages"].items() if "seen" in s]
+    stages = [(n, s) for n, s in data["manifest"].stages.items() if s.filters]
     tokens = token_estimates(data)
-    svg = plots.funnel([(n, s["seen"], s["kept"]) for n, s in stages], tokens)
+    svg = plots.funnel([(n, s.seen, s.kept) for n, s in stages], tokens)
     est = dict(tokens or [])
     rows = [
         [
             n,
-            s["seen"],
-            s["kept"],
-            s["seen"] - s["kept"],
+            s.seen,
+            s.kept,
+            s.seen - s.kept,
             round(est[n]) if n in est else "",
-            ", ".join(f"{r} {c:,}" for r, c in s["dropped"].items()),
+            ", ".join(f"{r} {c:,}" for r, c in (s.dropped or {}).items()),
         ]
         for n, s in stages
     ]
@@ -229,8 +229,8 @@ def _funnel(data: dict) -> str:
 def _drops(data: dict) -> str:
     items = [
         (f"{n}: {r}", c)
-        for n, s in data["manifest"]["stages"].items()
-        for r, c in s.get("dropped", {}).items()
+        for n, s in data["manifest"].stages.items()
+        for r, c in (s.dropped or {}).items()
         if c
     ]
     if not items:
@@ -242,7 +242,7 @@ def _drops(data: dict) -> str:
 
 def _removed(data: dict) -> str:
     m = data["manifest"]
-    order = [(n, r, c) for n, s in m["stages"].items() for r, c in s.get("dropped", {}).items()]
+    order = [(n, r, c) for n, s in m.stages.items() for r, c in (s.dropped or {}).items()]
     found = excerpts.excerpts(data["out"], m, data["rejected"])
     body = excerpts.section(found, [row for row in order if row[2]])
     if not body:
@@ -336,17 +336,17 @@ def _writers(data: dict, key: str) -> list[str] | None:
     """The stages of the run that write metadata `key`, from the manifest's declarations;
     None for a manifest written before it listed them."""
     manifest = data["manifest"]
-    return metadata.writers(manifest, key) if "metadata" in manifest else None
+    return metadata.writers(manifest.metadata, key) if manifest.declares_metadata else None
 
 
 def _sources(data: dict) -> str:
-    shards = data["manifest"]["shards"]
+    shards = data["manifest"].shards
     per: dict[str, list[int]] = {}
     for s in shards:
-        row = per.setdefault(s["source"], [0, 0, 0])
-        origin = s["origin"] if isinstance(s["origin"], str) else "mixed"
-        row[0 if origin == "real" else 1] += s["tokens"]
-        row[2] += s["docs"]
+        row = per.setdefault(s.source, [0, 0, 0])
+        origin = s.origin if isinstance(s.origin, str) else "mixed"
+        row[0 if origin == "real" else 1] += s.tokens
+        row[2] += s.docs
     if not per:
         return _note("no token shards")
     rows = [(k, r, sy) for k, (r, sy, _) in per.items()]
@@ -415,7 +415,7 @@ def _throughput(data: dict) -> str:
 def _cpu(data: dict) -> str:
     """CPU-seconds (user + system, counted inside every task) per stage and per phase, summed
     over tasks, with each phase's largest worker peak RSS (pipeline/run/meter.py)."""
-    cpu = data["manifest"].get("timing", {}).get("cpu")
+    cpu = data["manifest"].timing.cpu
     if not cpu:
         return _note("no CPU figures in the manifest (a run of an earlier version)")
     total = max(cpu["tasks_cpu_s"], 1e-9)

@@ -12,6 +12,7 @@ documents.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from gristmill.stages.fields import SHARED, Field, named, present, type_name
@@ -19,6 +20,7 @@ from gristmill.stages.read.sources import READER_KEYS, RECORD_KEYS, provided
 from gristmill.stages.registry import STAGES, StageClass, get_stage, implicit_first
 
 if TYPE_CHECKING:
+    from gristmill.pipeline.output.manifest_model import MetadataKey
     from gristmill.pipeline.run.config import LoadedConfig, SourceConfig
     from gristmill.stages.base import StageParams
 
@@ -32,14 +34,14 @@ def source_fields(src: SourceConfig, files: list[tuple[str, str]]) -> tuple[Fiel
     return provided([path for _, path in files], src.fields)
 
 
-def earlier_run_fields(manifest: dict) -> tuple[Field, ...]:
+def earlier_run_fields(declared: Mapping[str, MetadataKey]) -> tuple[Field, ...]:
     """The keys a finished run's kept documents carry, from its manifest's `metadata`: the
     shared keys with their declared type, any other untyped; those only some documents have
     are optional (a later stage cannot require them)."""
     out = []
-    for name, entry in manifest.get("metadata", {}).items():
+    for name, entry in declared.items():
         f = named(name)
-        out.append(f.maybe() if entry.get("optional") else f)
+        out.append(f.maybe() if entry.optional else f)
     return tuple(out)
 
 
@@ -92,10 +94,11 @@ def described(cfg: LoadedConfig, before: int | None = None) -> dict[str, dict]:
     }
 
 
-def writers(manifest: dict, name: str) -> list[str]:
-    """The stages of a finished run (its manifest) that write metadata key `name`: what the
-    report names beside a count, or says is missing."""
-    return list(manifest.get("metadata", {}).get(name, {}).get("written_by", ()))
+def writers(declared: Mapping[str, MetadataKey], name: str) -> list[str]:
+    """The stages of a finished run (its manifest's `metadata`) that write metadata key `name`:
+    what the report names beside a count, or says is missing."""
+    entry = declared.get(name)
+    return list(entry.written_by) if entry else []
 
 
 def unknown_field(cfg: LoadedConfig) -> str | None:

@@ -192,7 +192,7 @@ class CpuMeter(RunObserver):
         self.seconds: dict[str, float] = {}
 
     def on_run_start(self, run: RunState) -> None:
-        meter(run.phases, run.work)
+        meter(run.plan.phases, run.plan.work)
         self.run_start = time.perf_counter()
 
     def on_phase_start(self, run: RunState, index: int, phase: Phase) -> None:
@@ -205,5 +205,7 @@ class CpuMeter(RunObserver):
         run.timing = {
             "phases_seconds": self.seconds,
             "total_seconds": round(time.perf_counter() - self.run_start, 3),
-            "cpu": run_figures([run.folder(p) for p in run.phases], cpu_now() - self.cpu_start),
+            "cpu": run_figures(
+                [run.plan.folder(p) for p in run.plan.phases], cpu_now() - self.cpu_start
+            ),
         }

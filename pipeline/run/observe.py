@@ -1,7 +1,8 @@
 """What follows a run without running it: observers of the runner's phases.
 
-The runner only sequences the phases (pipeline/run/runner.py); everything else a run does hangs
-off it as an observer, each in its own module: the progress display and end-of-run summary
+The runner only sequences the phases (pipeline/run/runner.py) of the run's plan (plan.py: the
+config resolved once); everything else a run does hangs off it as an observer, each in its own
+module, reading what it needs from the plan: the progress display and end-of-run summary
 (progress.py), the report's tally (tally.py), the CPU and time meter (meter.py) and the
 manifest (record.py). An observer may add its pass-through steps to the phases when the run
 starts (before any task runs: a resumed or Slurm-submitted run carries them too), and reads
@@ -15,44 +16,28 @@ and ends first (the manifest reads its figures).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from gristmill.pipeline.output.layout import WORK
-from gristmill.pipeline.run.config import LoadedConfig
+from gristmill.pipeline.output.manifest import Manifest
 from gristmill.pipeline.run.phases import Phase
-from gristmill.stages.base import StageContext
+from gristmill.pipeline.run.plan import RunPlan
 
 
 @dataclass
 class RunState:
-    """One run as its observers see it: what was planned, and what they record."""
+    """One run as its observers see it: what was planned (compiled: its phases), and what they
+    record."""
 
-    cfg: LoadedConfig
-    key: str  # the run key: `_work/<key>/` holds the phases' folders
-    inputs: list[dict]  # the manifest's `inputs`
-    phases: list[Phase]
-    ctx: StageContext  # the stage context after the last stage (the tokenizer it used)
+    plan: RunPlan
     timing: dict = field(default_factory=dict)  # the manifest's `timing` (meter.py)
-    manifest: dict | None = None  # once written (record.py)
+    manifest: Manifest | None = None  # once written (record.py)
     closing: list[str] = field(default_factory=list)  # the summary's last lines
-
-    @property
-    def out(self) -> Path:
-        return self.cfg.output
-
-    @property
-    def work(self) -> Path:
-        return self.cfg.output / WORK / self.key
-
-    def folder(self, phase: Phase) -> Path:
-        return self.work / phase.name
 
 
 class RunObserver:
     """A no-op for each event; an observer overrides those it follows."""
 
     def on_run_start(self, run: RunState) -> None:
-        """Before any task runs: add steps to `run.phases` here."""
+        """Before any task runs: add steps to `run.plan.phases` here."""
 
     def on_phase_start(self, run: RunState, index: int, phase: Phase) -> None:
         """`index` counts from 1. The executor has started its workers already."""

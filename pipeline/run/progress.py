@@ -29,7 +29,7 @@ from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.output.funnel import nothing_kept
-from gristmill.pipeline.output.manifest import MANIFEST
+from gristmill.pipeline.output.manifest import MANIFEST, Manifest, StageCounts
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.pipeline.run.phases import Phase
 from gristmill.stages.formats.atomic import write_bytes
@@ -221,8 +221,9 @@ def _clock(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
 
 
-def summary_lines(manifest: dict, phases: dict[str, dict], cpu: dict | None = None):
-    """The top of the end-of-run screen: documents in and out and tokens per stage, then time
+def summary_lines(stages: dict[str, StageCounts], phases: dict[str, dict], cpu: dict | None = None):
+    """The top of the end-of-run screen: documents in and out and tokens per stage (the
+    manifest's `stages`), then time
     and rates per phase (the runner adds where the outputs are). With `cpu` (the manifest's
     `timing.cpu`) each stage and phase also shows its CPU-seconds summed over tasks, and a last
     line the run's total."""
@@ -230,13 +231,13 @@ def summary_lines(manifest: dict, phases: dict[str, dict], cpu: dict | None = No
     phase_cpu = (cpu or {}).get("phases", {})
     cpu_col = f"{'CPU s':>9}" if cpu else ""
     yield f"{'stage':<28}{'seen':>10}{'kept':>10}{'dropped':>10}{'tokens':>12}{cpu_col}"
-    for name, s in manifest["stages"].items():
-        if "seen" not in s:
+    for name, s in stages.items():
+        if not s.filters:
             continue  # a reduce step: no documents pass through it
-        tokens = f"{s['tokens']:,}" if "tokens" in s else ""
-        dropped = sum(s["dropped"].values())
+        tokens = f"{s.counters['tokens']:,}" if "tokens" in s.counters else ""
+        dropped = sum((s.dropped or {}).values())
         c = f"{stage_cpu[name]['cpu_s']:>9.1f}" if name in stage_cpu else ""
-        yield f"{name:<28}{s['seen']:>10,}{s['kept']:>10,}{dropped:>10,}{tokens:>12}{c}"
+        yield f"{name:<28}{s.seen:>10,}{s.kept:>10,}{dropped:>10,}{tokens:>12}{c}"
     yield f"{'phase':<28}{'seconds':>10}{cpu_col}{'docs':>10}{'docs/s':>10}{'Mchar/s':>12}"
     for name, p in phases.items():
         secs = max(p["seconds"], 1e-9)
@@ -254,28 +255,26 @@ def summary_lines(manifest: dict, phases: dict[str, dict], cpu: dict | None = No
         )
 
 
-def output_lines(out: Path | str, manifest: dict) -> Iterator[str]:
+def output_lines(out: Path | str, manifest: Manifest) -> Iterator[str]:
     """The bottom of the end-of-run screen (also of an up-to-date rerun's): what was kept and
     where the outputs are."""
-    t, written = manifest["totals"], manifest.get("documents")
-    docs, toks = t["docs"], t["tokens"]
-    if manifest.get("tokenizer") is None and written:  # a run that ends with `write`
-        yield f"kept {written['docs']:,} documents (not tokenized)"
+    docs, toks, written = manifest.totals.docs, manifest.totals.tokens, manifest.documents
+    if not manifest.tokenized:  # a run that ends with `write`
+        yield f"kept {written.docs:,} documents (not tokenized)"
     else:
         yield (
-            f"kept {docs['real'] + docs['synthetic']:,} documents, "
-            f"{toks['real'] + toks['synthetic']:,} tokens "
-            f"(real {toks['real']:,}, synthetic {toks['synthetic']:,})"
+            f"kept {docs.real + docs.synthetic:,} documents, "
+            f"{toks.real + toks.synthetic:,} tokens "
+            f"(real {toks.real:,}, synthetic {toks.synthetic:,})"
         )
-        yield f"token shards: {out}/tokens ({_count(len(manifest['shards']), 'shard')})"
+        yield f"token shards: {out}/tokens ({_count(len(manifest.shards), 'shard')})"
     if written:
-        files = _count(len(written["files"]), f"{written['format']} file")
-        yield f"documents:    {out}/documents ({files}, {written['docs']:,} documents)"
+        files = _count(len(written.files), f"{written.format} file")
+        yield f"documents:    {out}/documents ({files}, {written.docs:,} documents)"
     yield f"manifest:     {out}/{MANIFEST}"
-    for report in manifest.get("reports", {}).values():
-        yield from report.get("summary", []) + report.get("warnings", [])
-    if manifest["rejected"]:
-        n = sum(s["seen"] - s["kept"] for s in manifest["stages"].values() if "seen" in s)
+    yield from manifest.report_lines()
+    if manifest.rejected:
+        n = sum(s.seen - s.kept for s in manifest.stages.values() if s.filters)
         yield f"rejected:     {out}/rejected ({n:,} documents with reasons)"
 
 
@@ -294,18 +293,23 @@ class Progress(RunObserver):
         self.monitor: PhaseMonitor | None = None
 
     def on_run_start(self, run: RunState) -> None:
-        for phase in run.phases:
+        for phase in run.plan.phases:
             if len(phase.steps) > 1:
-                phase.steps.insert(1, CountProgress(run.folder(phase) / PROGRESS))
+                phase.steps.insert(1, CountProgress(run.plan.folder(phase) / PROGRESS))
 
     def on_phase_start(self, run: RunState, index: int, phase: Phase) -> None:
         label = (
-            f"[{index}/{len(run.phases)}] {phase.name}: {_count(phase.tasks, 'task')}, "
-            f"{_count(run.cfg.run.workers, 'worker')}"
+            f"[{index}/{len(run.plan.phases)}] {phase.name}: {_count(phase.tasks, 'task')}, "
+            f"{_count(run.plan.run.workers, 'worker')}"
         )
         moves_docs = any(isinstance(s, CountProgress) for s in phase.steps)
         self.monitor = PhaseMonitor(
-            label, run.folder(phase), phase.tasks, self.expected, self.echo, counts_docs=moves_docs
+            label,
+            run.plan.folder(phase),
+            phase.tasks,
+            self.expected,
+            self.echo,
+            counts_docs=moves_docs,
         )
         self.monitor.__enter__()
 
@@ -313,16 +317,16 @@ class Progress(RunObserver):
         mon, self.monitor = self.monitor, None
         mon.__exit__(Exception if failed else None, None, None)
         self.seen[phase.name] = {"seconds": mon.seconds, "docs": mon.docs, "chars": mon.chars}
-        if (n := docs_leaving(run.folder(phase))) is not None:
+        if (n := docs_leaving(run.plan.folder(phase))) is not None:
             self.expected = n
 
     def on_run_end(self, run: RunState) -> None:
         lines = [
-            *summary_lines(run.manifest, self.seen, run.timing["cpu"]),
-            *output_lines(run.cfg.output_url or run.out, run.manifest),
+            *summary_lines(run.manifest.stages, self.seen, run.timing["cpu"]),
+            *output_lines(run.plan.url or run.plan.out, run.manifest),
             *run.closing,
         ]
-        if why := nothing_kept(run.manifest, str(run.cfg.output_url or run.out)):
+        if why := nothing_kept(run.manifest, str(run.plan.url or run.plan.out)):
             lines.append(f"warning: {why}")  # last, where it is seen
         for line in lines:
             self.echo(line)

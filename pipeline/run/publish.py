@@ -22,11 +22,12 @@ class Publish(RunObserver):
         self.remote = remote
 
     def on_run_start(self, run: RunState) -> None:
-        self.remote.unfinish(run.key)
+        self.remote.unfinish(run.plan.key)
 
     def on_run_end(self, run: RunState) -> None:
-        publish(self.remote, run.out)
-        run.closing = [line.replace(str(run.out), self.remote.url) for line in run.closing]
+        out = run.plan.out
+        publish(self.remote, out)
+        run.closing = [line.replace(str(out), self.remote.url) for line in run.closing]
 
 
 def publish(remote: RemoteRun, local: Path) -> None:

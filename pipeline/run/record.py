@@ -27,40 +27,40 @@ class Record(RunObserver):
         self.after = after
 
     def on_run_end(self, run: RunState) -> None:
-        for entry, params in run.cfg.stage_params:  # a stage's last pass over its outputs
+        plan, kept = run.plan, None
+        for entry, params in plan.cfg.stage_params:  # a stage's last pass over its outputs
             cls = get_stage(entry.name)
             if cls.finish_run is not StageHooks.finish_run:  # built only where it has one
-                cls(params, run.ctx).finish_run(run.out)
-        kept = None
-        for entry, params in run.cfg.stage_params:  # what a later run's `dedup_against` reads
+                cls(params, plan.ctx).finish_run(plan.out)
+        for entry, params in plan.cfg.stage_params:  # what a later run's `dedup_against` reads
             cls = get_stage(entry.name)
             if cls.index_params(params) is None:
                 continue
             if kept is None:
-                kept = mf.kept_docs(run.out, run.ctx.source_order)
-            cls(params, run.ctx).write_index(kept, run.out)
-        manifest = mf.build(
-            run.out,
-            run.cfg.resolved(),
-            run.cfg.hash,
-            run.inputs,
-            run.ctx.tokenizer.as_dict() if run.ctx.tokenizer else None,  # none: no tokens/
-            [run.folder(p) for p in run.phases],
-            run.timing,
-        )
-        manifest["run_key"] = run.key
-        manifest["metadata"] = metadata.described(run.cfg)  # what a later reader can count on
-        if documents := mf.documents_section(run.out, run.cfg.source_list):
+                kept = mf.kept_docs(plan.out, plan.ctx.source_order)
+            cls(params, plan.ctx).write_index(kept, plan.out)
+        if documents := mf.documents_section(plan.out, plan.cfg.source_list):
             # its keys as `write` saw them: the run's first stage that writes an output (pack
             # only ever ends a run)
-            stages = [get_stage(e.name) for e, _ in run.cfg.stage_params]
+            stages = [get_stage(e.name) for e, _ in plan.cfg.stage_params]
             at = next(k for k, cls in enumerate(stages) if cls.writes_output)
-            documents["metadata"] = metadata.described(run.cfg, before=at + 1)
-            manifest["documents"] = documents
-        if reports := mf.stage_reports(run.work):
-            manifest["reports"] = reports
-        mf.write(run.out, manifest)
+            documents["metadata"] = metadata.described(plan.cfg, before=at + 1)
+        tokenizer = plan.ctx.tokenizer
+        manifest = mf.build(
+            plan.out,
+            plan.cfg.resolved(),
+            plan.cfg.hash,
+            plan.inputs,
+            tokenizer.as_dict() if tokenizer else None,  # none: no tokens/ (a run ending in write)
+            [plan.folder(p) for p in plan.phases],
+            run.timing,
+            plan.key,
+            metadata.described(plan.cfg),  # what a later reader can count on
+            mf.stage_reports(plan.work),
+            documents,
+        )
+        mf.write(plan.out, manifest)
         run.manifest = manifest
-        for scratch in (p for pattern in SCRATCH for p in run.work.glob(pattern)):
+        for scratch in (p for pattern in SCRATCH for p in plan.work.glob(pattern)):
             shutil.rmtree(scratch, ignore_errors=True)
-        run.closing = self.after(run.out)
+        run.closing = self.after(plan.out)

@@ -19,6 +19,7 @@ from pathlib import Path
 import orjson
 
 from gristmill.pipeline.output.manifest import MANIFEST
+from gristmill.pipeline.output.manifest_model import ManifestError, parse
 from gristmill.pipeline.run.metadata import earlier_run_fields
 from gristmill.stages import fields as md
 from gristmill.stages.errors import GristmillError
@@ -55,14 +56,19 @@ def resolve_run(
         ) from None
     except OSError as e:
         raise RunSourceError(f"{where}: {run}: {type(e).__name__}: {e}") from None
-    manifest = orjson.loads(raw)
-    docs = manifest.get("documents")
-    if not docs or not docs.get("sources"):
+    try:
+        manifest = parse(orjson.loads(raw), f"{path}/{MANIFEST}")
+    except orjson.JSONDecodeError as e:
+        raise RunSourceError(f"{where}: {run}: {MANIFEST} is not valid JSON ({e})") from None
+    except ManifestError as e:
+        raise RunSourceError(f"{where}: {e}") from None
+    docs = manifest.documents
+    if not docs or not docs.sources:
         raise RunSourceError(
             f"{where}: {run} wrote no documents/ (none of its stages is `write`); add `write` "
             "to its stages and run it again"
         )
-    known = [(s["name"], s["origin"]) for s in docs["sources"]]
+    known = [(s.name, s.origin) for s in docs.sources]
     names = [n for n, _ in known]
     for j, name in enumerate(picked or []):
         if name not in names:
@@ -73,15 +79,15 @@ def resolve_run(
     chosen = tuple((n, o) for n, o in known if picked is None or n in picked)
     sha = hashlib.sha256(raw).hexdigest()
     files = []
-    for entry in docs["files"]:
-        if entry["source"] not in {n for n, _ in chosen}:
+    for entry in docs.files:
+        if entry.source not in {n for n, _ in chosen}:
             continue
-        full = f"{path}/{entry['path']}"
+        full = f"{path}/{entry.path}"
         display = full if is_url(path) else os.path.relpath(full, root)
-        meta = {"bytes": entry["bytes"], "sha256": entry["sha256"]}
+        meta = {"bytes": entry.bytes, "sha256": entry.sha256}
         files.append((display, full, meta | {"run": path, "run_manifest": sha}))
     # the keys at `write`, as the earlier manifest lists them; `source` and `origin` always
-    keys = earlier_run_fields({"metadata": docs.get("metadata", {})})
+    keys = earlier_run_fields(docs.metadata)
     fields = {f.name: f for f in (md.SOURCE, md.ORIGIN, *keys)}
     return RunSource(path, sha, chosen, tuple(files), tuple(fields.values()))
 

@@ -1,6 +1,8 @@
-"""`gristmill run`: plan the phases and run them one after the other. What else a run does (the
-progress display, the report's tally, the CPU meter, the manifest) hangs off the phases as
-observers (pipeline/run/observe.py).
+"""`gristmill run`: resolve the config once into a run plan (pipeline/run/plan.py: inputs and
+their hashes, the run key, the phases, where the output lives), then sequence it: up to date,
+resume, or run the phases one after the other. What else a run does (the progress display, the
+report's tally, the CPU meter, the manifest, publishing to an object store) hangs off the
+phases as observers (pipeline/run/observe.py), which take the plan.
 
 Resuming: a phase's finished tasks are marked in `_work/<run key>/<phase>/completions/`; a rerun
 of the same config on the same inputs (the run key hashes both) skips them and, as every output
@@ -15,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import shlex
 import shutil
+import tempfile
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
@@ -34,6 +37,7 @@ from gristmill.pipeline.run.lease import Lease
 from gristmill.pipeline.run.meter import CpuMeter
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.pipeline.run.phases import plan_run
+from gristmill.pipeline.run.plan import EXECUTORS, RunPlan, phase_lines
 from gristmill.pipeline.run.progress import Progress, completed_tasks, output_lines
 from gristmill.pipeline.run.publish import Publish, publish
 from gristmill.pipeline.run.record import Record
@@ -74,9 +78,10 @@ def earlier_entries(cfg: LoadedConfig) -> list[dict]:
         else:
             try:
                 manifest = mf.load(Path(path))
-            except (FileNotFoundError, orjson.JSONDecodeError):
+            except (FileNotFoundError, mf.ManifestError):
                 manifest = None
-        entries.append({"path": path, "index": manifest.get("index") if manifest else None})
+        index = [f.dump() for f in manifest.index] if manifest and manifest.index else None
+        entries.append({"path": path, "index": index})
     return entries
 
 
@@ -89,22 +94,32 @@ def run_key(config_hash: str, inputs: list[dict], earlier: list[dict] | None, co
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
-def _finished(out: Path, key: str) -> bool:
+def resolve(cfg: LoadedConfig, strict: bool) -> RunPlan:
+    """The run plan of `cfg`, its phases not compiled yet: every input file hashed, and the
+    earlier runs' indexes read, once."""
+    inputs = input_entries(cfg)
+    earlier = earlier_entries(cfg)
+    key = run_key(cfg.hash, inputs, earlier, config_print(cfg))
+    return RunPlan(cfg, strict, inputs, earlier, key)
+
+
+def _finished(plan: RunPlan) -> bool:
     """A complete earlier run of this key whose listed outputs are all still in place."""
+    out = plan.out
     try:
         old = mf.load(out)
-    except (FileNotFoundError, orjson.JSONDecodeError):
+    except (FileNotFoundError, mf.ManifestError):
         return False
-    if old.get("run_key") != key:
+    if old.run_key != plan.key:
         return False
-    for shard in old["shards"]:
-        for ext, entry in shard["files"].items():
-            p = out / f"{shard['prefix']}{ext}"
-            if not p.is_file() or p.stat().st_size != entry["bytes"]:
+    for shard in old.shards:
+        for ext, entry in shard.files.items():
+            p = out / f"{shard.prefix}{ext}"
+            if not p.is_file() or p.stat().st_size != entry.bytes:
                 return False
-    for entry in mf.document_files(old):
-        p = out / entry["path"]
-        if not p.is_file() or p.stat().st_size != entry["bytes"]:
+    for entry in old.document_files():
+        p = out / entry.path
+        if not p.is_file() or p.stat().st_size != entry.bytes:
             return False
     return True
 
@@ -133,13 +148,7 @@ def run(
     another run may delete its materialised mixes and files gristmill did not write
     (pipeline/output/replace.py)."""
     cpu = CpuMeter()  # the run process's CPU counts from here, the config's loading included
-    cfg = load_config(config_path)
-    if executor:  # `run --executor`: the same run (its key leaves executors out)
-        cfg.run = cfg.run.model_copy(update={"executor": executor})
-        try:
-            check_executor(cfg.run)
-        except ConfigError as e:
-            raise ConfigError(f"{config_path}: {e}") from None
+    cfg = _load(config_path, executor)
     if dry_run and cfg.run.executor != "slurm":
         raise GristmillError("--dry-run: only with `executor: slurm` (it writes sbatch scripts)")
     after = after or (lambda out: [])
@@ -150,37 +159,58 @@ def run(
         echo(other)
     # a run failed early leaves no lock, no _work
     with output_lock(cfg.output, tidy=True), ExitStack() as held:
-        inputs = input_entries(cfg)
-        key = run_key(cfg.hash, inputs, earlier_entries(cfg), config_print(cfg))
-        remote = RemoteRun(cfg.output_url, cfg.storage_options) if cfg.output_url else None
-        if remote and remote.finished(key):
+        plan = resolve(cfg, strict)
+        remote = RemoteRun(plan.url, cfg.storage_options) if plan.url else None
+        if remote and remote.finished(plan.key):
             return _up_to_date_remote(remote, echo)
         # one writer per URL (the lock above is this machine's): held until the run ends
-        lease = held.enter_context(Lease(remote, key, cfg.run.lease_s, echo)) if remote else None
-        if _finished(cfg.output, key):
+        lease = (
+            held.enter_context(Lease(remote, plan.key, cfg.run.lease_s, echo)) if remote else None
+        )
+        if _finished(plan):
             if remote:  # finished here, killed while publishing: publish again
-                publish(remote, cfg.output)
+                publish(remote, plan.out)
                 return _up_to_date_remote(remote, echo)
-            return _up_to_date(cfg.output, echo, after)
-        for line in replacing(cfg.output, key, cfg.hash, overwrite, remote):
+            return _up_to_date(plan.out, echo, after)
+        for line in replacing(plan.out, plan.key, cfg.hash, overwrite, remote):
             echo(line)  # another run's outputs go: said, and never a mix or a file not ours
-        _open_work(cfg.output, key, echo)
-        phases, ctx = plan_run(cfg, cfg.output / WORK / key, strict)
-        state = RunState(cfg, key, inputs, phases, ctx)
+        _open_work(plan, echo)
+        state = RunState(plan.compile())
         # started in this order, ended in the reverse one (pipeline/run/observe.py)
         observers = [Progress(echo), *([lease, Publish(remote)] if remote else []), Record(after)]
         observers += [Tally(), cpu]
         for observer in observers:
             observer.on_run_start(state)
-        if cfg.run.executor == "slurm" and not _all_done(phases, state.work):
-            return _submit(cfg, phases, state.work, strict, dry_run, echo)
+        if plan.run.executor == "slurm" and not _all_done(state.plan):
+            return _submit(state.plan, dry_run, echo)
         try:
-            run_phases(state, make_runner(cfg.run, phases), observers)
+            run_phases(state, make_runner(state.plan), observers)
         except ClusterLost as e:
             raise GristmillError(e.line(shlex.quote(str(cfg.path)))) from None
         for observer in reversed(observers):
             observer.on_run_end(state)
-        return state.manifest
+        return state.manifest.dump()
+
+
+def _load(config_path: str, executor: str | None) -> LoadedConfig:
+    cfg = load_config(config_path)
+    if executor:  # `run --executor`: the same run (its key leaves executors out)
+        cfg.run = cfg.run.model_copy(update={"executor": executor})
+        try:
+            check_executor(cfg.run)
+        except ConfigError as e:
+            raise ConfigError(f"{config_path}: {e}") from None
+    return cfg
+
+
+def plan_lines(config_path: str, executor: str | None = None) -> list[str]:
+    """`gristmill run --plan`: the phases CONFIG compiles to and how each executor (or only
+    `executor`) runs them. Nothing is read but the config (and the indexes of its
+    `dedup_against` runs, checked as a run checks them), nothing written in its output."""
+    cfg = _load(config_path, executor)
+    with tempfile.TemporaryDirectory(prefix="gristmill-plan-") as tmp:
+        phases, _ = plan_run(cfg, Path(tmp) / "work", strict=False)
+    return phase_lines(phases, cfg.run, [executor] if executor else EXECUTORS)
 
 
 def _up_to_date(out: Path, echo, after) -> dict:
@@ -190,7 +220,7 @@ def _up_to_date(out: Path, echo, after) -> dict:
     why = nothing_kept(manifest, str(out))
     for line in [*output_lines(out, manifest), *closing, *([f"warning: {why}"] if why else [])]:
         echo(line)
-    return manifest
+    return manifest.dump()
 
 
 def _up_to_date_remote(remote: RemoteRun, echo) -> dict:
@@ -198,17 +228,17 @@ def _up_to_date_remote(remote: RemoteRun, echo) -> dict:
     manifest = remote.manifest()
     for line in output_lines(remote.url, manifest):
         echo(line)
-    return manifest
+    return manifest.dump()
 
 
-def _open_work(out: Path, key: str, echo) -> None:
+def _open_work(plan: RunPlan, echo) -> None:
     """`_work/<key>/`, resumed where it exists; else the outputs of another key cleared first."""
-    work = out / WORK / key
+    out, work = plan.out, plan.work
     if not work.exists():
         _clear(out, keep_key=None)  # a new key: start clean, never mix two runs' outputs
     else:
         (out / mf.MANIFEST).unlink(missing_ok=True)
-        echo(f"resuming run {key} in {out}")
+        echo(f"resuming run {plan.key} in {out}")
     work.mkdir(parents=True, exist_ok=True)
     quiet_parent_logs(work / "run.log")
 
@@ -217,8 +247,8 @@ def run_phases(state: RunState, runner: PhaseRunner, observers: list[RunObserver
     """The phases one after the other on `runner`: every task of a phase ends before the next
     phase starts (its map writes the files its reduce reads)."""
     try:
-        for i, phase in enumerate(state.phases, start=1):
-            folder = state.folder(phase)
+        for i, phase in enumerate(state.plan.phases, start=1):
+            folder = state.plan.folder(phase)
             runner.prepare(phase, folder)  # before an observer starts a thread
             for observer in observers:
                 observer.on_phase_start(state, i, phase)
@@ -233,17 +263,19 @@ def run_phases(state: RunState, runner: PhaseRunner, observers: list[RunObserver
         runner.close()
 
 
-def _all_done(phases, work: Path) -> bool:
-    return all(completed_tasks(work / p.name) >= p.tasks for p in phases)
+def _all_done(plan: RunPlan) -> bool:
+    return all(completed_tasks(plan.folder(p)) >= p.tasks for p in plan.phases)
 
 
-def _submit(cfg: LoadedConfig, phases, work: Path, strict: bool, dry_run: bool, echo) -> dict:
+def _submit(plan: RunPlan, dry_run: bool, echo) -> dict:
     """`executor: slurm`: submit the phases as job arrays (or only write them, `dry_run`); the
     last job finishes the run here with the local executor: manifest and report."""
     from gristmill.pipeline.run.executors.slurm import submit_slurm
 
+    cfg = plan.cfg
     finish = f"gristmill run {shlex.quote(str(cfg.path.resolve()))} --executor local"
-    folder, jobs = submit_slurm(phases, cfg.run.slurm, work, finish + " --strict" * strict, dry_run)
+    finish += " --strict" * plan.strict
+    folder, jobs = submit_slurm(plan.phases, cfg.run.slurm, plan.work, finish, dry_run)
     for job in jobs:
         echo(f"{job['name']}: {'' if dry_run else 'job ' + job['job_id'] + ', '}{job['script']}")
     if dry_run:

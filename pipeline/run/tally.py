@@ -120,5 +120,5 @@ class Tally(RunObserver):
     """Puts the `_tally` step right before `pack`, in the last phase."""
 
     def on_run_start(self, run: RunState) -> None:
-        last = run.phases[-1].steps
-        last.insert(len(last) - 1, TallyKept(run.work))
+        last = run.plan.phases[-1].steps
+        last.insert(len(last) - 1, TallyKept(run.plan.work))

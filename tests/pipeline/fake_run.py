@@ -1,6 +1,7 @@
 """A tiny finished run without running the pipeline: token shards written with ShardWriter and a
-manifest.json with the keys the emitter reads. Token ids are drawn below EOS, so EOS marks the
-end of every document and nothing else, and tests can find document starts on their own."""
+manifest.json built from them as a run builds its own (no stage ran: no counts, no inputs).
+Token ids are drawn below EOS, so EOS marks the end of every document and nothing else, and
+tests can find document starts on their own."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from gristmill.pipeline.output import manifest as mf
 from gristmill.stages.formats.shards import ShardWriter
 
 VOCAB = 1000
@@ -18,7 +20,6 @@ EOS = VOCAB - 1
 def write_run(folder: Path, sources: dict[str, tuple[str, list[list[int]]]], seed: int = 0) -> Path:
     """`sources`: name -> (origin, shards, each a list of document lengths with EOS)."""
     rng = np.random.default_rng(seed)
-    shards = []
     for name, (origin, lengths) in sources.items():
         (folder / "tokens" / name).mkdir(parents=True, exist_ok=True)
         for k, docs in enumerate(lengths):
@@ -28,9 +29,9 @@ def write_run(folder: Path, sources: dict[str, tuple[str, list[list[int]]]], see
                     w.add(
                         np.append(rng.integers(0, EOS, n - 1), EOS), f"{name}-{k}-{i}", name, origin
                     )
-            shards.append({"prefix": prefix, "source": name, "origin": origin, "tokens": sum(docs)})
-    manifest = {"shards": shards, "tokenizer": {"vocab_size": VOCAB, "eos_id": EOS}}
-    (folder / "manifest.json").write_bytes(orjson.dumps(manifest))
+    tokenizer = {"name": "fake", "vocab_size": VOCAB, "eos_token": "<eos>", "eos_id": EOS}
+    tokenizer |= {"sha256": "0" * 64, "spec": "fake"}
+    mf.write(folder, mf.build(folder, {}, "fake", [], tokenizer, [], {}, f"fake-{seed}"))
     return folder
 
 

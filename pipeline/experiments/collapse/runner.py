@@ -121,8 +121,8 @@ class Experiment:
             path.write_text(text)
         run_pipeline(str(path), echo=lambda line: None)
         data = RunData((folder / "data").resolve(), mf.load(folder / "data"))
-        base = sum(self.run.shards()[p]["tokens"] for p in self.real)
-        again = sum(s["tokens"] for s in data.manifest["shards"] if s["source"] == "real")
+        base = sum(self.run.shards()[p].tokens for p in self.real)
+        again = sum(s.tokens for s in data.manifest.shards_of("real"))
         if again != base:  # the tokenizer does not give back the same tokens for the text
             self.echo(f"warning: the real text is {again:,} tokens again, {base:,} before")
         return data
@@ -169,7 +169,7 @@ class Experiment:
             "train_loss": summary["final_loss"],
             "steps": summary["steps"],
             "skipped": summary["skipped"],
-            "data_tokens": {s["source"]: s["tokens"] for s in data.manifest["shards"]},
+            "data_tokens": {s.source: s.tokens for s in data.manifest.shards},
             "seconds": round(time.perf_counter() - t0, 1),
         }
         self.echo(

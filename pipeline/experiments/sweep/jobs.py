@@ -103,7 +103,7 @@ def train_one(sw: Sweep, p: Planned, seed: int, folder: Path | None = None) -> d
     shards = sw.train_shards[p.name]
     inputs = {
         "data": run.fingerprint(shards + list(held.prefixes)),
-        "tokenizer": run.manifest["tokenizer"]["sha256"],
+        "tokenizer": run.manifest.tokenizer.sha256,
         "shares": p.shares,
         "guard": p.guard.model_dump(mode="json"),
         "trainer": tcfg.model_dump(mode="json"),
@@ -133,8 +133,8 @@ def train_one(sw: Sweep, p: Planned, seed: int, folder: Path | None = None) -> d
     summary, model = train_job(job, tcfg, em, sw.val, cfg.prefetch, _prefixed(name, sw.echo))
     source_tokens = {}
     for s in shards:
-        src = run.shards()[s]["source"]
-        source_tokens[src] = source_tokens.get(src, 0) + run.shards()[s]["tokens"]
+        src = run.shards()[s].source
+        source_tokens[src] = source_tokens.get(src, 0) + run.shards()[s].tokens
     result = {
         "seed": seed,
         "held_out_loss": summary["val_loss"],  # the trainer's last evaluation: the model as trained

@@ -10,19 +10,20 @@ datatrove's executors).
 
 from __future__ import annotations
 
-from gristmill.pipeline.run.config import RunConfig
 from gristmill.pipeline.run.executors.base import PhaseRunner
-from gristmill.pipeline.run.phases import Phase
+from gristmill.pipeline.run.plan import RunPlan
 
 __all__ = ["PhaseRunner", "make_runner"]
 
 
-def make_runner(run: RunConfig, phases: list[Phase]) -> PhaseRunner:
-    """The runner of `executor: local` or `executor: ray` (Slurm submits instead: `slurm.py`)."""
+def make_runner(plan: RunPlan) -> PhaseRunner:
+    """The runner of a compiled plan's `executor: local` or `executor: ray` (Slurm submits
+    instead: `slurm.py`)."""
+    run = plan.run
     if run.executor == "ray":
         from gristmill.pipeline.run.executors.ray import RayRunner
 
         return RayRunner(run.ray, run.workers)
     from gristmill.pipeline.run.executors.local import LocalRunner, stage_warm_ups
 
-    return LocalRunner(run.workers, stage_warm_ups(phases))
+    return LocalRunner(run.workers, stage_warm_ups(plan.phases))

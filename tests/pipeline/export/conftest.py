@@ -11,6 +11,7 @@ import orjson
 import pytest
 
 from gristmill.pipeline.mix.materialize import materialize
+from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run.mix_config import GuardConfig, MixConfig, resolve
 from gristmill.stages.formats.shards import ShardReader, ShardWriter
 from tests.pipeline.fake_run import write_run
@@ -71,11 +72,9 @@ def write_big_vocab_run(folder: Path, vocab: int = 70_000) -> tuple[Path, np.nda
     with ShardWriter(folder / "tokens/web/00000", vocab) as w:
         for i, d in enumerate(docs):
             w.add(d, f"d{i}", "web", "real")
-    manifest = {
-        "shards": [{"prefix": "tokens/web/00000", "source": "web", "origin": "real"}],
-        "tokenizer": {"vocab_size": vocab, "eos_id": vocab - 1, "name": "big"},
-    }
-    (folder / "manifest.json").write_bytes(orjson.dumps(manifest))
+    tokenizer = {"name": "big", "vocab_size": vocab, "eos_token": "<eos>", "eos_id": vocab - 1}
+    tokenizer |= {"sha256": "0" * 64, "spec": "big"}
+    mf.write(folder, mf.build(folder, {}, "big", [], tokenizer, [], {}, "big-vocab"))
     return folder, np.concatenate(docs)
 
 

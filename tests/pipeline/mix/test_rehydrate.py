@@ -13,6 +13,7 @@ import zstandard
 
 from gristmill.pipeline.mix.materialize import materialize, open_streams
 from gristmill.pipeline.mix.rehydrate import cluster_sizes, repeats_of
+from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run.mix_config import MixConfig, RehydrateConfig, resolve
 from gristmill.stages.errors import GristmillError
 from tests.pipeline.fake_run import write_run
@@ -66,7 +67,7 @@ def test_each_pass_holds_every_kept_document_its_repeats_times(tmp_path):
     folder = _run(tmp_path, {"web-0-1": 3, "web-1-2": 150, "web-0-4": 5000})
     assert cluster_sizes(folder) == {"web-0-1": 3, "web-1-2": 150, "web-0-4": 5000}
     mix, _ = _mix(folder, sources=["web"])
-    web, syn = open_streams(folder, {"shards": _shards(folder)}, mix)
+    web, syn = open_streams(folder, mf.load(folder), mix)
     assert syn.repeats is None
     starts = Counter()
     for _ in range(2):  # two passes, each reshuffled
@@ -75,10 +76,6 @@ def test_each_pass_holds_every_kept_document_its_repeats_times(tmp_path):
     assert starts["web-0-1"] == 2 * 3 and starts["web-1-2"] == 2 * 8
     assert starts["web-0-4"] == 2 and starts["web-0-0"] == 2  # too large a cluster; none
     assert web.n_tokens == 20 * 6 + 30 * 4 + 20 * 2 + 30 * 7
-
-
-def _shards(folder):
-    return orjson.loads((folder / "manifest.json").read_bytes())["shards"]
 
 
 def test_the_manifest_counts_it_and_max_epochs_bounds_any_document(tmp_path):

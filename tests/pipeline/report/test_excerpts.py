@@ -12,6 +12,7 @@ import unicodedata
 
 import pytest
 
+from gristmill.pipeline.output.manifest_model import Manifest
 from gristmill.pipeline.report.excerpts import CHARS, excerpts, section
 from gristmill.pipeline.report.html import REPORT, scan_rejected
 from gristmill.pipeline.run.runner import run
@@ -55,9 +56,10 @@ def out(tmp_path):
     return tmp_path
 
 
-def manifest(**pii) -> dict:
+def manifest(**pii) -> Manifest:
+    """A manifest with only its config's stages (what the excerpts read)."""
     stages = [{"langid": {}}, {"pii": pii}] if pii else ["langid"]
-    return {"config": {"stages": stages}}
+    return Manifest.model_construct(config={"stages": stages})
 
 
 def test_the_first_three_of_each_reason_across_files(out):

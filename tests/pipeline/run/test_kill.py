@@ -67,7 +67,7 @@ def uninterrupted(sample_local_run):
 def _same_as_clean(out: Path, clean) -> None:
     ref_bytes, ref_manifest = clean
     assert tree_bytes(out) == ref_bytes
-    got = mf.load(out)
+    got = mf.load_data(out)
     assert {k: v for k, v in got.items() if k not in TIMING_FREE} == {
         k: v for k, v in without_timing(ref_manifest).items() if k not in TIMING_FREE
     }

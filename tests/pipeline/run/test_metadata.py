@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from gristmill.pipeline.output.manifest_model import MetadataKey
 from gristmill.pipeline.run import metadata
 from gristmill.pipeline.run.config import load_config
 from gristmill.stages import fields as md
@@ -114,7 +115,9 @@ def test_fields_at_follows_the_chain_in_order_with_types(write_config):
     described = metadata.described(cfg)
     assert described["url"] == {"type": "str | None", "optional": False, "written_by": ["sources"]}
     assert described["source"]["written_by"] == ["sources", "provenance"]
-    assert metadata.writers({"metadata": described}, "cluster_size") == ["minhash_dedup"]
+    declared = {k: MetadataKey.model_validate(v) for k, v in described.items()}
+    assert metadata.writers(declared, "cluster_size") == ["minhash_dedup"]
+    assert metadata.writers(declared, "no_such_key") == []
 
 
 def test_warc_sources_give_the_warc_keys():
@@ -134,7 +137,8 @@ def test_warc_sources_give_the_warc_keys():
 
 def test_an_earlier_runs_manifest_says_what_its_documents_carry(write_config):
     cfg = load_config(write_config(config(["langid", "minhash_dedup"], [web(url="link")])))
-    fields = metadata.earlier_run_fields({"metadata": metadata.described(cfg)})
+    declared = {k: MetadataKey.model_validate(v) for k, v in metadata.described(cfg).items()}
+    fields = metadata.earlier_run_fields(declared)
     assert [f.name for f in fields] == list(metadata.fields_at(cfg))
     by = {f.name: f for f in fields}
     assert by["language"].type is str and not by["language"].optional

@@ -10,6 +10,7 @@ import orjson
 import pytest
 from datatrove.pipeline.base import PipelineStep
 
+from gristmill.pipeline.output.manifest_model import Manifest, StageCounts, Timing
 from gristmill.pipeline.run.meter import METER, meter, phase_figures, run_figures
 from gristmill.pipeline.run.progress import summary_lines
 from tests.conftest import docs
@@ -95,7 +96,7 @@ def test_each_step_gets_its_own_cpu_and_the_task_file_is_written(tmp_path):
 
 
 def test_summary_shows_cpu_per_stage_and_phase():
-    manifest = {"stages": {"burn": {"seen": 9, "kept": 9, "dropped": {}}}}
+    stages = {"burn": StageCounts(seen=9, kept=9, dropped={})}
     phases = {"01-x": {"seconds": 2.0, "docs": 9, "chars": 9}}
     cpu = {
         "tasks_cpu_s": 3.0,
@@ -104,7 +105,7 @@ def test_summary_shows_cpu_per_stage_and_phase():
         "phases": {"01-x": {"cpu_s": 3.0, "peak_rss_mb": 120.0}},
         "stages": {"burn": {"cpu_s": 2.5}},
     }
-    lines = list(summary_lines(manifest, phases, cpu))
+    lines = list(summary_lines(stages, phases, cpu))
     assert lines[0].split()[-2:] == ["CPU", "s"]
     assert lines[1].split() == ["burn", "9", "9", "0", "2.5"]
     assert lines[3].split()[:3] == ["01-x", "2.0", "3.0"]
@@ -121,7 +122,7 @@ def test_report_section_lists_stages_and_phases():
         "stages": {"quality": {"cpu_s": 3.0, "wall_s": 3.5}, "input": {"cpu_s": 1.0, "wall_s": 1}},
         "phases": {"01-x": {"tasks": 2, "cpu_s": 4.0, "wall_s": 4.5, "peak_rss_mb": 120.5}},
     }
-    html = _cpu({"manifest": {"timing": {"cpu": cpu}}})
+    html = _cpu({"manifest": Manifest.model_construct(timing=Timing(cpu=cpu))})
     assert '<td>quality</td><td class="n">3.00</td>' in html and "75.0%" in html
     assert '<td>01-x</td><td class="n">2</td>' in html and "120.50" in html
-    assert "no CPU figures" in _cpu({"manifest": {"timing": {}}})
+    assert "no CPU figures" in _cpu({"manifest": Manifest.model_construct(timing=Timing())})

@@ -8,6 +8,7 @@ import threading
 
 import orjson
 
+from gristmill.pipeline.output.manifest_model import StageCounts
 from gristmill.pipeline.run.progress import (
     CountProgress,
     PhaseMonitor,
@@ -95,15 +96,14 @@ def test_live_bar_goes_to_stderr_only_on_a_terminal(tmp_path, monkeypatch, capsy
 
 
 def test_summary_lists_stages_and_phases():
-    manifest = {
-        "stages": {
-            "input": {"seen": 10, "kept": 9, "dropped": {"bad_json": 1}},
-            "exact_dedup.reduce": {"duplicates": 1},
-            "tokenize": {"seen": 9, "kept": 9, "dropped": {}, "tokens": 1234},
-        }
+    stages = {
+        "input": {"seen": 10, "kept": 9, "dropped": {"bad_json": 1}},
+        "exact_dedup.reduce": {"duplicates": 1},
+        "tokenize": {"seen": 9, "kept": 9, "dropped": {}, "tokens": 1234},
     }
     phases = {"01-map": {"seconds": 2.0, "docs": 10, "chars": 4_000_000}}
-    lines = list(summary_lines(manifest, phases))
+    counts = {name: StageCounts.model_validate(s) for name, s in stages.items()}
+    lines = list(summary_lines(counts, phases))
     assert lines[1].split() == ["input", "10", "9", "1"]
     assert lines[2].split() == ["tokenize", "9", "9", "0", "1,234"]
     assert lines[4].split() == ["01-map", "2.0", "10", "5", "2.00"]

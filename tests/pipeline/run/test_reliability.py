@@ -86,7 +86,7 @@ def test_verify_catches_a_missing_file_and_a_hand_edited_manifest(finished, tmp_
     assert f"tokens/synthetic/{idx.name}: missing" in verify_run(out)[0]
 
     out2 = _copy(finished, tmp_path / "b")
-    m = mf.load(out2)
+    m = mf.load_data(out2)
     m["gristmill_version"] = "9.9.9"  # an edit that keeps every count consistent
     (out2 / mf.MANIFEST).write_bytes(orjson.dumps(m, option=orjson.OPT_INDENT_2))
     expected = f"{mf.MANIFEST}: its {mf.SELF_HASH} does not match (edited by hand?)"

@@ -170,8 +170,9 @@ def test_manifest_lists_the_sources_even_when_none_kept(tmp_path):
         stages=[{"langid": {"allowed_languages": ["zh"]}}, "write"],
     )
     run_quietly(cfg)
-    docs = mf.load(tmp_path / "a")["documents"]
-    assert docs["sources"] == [{"name": "x", "origin": "real", "docs": 0}] and docs["files"] == []
+    docs = mf.load(tmp_path / "a").documents
+    assert [s.dump() for s in docs.sources] == [{"name": "x", "origin": "real", "docs": 0}]
+    assert docs.files == []
 
 
 def test_a_run_ending_with_write_indexes_its_documents_for_dedup_against(tmp_path):

@@ -233,6 +233,6 @@ def test_killed_run_resumes_to_identical_bytes(reference, tmp_path):
     assert tree_bytes(out) == ref_bytes
     # the two configs differ only in `output`, and so in the hashes derived from the config
     skip = {"timing", "config", "config_hash", "run_key", mf.SELF_HASH}
-    assert {k: v for k, v in mf.load(out).items() if k not in skip} == {
+    assert {k: v for k, v in mf.load_data(out).items() if k not in skip} == {
         k: v for k, v in ref_manifest.items() if k not in skip
     }

@@ -44,8 +44,8 @@ def output_texts(out) -> dict[str, str]:
     m = mf.load(out)
     tok, _ = load_tokenizer("gpt2")
     texts = {}
-    for shard in m["shards"]:
-        reader = ShardReader(out / shard["prefix"])
+    for shard in m.shards:
+        reader = ShardReader(out / shard.prefix)
         for i, doc_id in enumerate(reader.sidecar().column("doc_id").to_pylist()):
             texts[doc_id] = tok.decode(reader.doc(i).tolist(), skip_special_tokens=True)
     return texts

@@ -85,30 +85,26 @@ def test_every_run_verifies(runs):
 
 def test_documents_hold_what_the_run_kept(runs):
     m = mf.load(runs["a"])
-    docs = m["documents"]
-    kept = m["stages"]["write"]["kept"]
-    assert kept == m["stages"]["pii"]["kept"] == docs["docs"] == 325
-    rows = {
-        e["path"]: pq.ParquetFile(runs["a"] / e["path"]).metadata.num_rows for e in docs["files"]
-    }
-    assert rows == {e["path"]: e["docs"] for e in docs["files"]} and sum(rows.values()) == kept
-    assert [(s["name"], s["origin"]) for s in docs["sources"]] == [
+    docs = m.documents
+    kept = m.stages["write"].kept
+    assert kept == m.stages["pii"].kept == docs.docs == 325
+    rows = {e.path: pq.ParquetFile(runs["a"] / e.path).metadata.num_rows for e in docs.files}
+    assert rows == {e.path: e.docs for e in docs.files} and sum(rows.values()) == kept
+    assert [(s.name, s.origin) for s in docs.sources] == [
         ("web", "real"),
         ("synthetic", "synthetic"),
     ]
-    assert m["tokenizer"] is None and m["shards"] == []
+    assert m.tokenizer is None and m.shards == []
     b = mf.load(runs["b"])
-    assert {n: s["docs"] for n, s in b["sources"].items()} == {
-        s["name"]: s["docs"] for s in docs["sources"]
-    }
+    assert {n: s.docs for n, s in b.sources.items()} == {s.name: s.docs for s in docs.sources}
 
 
 def test_the_later_run_records_the_run_it_read(runs):
     sha = hashlib.sha256((runs["a"] / mf.MANIFEST).read_bytes()).hexdigest()
-    inputs = mf.load(runs["b"])["inputs"]
+    inputs = mf.load(runs["b"]).inputs
     assert len(inputs) == 5
-    assert {(i["run"], i["run_manifest"]) for i in inputs} == {(str(runs["a"]), sha)}
-    assert mf.load(runs["b"])["config"]["sources"][0]["run"] == str(runs["a"])
+    assert {(i.run, i.run_manifest) for i in inputs} == {(str(runs["a"]), sha)}
+    assert mf.load(runs["b"]).config["sources"][0]["run"] == str(runs["a"])
 
 
 def test_one_schema_read_by_pyarrow(runs):
