@@ -274,8 +274,8 @@ class GlobalStage(StageHooks):
     def reduce_steps(self) -> list[tuple[PipelineStep, int]]:
         """The reduce phases in order, each with its number of tasks: by default the one
         `reduce_step` over `ctx.tasks` buckets. A stage that needs more passes over its files
-        returns more (minhash_dedup: bands per bucket, links per part, roots in one task,
-        clusters per part, then its report in one task)."""
+        returns more (minhash_dedup: bands per bucket, links, roots and joins per part, labels
+        in one task, clusters per part, then its report in one task)."""
         return [(self.reduce_step(), self.ctx.tasks)]
 
     def filter_step(self) -> Stage:

@@ -2,11 +2,11 @@
 
 Local stages chain inside one phase. A global stage (dedup) splits the chain: its map step ends
 the phase, followed by a work-file writer; each of its reduce steps (`reduce_steps()`, each with
-its own number of tasks: one step over `tasks` buckets for most; five for minhash_dedup and
-simhash_dedup: bands per bucket, links per part, roots in one task, clusters per part, the report
-in one task) runs as a phase of its own; its filter starts the next phase, right after the
-work-file reader. Task `r` of every phase handles the same documents in the same order, which is
-what lets the filter find a document by its index.
+its own number of tasks: one step over `tasks` buckets for most; seven for minhash_dedup and
+simhash_dedup: bands per bucket, links, roots and joins per part, labels in one task, clusters
+per part, the report in one task) runs as a phase of its own; its filter starts the next phase,
+right after the work-file reader. Task `r` of every phase handles the same documents in the same
+order, which is what lets the filter find a document by its index.
 A map phase that only reads the work files and filters them (two dedup stages back to back)
 writes none: the next phase reads the same files and replays that filter (`replays_cheaply`).
 `gristmill run --plan CONFIG` prints a config's phases (pipeline/run/plan.py).

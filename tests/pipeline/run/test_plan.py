@@ -48,7 +48,8 @@ def test_tasks_per_phase_follow_the_config(tmp_path):
         r"01-exact_dedup-map\s+3 tasks  read, provenance, langid", phase["01-exact_dedup-map"]
     )
     assert re.match(
-        r"06-minhash_dedup-roots\s+1 task   minhash_dedup\.roots$", phase["06-minhash_dedup-roots"]
+        r"08-minhash_dedup-labels\s+1 task   minhash_dedup\.labels$",
+        phase["08-minhash_dedup-labels"],
     )
     assert "local: the phases in order, `workers` (1) tasks at a time in local processes" in lines
 
