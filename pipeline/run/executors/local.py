@@ -82,19 +82,23 @@ def fork_is_safe() -> bool:
     return all(t is main or t.name == "fsspecIO" for t in threading.enumerate())
 
 
-def _default_signals() -> None:
-    """A forked worker's start: SIGINT and SIGTERM back to the system's default. It inherits the
-    run's Python handlers (pipeline/cli/interrupt.py), and a Python handler runs only between
-    bytecodes: a SIGTERM that lands just before the idle worker blocks on the task queue's lock
-    would be consumed and never end it, and the pool's terminate would wait on it for ever."""
-    for s in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(s, signal.SIG_DFL)
+def _worker_signals() -> None:
+    """A worker's start: SIGINT ignored, SIGTERM the system's default. Ctrl-C reaches the whole
+    process group; the run ends the pool (a SIGTERM to each worker) once the parent holds the task
+    queue's lock, so a worker never dies holding it, which would stop the pool's end for ever. A
+    Python SIGTERM handler (the run's own, inherited at the fork) is not safe either: it runs only
+    between bytecodes, and a SIGTERM that lands just before the idle worker blocks on that lock is
+    consumed without ending it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _environment(env: dict[str, str]) -> None:
-    """A forkserver worker's start: the environment of the run it works for."""
+    """A forkserver worker's start: the environment of the run it works for, and the signals of
+    every worker (`_worker_signals`)."""
     os.environ.clear()
     os.environ.update(env)
+    _worker_signals()
 
 
 def incomplete_ranks(folder: Path, tasks: int) -> list[int]:
@@ -175,7 +179,7 @@ class LocalRunner(PhaseRunner):
             if fork_is_safe():
                 self._warm_here()
                 self.pool = multiprocessing.get_context("fork").Pool(
-                    self.workers, initializer=_default_signals
+                    self.workers, initializer=_worker_signals
                 )
             else:
                 context = multiprocessing.get_context("forkserver")

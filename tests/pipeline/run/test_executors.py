@@ -263,13 +263,14 @@ def forked_from_this_process(folder: str) -> None:
 class RecordSignals(RecordWorker):
     def run(self, data=None, rank: int = 0, world_size: int = 1):
         handlers = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)]
-        (self.folder / f"{rank}.sig").write_text(str(handlers == [signal.SIG_DFL] * 2))
+        (self.folder / f"{rank}.sig").write_text(str(handlers == [signal.SIG_IGN, signal.SIG_DFL]))
         yield from ()
 
 
 def forked_with_default_signals(folder: str) -> None:
-    """A run's own SIGINT/SIGTERM handlers (`gristmill run`) are not its forked workers': a
-    Python handler can miss the pool's SIGTERM, leaving an idle worker that terminate waits on."""
+    """A run's own SIGINT/SIGTERM handlers (`gristmill run`) are not its forked workers': they
+    ignore Ctrl-C (the run ends them) and die of the pool's SIGTERM, which a Python handler can
+    miss, leaving an idle worker that the pool's end waits on for ever."""
     from gristmill.pipeline.run.executors.local import fork_is_safe
 
     for s in (signal.SIGINT, signal.SIGTERM):
@@ -286,7 +287,7 @@ def forked_with_default_signals(folder: str) -> None:
     assert said == {"True"}, said
 
 
-def test_forked_workers_take_the_default_signal_handlers(tmp_path):
+def test_forked_workers_ignore_sigint_and_die_of_sigterm(tmp_path):
     code = f"from {__name__} import forked_with_default_signals as f; f({str(tmp_path)!r})"
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
