@@ -208,7 +208,7 @@ class Lease(RunObserver):
         if self.lost is not None:
             raise self.lost
         self.renew()
-        if phase is run.phases[-1]:
+        if phase is run.plan.phases[-1]:
             self._start()  # no worker starts after the last phase: kept through publishing
 
     def release(self) -> None:
