@@ -7,6 +7,8 @@ import random
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import pytest
+
 from bench.data.grow import main
 from bench.data.synthetic_corpus import jaccard
 from gristmill.stages.formats.docio import AtomicWriter, read_records
@@ -55,6 +57,7 @@ def shard_bytes(tmp: Path, name: str) -> list[bytes]:
     return [f.read_bytes() for f in sorted((tmp / name / "shards").glob("*.zst"))]
 
 
+@pytest.mark.slow
 def test_grow_is_seeded_planted_as_recorded_and_keeps_languages(tmp_path):
     fake_corpus(tmp_path / "c.jsonl.zst")
     opts = ["--docs-per-shard", "500", "--exact", "0.1", "--near", "0.1", "--url-dups", "0.05"]

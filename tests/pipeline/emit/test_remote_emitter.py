@@ -23,6 +23,8 @@ from tests.pipeline.run.test_s3_run import BUCKET, s3  # noqa: F401
 
 URL = f"s3://{BUCKET}/runs/emit"
 
+pytestmark = pytest.mark.s3  # the run sits on a moto S3 server
+
 
 def _sources():
     rng = np.random.default_rng(5)

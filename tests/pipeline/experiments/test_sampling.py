@@ -24,6 +24,7 @@ def test_draw_follows_the_distribution():
     assert np.abs(counts - probs.numpy()).max() < 4 * np.sqrt(0.25 / 20_000)
 
 
+@pytest.mark.slow
 def test_generation_stays_in_the_vocabulary_and_stops_at_eos():
     torch.manual_seed(0)
     model = GPT(ModelConfig(layers=1, heads=2, width=16, seq_len=8, vocab_size=64))
