@@ -83,18 +83,31 @@ class Group:
             for s in SENTENCE.findall(line):
                 self.sentences[length_class(len(s)), s.isascii()].append(s)
 
-    def line(self, own: str, key: tuple, rng: random.Random, mix: float) -> str:
+    def line(self, own: str, key: tuple, rng: random.Random, mix: float, memo: dict) -> str:
+        """The stand-in for line `own` of a page; `memo` holds the page's stand-ins so far,
+        so that a line or sentence the page repeats is replaced by the same one each time
+        (the repetition quality measures is kept)."""
+        if ("line", own) in memo:
+            return memo["line", own]
         line = rng.choice(self.lines[key]) if rng.random() < mix else own
         parts = SENTENCE.findall(line)
         if len(parts) < 2:
+            memo["line", own] = line
             return line
-        out = [rng.choice(self.sentences[length_class(len(s)), s.isascii()]) for s in parts[:-1]]
+        out = [self._sentence(s, rng, memo) for s in parts[:-1]]
         for i, s in enumerate(out[:-1]):  # sentences drawn without their spacing get one
             if not s[-1:].isspace() and not s.endswith(("。", "！", "？")):
                 out[i] = s + " "
         if out and not out[-1][-1:].isspace() and not out[-1].endswith(("。", "！", "？")):
             out[-1] += " "
-        return "".join(out) + parts[-1]
+        memo["line", own] = "".join(out) + parts[-1]
+        return memo["line", own]
+
+    def _sentence(self, own: str, rng: random.Random, memo: dict) -> str:
+        if ("sentence", own) not in memo:
+            pool = self.sentences[length_class(len(own)), own.isascii()]
+            memo["sentence", own] = rng.choice(pool)
+        return memo["sentence", own]
 
 
 def load_groups(path: Path) -> tuple[dict[tuple, Group], list[tuple]]:
@@ -137,7 +150,8 @@ class Shard:
         page = self.rng.choice(group.pages)
         mix = self.opts.mix
         lines = zip(page["lines"], page["shapes"], strict=True)
-        text = "\n".join(group.line(own, s, self.rng, mix) for own, s in lines)
+        memo: dict = {}
+        text = "\n".join(group.line(own, s, self.rng, mix, memo) for own, s in lines)
         doc_id, n = self.next_id()
         url = new_url(page["url"], self.seed, n)
         return {"id": doc_id, "text": text, "url": url, "lang": key[1], "package": key[0]}
