@@ -12,14 +12,20 @@ leaves are reported.
     python -m bench.speed.scale_chain CORPUS [CORPUS ...] [--workers 2] [--keep]
     python -m bench.speed.scale_chain --compare RUNS/orig.json RUNS/g1.json   # keep rates
     python -m bench.speed.scale_chain --table RUNS/g1.json RUNS/g10.json      # per phase
+    python -m bench.speed.scale_chain CORPUS --identity 1,8   # outputs per cluster_tasks
+
+`--identity` runs the chain with `gristmill run` once per `minhash_dedup.cluster_tasks` value
+and compares the sha256 of every file under `tokens/`, `documents/`, `rejected/` and `index/`.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import shutil
+import subprocess
 import sys
 import threading
 from collections import Counter
@@ -42,6 +48,7 @@ CHAIN = """\
 """
 PLANTED_FOR = [("exact", "exact_dedup"), ("near", "minhash_dedup"), ("template", "minhash_dedup")]
 PLANTED_FOR += [("url_dup", "url_dedup")]
+OUTPUTS = ("tokens", "documents", "rejected", "index")  # compared by --identity
 STAGES = ["langid", "quality", "safety", "exact_dedup", "minhash_dedup", "url_dedup", "pii"]
 
 
@@ -58,16 +65,27 @@ class ScratchPeak(threading.Thread):
                 self.peak = max(self.peak, disk(self.work))
 
 
-def plan(corpus: Path, out: Path, workers: int):
-    from gristmill.pipeline.run.config import load_config
-    from gristmill.pipeline.run.phases import plan_run
-
+def config(corpus: Path, out: Path, workers: int, cluster_tasks: int | None = None):
+    """The chain's run config for `corpus` (one task per shard), written beside `out`."""
     tasks = len(list((corpus / "shards").glob("*.jsonl.zst")))
     out.mkdir(parents=True, exist_ok=True)
     cfg = out.parent / f"{out.name}.yaml"
     body = f"output: {out}\ntasks: {tasks}\nworkers: {workers}\n"
     body += f"sources:\n  - {{name: web, origin: real, paths: [{corpus / 'shards'}]}}\n"
-    cfg.write_text(body + "stages:\n" + CHAIN)
+    chain = CHAIN
+    if cluster_tasks:
+        chain = chain.replace(
+            "minhash_dedup\n", f"minhash_dedup: {{cluster_tasks: {cluster_tasks}}}\n"
+        )
+    cfg.write_text(body + "stages:\n" + chain)
+    return cfg, tasks
+
+
+def plan(corpus: Path, out: Path, workers: int):
+    from gristmill.pipeline.run.config import load_config
+    from gristmill.pipeline.run.phases import plan_run
+
+    cfg, tasks = config(corpus, out, workers)
     work = out / "_work"
     phases, _ = plan_run(load_config(cfg), work, strict=False)
     return phases, work, tasks
@@ -124,6 +142,39 @@ def run_one(corpus: Path, runs: Path, workers: int, keep: bool) -> dict:
     return got
 
 
+def digest(folder: Path) -> tuple[int, str]:
+    """How many files under `folder`, and a sha256 of their paths and contents."""
+    h, n = hashlib.sha256(), 0
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(folder)).encode() + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+        n += 1
+    return n, h.hexdigest()
+
+
+def identity(corpus: Path, runs: Path, workers: int, values: list[int]) -> bool:
+    """The chain run by `gristmill run` once per `cluster_tasks` value; its outputs' digests."""
+    got = {}
+    for k in values:
+        out = runs / f"{corpus.name}-c{k}"
+        shutil.rmtree(out, ignore_errors=True)
+        cfg, _ = config(corpus, out, workers, cluster_tasks=k)
+        subprocess.run(
+            [str(Path(sys.executable).with_name("gristmill")), "run", str(cfg)], check=True
+        )
+        got[k] = {d: digest(out / d) for d in OUTPUTS}
+        stats = json.loads((out / "manifest.json").read_text())["stages"]
+        got[k]["links"] = stats["minhash_dedup.roots"]["links"]
+        got[k]["joins"] = stats.get("minhash_dedup.joins", {}).get("joins", 0)
+        line = ", ".join(f"{d} {got[k][d][0]} files {got[k][d][1][:16]}" for d in OUTPUTS)
+        line += f"; {got[k]['links']:,} links, {got[k]['joins']:,} joins"
+        print(f"cluster_tasks {k}: {line}", flush=True)
+    same = all(g[d] == got[values[0]][d] for g in got.values() for d in OUTPUTS)
+    print(f"  the same bytes for cluster_tasks {values}: {same}")
+    (runs / f"{corpus.name}-identity.json").write_text(json.dumps(got | {"same": same}, indent=1))
+    return same
+
+
 def compare(paths: list[Path]) -> None:
     runs = [json.loads(p.read_text()) for p in paths]
     print("| stage | " + " | ".join(Path(r["corpus"]).name for r in runs) + " |")
@@ -152,7 +203,7 @@ def catches(paths: list[Path]) -> None:
 
 def phase_table(paths: list[Path]) -> None:
     """Per phase: CPU-s per MB and the largest task's peak anonymous RSS at each size, and
-    the last size's against the first's (the growth ratios)."""
+    the last size's against the first's (the growth ratios); then wall and scratch disk."""
     runs = [json.loads(p.read_text()) for p in paths]
     names = [f"{Path(r['corpus']).name} ({r['mb']:,.0f} MB, {r['tasks']} tasks)" for r in runs]
     print("| phase | " + " | ".join(names) + " | growth |")
@@ -173,6 +224,12 @@ def phase_table(paths: list[Path]) -> None:
     print(
         "| scratch peak MB | " + " | ".join(f"{r['scratch_peak_mb']:,.0f}" for r in runs) + " | |"
     )
+    print("\nPer phase: wall s / scratch MB the phase adds to `_work` (negative: removed)\n")
+    print("| phase | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(runs))
+    for i, row in enumerate(runs[0]["rows"]):
+        cells = [f"{r['rows'][i]['wall_s']:,.1f} / {r['rows'][i]['disk_mb']:,.0f}" for r in runs]
+        print(f"| {row['phase']} | " + " | ".join(cells) + " |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -183,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep each run's output")
     ap.add_argument("--compare", type=Path, nargs="+", help="run JSONs: a keep-rate table")
     ap.add_argument("--table", type=Path, nargs="+", help="run JSONs: the per-phase table")
+    ap.add_argument("--identity", help="cluster_tasks values (e.g. 1,8): compare the outputs")
     args = ap.parse_args(argv)
     if args.table:
         phase_table(args.table)
@@ -194,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.corpora:
         ap.error("name one or more corpora")
     runs = args.runs or args.corpora[0].parent / "runs"
+    if args.identity:
+        values = [int(k) for k in args.identity.split(",")]
+        return 0 if all(identity(c, runs, args.workers, values) for c in args.corpora) else 1
     for corpus in args.corpora:
         run_one(corpus, runs, args.workers, args.keep)
     return 0
