@@ -176,7 +176,7 @@ def run_phases(phases, work: Path, workers: int, label: str = "") -> list[dict]:
             runner.run_phase(measured, folder)
         finally:
             runner.close()
-        got = [json.loads(p.read_text()) for p in marks.glob("*.json")]
+        got = [json.loads(p.read_text()) for p in sorted(marks.glob("*.json"))]
         rows.append(
             {
                 "phase": phase.name,
@@ -193,9 +193,10 @@ def run_phases(phases, work: Path, workers: int, label: str = "") -> list[dict]:
                 / 1024,
                 "file_end_mib": max(g.get("file_kib", 0) for g in got) / 1024,
                 "disk_mb": (disk(work) - before) / 1e6,
+                "task_cpu_s": [round(g["cpu"], 3) for g in got],  # by rank
             }
         )
-        print(f"    {rows[-1]}", flush=True)
+        print(f"    { {k: v for k, v in rows[-1].items() if k != 'task_cpu_s'} }", flush=True)
     return rows
 
 

@@ -16,7 +16,7 @@ from gristmill.stages.base import Stage, source_of
 from gristmill.stages.dedup.earlier import IN_EARLIER_RUN
 from gristmill.stages.dedup.minhash import core as mh
 from gristmill.stages.dedup.minhash import index
-from gristmill.stages.dedup.minhash.components import local_components, write_nodes
+from gristmill.stages.dedup.minhash.components import local_components, write_nodes, write_parts
 from gristmill.stages.dedup.minhash.shingles import shingle_batch
 from gristmill.stages.dedup.minhash.store import (
     BAND,
@@ -204,7 +204,7 @@ class FuzzyBands(PipelineStep):
         ]
         edges = np.concatenate(edges) if edges else np.zeros(0, dtype=EDGE)
         edges, nodes = local_components(edges)  # the bucket's share of the components
-        write_array(files.edges(rank), edges)
+        write_parts(files.edges(rank), edges, edges["root"], p.parts(tasks))  # by root's part
         write_nodes(files, rank, nodes, p.parts(tasks))
         self.stat_update("candidate_pairs", value=len(pairs))
         self.stat_update("confirmed_pairs", value=len(edges))

@@ -32,6 +32,7 @@ from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.stages.dedup.minhash import core as mh
+from gristmill.stages.dedup.minhash.components import read_slice
 from gristmill.stages.dedup.minhash.roots import load_labels, resolve
 from gristmill.stages.dedup.minhash.store import (
     EDGE,
@@ -40,8 +41,8 @@ from gristmill.stages.dedup.minhash.store import (
     Files,
     meta_lines,
     part_of,
-    read_array,
     split_gid,
+    task_groups,
 )
 from gristmill.stages.dedup.unionfind import UnionFind
 from gristmill.stages.errors import GristmillError
@@ -86,10 +87,17 @@ class MinHashCluster(PipelineStep):
     def _edges(self, files: Files, part: int) -> np.ndarray:
         """The confirmed pairs of the part's components, each once (EDGE records)."""
         relabel, labels = load_labels(files, self.parts)
+        # a bucket's pairs are filed by the part of their root; a pair belongs to the part of
+        # its root's label, which differs only for the roots the labels changed: read this
+        # part's slices, and the slices of the parts such roots came from
+        changed = mh.sorted_unique(np.concatenate([relabel["node"], labels["node"]]))
+        to_me = part_of(resolve(relabel, labels, changed), self.parts) == part
+        slices = sorted({part, *part_of(changed[to_me], self.parts).tolist()})
         mine = []
         for bucket in range(self.ctx.tasks):
-            got = read_array(files.edges(bucket), REDGE, "bands")
-            mine.append(got[part_of(resolve(relabel, labels, got["root"]), self.parts) == part])
+            for j in slices:
+                got = read_slice(files.edges(bucket), j, "bands", REDGE)
+                mine.append(got[part_of(resolve(relabel, labels, got["root"]), self.parts) == part])
         got = np.concatenate(mine)
         edges = np.empty(len(got), dtype=EDGE)
         for f in ("a", "b", "sim"):
@@ -102,9 +110,9 @@ class MinHashCluster(PipelineStep):
         tasks, idx = split_gid(nodes)
         keys: list = [None] * len(nodes)
         sources: list = [None] * len(nodes)
-        for t in mh.sorted_unique(tasks).tolist():
+        for t, rows in task_groups(tasks):
             line = meta_lines(files, t)
-            for n in np.flatnonzero(tasks == t).tolist():
+            for n in rows.tolist():
                 rec = line(int(idx[n]))
                 keys[n], sources[n] = rec[:4], rec[4]
         return keys, sources

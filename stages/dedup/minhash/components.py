@@ -60,7 +60,7 @@ def local_components(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def write_parts(path: Path, recs: np.ndarray, key: np.ndarray, parts: int) -> None:
-    """NODE records ordered by the part of `key` (stable), and beside them (`.idx`) where each
+    """Records ordered by the part of `key` (stable), and beside them (`.idx`) where each
     part's run starts, so that a task of the next phase reads its part alone."""
     part = part_of(key, parts).astype(np.int64)
     write_array(path, recs[np.argsort(part, kind="stable")])
@@ -68,11 +68,11 @@ def write_parts(path: Path, recs: np.ndarray, key: np.ndarray, parts: int) -> No
     write_array(path.with_suffix(".idx"), np.r_[0, ends].astype(np.uint64))
 
 
-def read_slice(path: Path, part: int, what: str) -> np.ndarray:
-    """The NODE records of `part` in a file `write_parts` wrote."""
+def read_slice(path: Path, part: int, what: str, dtype: np.dtype = NODE) -> np.ndarray:
+    """The records (NODE, or `dtype`) of `part` in a file `write_parts` wrote."""
     idx = read_array(path.with_suffix(".idx"), np.uint64, what)
     start, count = int(idx[part]), int(idx[part + 1] - idx[part])
-    return np.fromfile(path, dtype=NODE, offset=start * NODE.itemsize, count=count)
+    return np.fromfile(path, dtype=dtype, offset=start * dtype.itemsize, count=count)
 
 
 def write_nodes(files: Files, bucket: int, recs: np.ndarray, parts: int) -> None:

@@ -46,7 +46,6 @@ import numpy as np
 import orjson
 
 from gristmill.stages.base import StageContext
-from gristmill.stages.dedup.minhash.core import sorted_unique
 from gristmill.stages.formats.docio import AtomicWriter
 
 BAND = np.dtype([("key", "<u8"), ("idh", "<u8"), ("gid", "<u8")])
@@ -64,6 +63,15 @@ def gid(task: int, index) -> np.ndarray:
 def split_gid(g) -> tuple[np.ndarray, np.ndarray]:
     g = np.asarray(g, dtype=np.uint64)
     return (g >> np.uint64(32)).astype(np.int64), (g & np.uint64(0xFFFFFFFF)).astype(np.int64)
+
+
+def task_groups(tasks: np.ndarray):
+    """(task, rows) for each task in `tasks` (its rows in their order): one sort, rather than
+    a pass over all rows for each task."""
+    order = np.argsort(tasks, kind="stable")
+    for rows in np.split(order, np.flatnonzero(np.diff(tasks[order])) + 1):
+        if len(rows):
+            yield int(tasks[rows[0]]), rows
 
 
 def part_of(g, parts: int) -> np.ndarray:
@@ -153,34 +161,41 @@ class Files:
 
 class DocStore:
     """Read access to the map output of every task: signatures and shingle sets by gid,
-    memory-mapped (the OS pages in what is read; nothing is loaded whole)."""
+    memory-mapped (the OS pages in what is read; nothing is loaded whole). A task's files are
+    mapped when one of its documents is first read: a task of a later phase reads a few of
+    every map task's documents, or none, and mapping costs more than reading them."""
 
     def __init__(self, files: Files, tasks: int, num_perm: int):
         self.files, self.num_perm = files, num_perm
-        self._sig, self._sh, self._ends = {}, {}, {}
+        self._maps: dict[int, tuple] = {}
         for t in range(tasks):
             path = files.docs(t, "sig")
             if not path.exists():
                 raise RuntimeError(f"minhash_dedup: map output missing: {path}")
-            if path.stat().st_size:
-                sig = np.memmap(path, dtype=np.uint32, mode="r").view(np.ndarray)
-                self._sig[t] = sig.reshape(-1, num_perm)  # a plain view: memmap's slicing is slow
-                self._sh[t] = read_memmap(files.docs(t, "shingles"), np.uint32)
-                self._ends[t] = read_memmap(files.docs(t, "ends"), np.uint64)
+
+    def _task(self, t: int) -> tuple:
+        """(signatures, shingles, ends) of map task `t`."""
+        if t not in self._maps:
+            f = self.files
+            self._maps[t] = (
+                read_memmap(f.docs(t, "sig"), np.uint32).reshape(-1, self.num_perm),
+                read_memmap(f.docs(t, "shingles"), np.uint32),
+                read_memmap(f.docs(t, "ends"), np.uint64),
+            )
+        return self._maps[t]
 
     def signatures(self, gids: np.ndarray) -> np.ndarray:
         tasks, idx = split_gid(gids)
         out = np.empty((len(idx), self.num_perm), dtype=np.uint32)
-        for t in sorted_unique(tasks):
-            sel = tasks == t
-            out[sel] = self._sig[int(t)][idx[sel]]
+        for t, rows in task_groups(tasks):
+            out[rows] = self._task(t)[0][idx[rows]]
         return out
 
     def shingle_set(self, g: int) -> np.ndarray:
         """The document's shingle set: sorted, no repeats (the map wrote it so), a view."""
         t, i = int(g) >> 32, int(g) & 0xFFFFFFFF
-        ends = self._ends[t]
-        return self._sh[t][int(ends[i - 1]) if i else 0 : int(ends[i])]
+        _, sh, ends = self._task(t)
+        return sh[int(ends[i - 1]) if i else 0 : int(ends[i])]
 
 
 def read_array(path: Path, dtype, what: str) -> np.ndarray:

@@ -53,3 +53,44 @@ def test_a_chain_across_parts_needs_joins_and_is_one_component():
     relabel, labels = components_by_parts(links_of(edges), 4)
     assert len(labels) > 0  # the chain's links fell in several parts and were joined
     assert set(resolve(relabel, labels, np.array(chain, dtype=np.uint64)).tolist()) == {chain[0]}
+
+
+@settings(max_examples=40, deadline=None)
+@given(GRAPH, st.lists(st.tuples(GID, GID, st.integers(0, 999)), max_size=80), st.integers(1, 5))
+def test_a_clusters_task_reads_every_pair_of_its_part_and_no_other(links, pairs, parts):
+    """Bands file a bucket's pairs by their root's part; a clusters task reads its own slices
+    and those of the roots the labels moved into its part: the pairs whose root's label is in
+    the part, as reading every bucket whole and keeping those would."""
+    import tempfile
+    from pathlib import Path
+
+    from gristmill.stages.base import StageContext
+    from gristmill.stages.dedup.minhash.cluster import MinHashCluster
+    from gristmill.stages.dedup.minhash.components import write_parts
+    from gristmill.stages.dedup.minhash.stage import MinHashParams
+    from gristmill.stages.dedup.minhash.store import REDGE, Files, part_of, write_array
+
+    relabel, labels = components_by_parts(links_of(links), parts)
+    roots = sorted({x for e in links for x in e}) or [1]
+    buckets = 3
+    with tempfile.TemporaryDirectory() as tmp:
+        ctx = StageContext(work=Path(tmp), tasks=buckets)
+        step = MinHashCluster(MinHashParams(), ctx, parts)
+        files = Files(ctx, step.params.stage)
+        every = []
+        for b in range(buckets):
+            mine = [p for i, p in enumerate(pairs) if i % buckets == b]
+            recs = np.zeros(len(mine), dtype=REDGE)
+            for i, (x, y, r) in enumerate(mine):
+                recs[i] = (min(x, y), max(x, y) + 1, 0.9, roots[r % len(roots)])
+            write_parts(files.edges(b), recs, recs["root"], parts)
+            every.append(recs)
+        for k in range(parts):
+            write_array(files.relabel(k), relabel if k == 0 else np.zeros(0, dtype=NODE))
+        write_array(files.roots(), labels)
+        every = np.concatenate(every)
+        of = part_of(resolve(relabel, labels, every["root"]), parts)
+        for k in range(parts):
+            want = {(int(r["a"]), int(r["b"])) for r in every[of == k]}
+            got = {(int(r["a"]), int(r["b"])) for r in step._edges(files, k)}
+            assert got == want
