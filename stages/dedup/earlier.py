@@ -99,7 +99,7 @@ def write_exact_index(sigs: Path, kept: set[tuple[int, str]], out: Path) -> Path
         return None
     keys = {
         rec[0]
-        for path in sorted(sigs.glob("*/*.jsonl"))
+        for path in sorted(sigs.glob("*.jsonl"))
         for rec in read_records(path)
         if (rec[2], rec[4]) in kept
     }

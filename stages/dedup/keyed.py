@@ -1,19 +1,23 @@
 """Keep one document per key, globally: the map -> reduce -> filter steps that `exact_dedup`
 (document level) and `url_dedup` share. A subclass of `KeyMap` says what a document's key is.
 
-map    per task: a record per keyed document, [key, *survivor key, index], sorted, one file per
-       key bucket (`int(key[:8], 16) % tasks`). Documents without a key get no record.
-reduce per bucket: k-way merge of every map task's sorted file; within a run of equal keys the
-       first record (smallest survivor key, see `stages/dedup/survivor.py`) survives. Writes, per
-       map
-       task, the (index, survivor id) of every duplicate.
+map    per task: a record per keyed document, [key, *survivor key, index], sorted within its
+       key bucket (`int(key[:8], 16) % tasks`), in one file ordered by bucket, with where each
+       bucket's lines start beside it (`.idx`). Documents without a key get no record.
+reduce per bucket: k-way merge of its lines of every map task's file; within a run of equal keys
+       the first record (smallest survivor key, see `stages/dedup/survivor.py`) survives. Writes
+       one file ordered by map task: the (index, survivor id) of every duplicate.
 filter per task: drops those indices with the stage's reason and `duplicate_of`.
+
+One file a task and phase, not one a (map task, bucket) pair: tasks x tasks small files cost
+more to create than to read, and tens of thousands of tasks would make billions of them.
 
 A reduce that is `indexed` (exact_dedup's) also looks its keys up in the indexes of earlier runs
 (`ctx.earlier`, `stages/dedup/earlier.py`): a key an earlier run kept drops every copy, with
 reason `in_earlier_run` and the earlier run in the document's `in_earlier_run`.
 
-Memory: map holds ~100 bytes per keyed document of its own task; reduce streams.
+Memory: map holds ~100 bytes per keyed document of its own task; reduce, ~100 bytes per
+record of its bucket.
 """
 
 from __future__ import annotations
@@ -23,13 +27,15 @@ from itertools import groupby, islice
 from pathlib import Path
 from typing import ClassVar
 
+import numpy as np
+import orjson
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.stages.base import Stage, StageContext
 from gristmill.stages.dedup.earlier import IN_EARLIER_RUN, EarlierKeys
 from gristmill.stages.dedup.survivor import survivor_key
-from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
+from gristmill.stages.formats.docio import AtomicWriter, dumps
 
 SURVIVOR_ID, INDEX, MAP_RANK = 4, 5, 6  # fields of a record (MAP_RANK added by the reduce)
 CHUNK = 1 << 16  # key groups looked up in the earlier indexes at a time
@@ -39,11 +45,38 @@ class KeyFiles:
     def __init__(self, ctx: StageContext, folder: str):
         self.root = Path(ctx.work or ".") / folder
 
-    def sigs(self, bucket: int, rank: int) -> Path:
-        return self.root / "sigs" / f"{bucket:05d}" / f"{rank:05d}.jsonl"
+    def sigs(self, rank: int) -> Path:
+        return self.root / "sigs" / f"{rank:05d}.jsonl"
 
-    def drops(self, bucket: int, rank: int) -> Path:
-        return self.root / "drops" / f"{bucket:05d}" / f"{rank:05d}.jsonl"
+    def drops(self, bucket: int) -> Path:
+        return self.root / "drops" / f"{bucket:05d}.jsonl"
+
+
+def write_groups(path: Path, groups) -> None:
+    """The lines of each group in turn to `path`, and beside it (`.idx`, uint64) the offset
+    where each group starts and the file's end: a task of the next phase reads its group."""
+    w, ends = AtomicWriter(path), [0]
+    for lines in groups:
+        for line in lines:
+            w.write(line)
+        ends.append(ends[-1] + sum(map(len, lines)))
+    w.close()
+    w = AtomicWriter(path.with_suffix(".idx"))
+    w.write(np.array(ends, dtype=np.uint64).tobytes())
+    w.close()
+
+
+def read_group(path: Path, k: int, what: str) -> list:
+    """The records of group `k` of a file `write_groups` wrote."""
+    idx = path.with_suffix(".idx")
+    if not idx.exists():
+        raise RuntimeError(f"{what} output missing: {idx}")
+    start, end = np.fromfile(idx, dtype=np.uint64, count=2, offset=8 * k).tolist()
+    if start == end:
+        return []
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        return [orjson.loads(line) for line in fh.read(end - start).splitlines()]
 
 
 class KeyMap(Stage):
@@ -69,14 +102,10 @@ class KeyMap(Stage):
     def finish(self, rank: int) -> None:
         files, buckets = KeyFiles(self.ctx, self.folder), self.ctx.tasks
         self._records.sort()
-        by_bucket: dict[int, list] = {}
+        by_bucket: list[list] = [[] for _ in range(buckets)]
         for rec in self._records:
-            by_bucket.setdefault(int(rec[0][:8], 16) % buckets, []).append(rec)
-        for bucket in range(buckets):  # every bucket gets a file, so reduce can check all arrived
-            w = AtomicWriter(files.sigs(bucket, rank))
-            for rec in by_bucket.get(bucket, ()):
-                w.write(dumps(rec))
-            w.close()
+            by_bucket[int(rec[0][:8], 16) % buckets].append(dumps(rec))
+        write_groups(files.sigs(rank), by_bucket)
         self.stat_update("signatures", value=len(self._records))
         self._records, self._index = [], 0
 
@@ -92,11 +121,10 @@ class KeyReduce(PipelineStep):
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         files = KeyFiles(self.ctx, self.folder)
-        paths = [files.sigs(rank, r) for r in range(self.ctx.tasks)]
-        missing = [p for p in paths if not p.exists()]
-        if missing:
-            raise RuntimeError(f"{self.folder}: map output missing: {missing[0]}")
-        streams = [_tagged(p, r) for r, p in enumerate(paths)]
+        streams = [
+            [(*rec, r) for rec in read_group(files.sigs(r), rank, f"{self.folder}: map")]
+            for r in range(self.ctx.tasks)
+        ]  # each map task's records of this bucket, with the task's rank appended
         drops: dict[int, list] = {}
         earlier = EarlierKeys(self.ctx.earlier) if self.indexed and self.ctx.earlier else None
         groups = (list(g) for _, g in groupby(heapq.merge(*streams), key=lambda rec: rec[0]))
@@ -112,19 +140,10 @@ class KeyReduce(PipelineStep):
                     self.stat_update("duplicate_groups")
                 for rec in dupes:
                     drops.setdefault(rec[MAP_RANK], []).append((rec[INDEX], survivor[SURVIVOR_ID]))
-        for map_rank in range(self.ctx.tasks):
-            w = AtomicWriter(files.drops(rank, map_rank))
-            for drop in sorted(drops.get(map_rank, ())):
-                w.write(dumps(list(drop)))
-            w.close()
-            self.stat_update("duplicates", value=len(drops.get(map_rank, ())))
+        groups = [[dumps(list(d)) for d in sorted(drops.get(m, ()))] for m in range(self.ctx.tasks)]
+        write_groups(files.drops(rank), groups)
+        self.stat_update("duplicates", value=sum(map(len, groups)))
         yield from ()
-
-
-def _tagged(path: Path, map_rank: int):
-    """A map task's sorted records, each with the task's rank appended."""
-    for rec in read_records(path):
-        yield (*rec, map_rank)
 
 
 class KeyFilter(Stage):
@@ -137,7 +156,7 @@ class KeyFilter(Stage):
         self._drops: dict[int, str] = {}
         self._earlier: dict[int, str] = {}
         for bucket in range(self.ctx.tasks):
-            for rec in read_records(files.drops(bucket, rank)):
+            for rec in read_group(files.drops(bucket), rank, f"{self.folder}: reduce"):
                 if len(rec) > 2:  # [index, None, earlier run]
                     self._earlier[rec[0]] = rec[2]
                 else:

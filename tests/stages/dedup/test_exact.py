@@ -151,11 +151,20 @@ def test_filter_and_reduce_stats(tmp_path):
     assert stats(filt) == {"seen": 9, "kept": 4, "dropped": 5, "dropped/duplicate_exact": 5}
 
 
-def test_map_writes_a_file_for_every_bucket(tmp_path):
+def test_map_writes_one_file_with_a_group_for_every_bucket(tmp_path):
+    from gristmill.stages.dedup.keyed import read_group
+
     stage = ExactDedup(ctx=StageContext(work=tmp_path, tasks=3))
-    run_step(stage.map_step(), [doc("only", "one document")], rank=1, world_size=3)
-    sigs = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.jsonl"))
-    assert sigs == [f"exact_dedup/sigs/{b:05d}/00001.jsonl" for b in range(3)]
+    docs = [doc(f"d{i}", f"document {i}") for i in range(12)]
+    run_step(stage.map_step(), docs, rank=1, world_size=3)
+    sigs = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.*"))
+    assert sigs == ["exact_dedup/sigs/00001.idx", "exact_dedup/sigs/00001.jsonl"]
+    path = tmp_path / "exact_dedup" / "sigs" / "00001.jsonl"
+    groups = [read_group(path, b, "map") for b in range(3)]
+    assert sorted(rec[4] for g in groups for rec in g) == sorted(d.id for d in docs)
+    for b, group in enumerate(groups):  # each bucket's records, sorted by key
+        assert all(int(rec[0][:8], 16) % 3 == b for rec in group)
+        assert group == sorted(group)
 
 
 @pytest.mark.parametrize(
