@@ -13,7 +13,8 @@ folder of another stage that runs these phases, `simhash_dedup`'s: `Files(ctx, f
     sigs/index/<part>.bin        (key uint64, row uint32) pairs of the index being written
                                  (`index.py`), by the key's top bits; removed once it is
     drops/edges/<bucket>.bin     REDGE records: the bucket's confirmed pairs, their similarity
-                                 and the smallest node of their component within the bucket
+                                 and the smallest node of their component within the bucket,
+                                 sorted by that node's part; <bucket>.idx
     drops/nodes/<bucket>.bin     NODE records (node, that smallest node) of the bucket, sorted by
                                  the node's part; <bucket>.idx: uint64 (parts + 1,) offsets
     drops/links/<part>.bin       NODE records (root, root): two of a bucket's roots that share
