@@ -32,7 +32,7 @@ from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.stages.dedup.minhash import core as mh
-from gristmill.stages.dedup.minhash.components import read_slice
+from gristmill.stages.dedup.minhash.components import read_slices
 from gristmill.stages.dedup.minhash.roots import load_labels, resolve
 from gristmill.stages.dedup.minhash.store import (
     EDGE,
@@ -95,9 +95,8 @@ class MinHashCluster(PipelineStep):
         slices = sorted({part, *part_of(changed[to_me], self.parts).tolist()})
         mine = []
         for bucket in range(self.ctx.tasks):
-            for j in slices:
-                got = read_slice(files.edges(bucket), j, "bands", REDGE)
-                mine.append(got[part_of(resolve(relabel, labels, got["root"]), self.parts) == part])
+            got = read_slices(files.edges(bucket), slices, "bands", REDGE)
+            mine.append(got[part_of(resolve(relabel, labels, got["root"]), self.parts) == part])
         got = np.concatenate(mine)
         edges = np.empty(len(got), dtype=EDGE)
         for f in ("a", "b", "sim"):

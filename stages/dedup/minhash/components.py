@@ -75,6 +75,19 @@ def read_slice(path: Path, part: int, what: str, dtype: np.dtype = NODE) -> np.n
     return np.fromfile(path, dtype=dtype, offset=start * dtype.itemsize, count=count)
 
 
+def read_slices(path: Path, parts: list[int], what: str, dtype: np.dtype) -> np.ndarray:
+    """The records of each of `parts` (ascending) in a file `write_parts` wrote, in that
+    order: the file and its `.idx` opened once, however many parts."""
+    idx = read_array(path.with_suffix(".idx"), np.uint64, what).tolist()
+    out = []
+    with open(path, "rb") as fh:
+        for j in parts:
+            if idx[j + 1] > idx[j]:
+                fh.seek(idx[j] * dtype.itemsize)
+                out.append(np.frombuffer(fh.read((idx[j + 1] - idx[j]) * dtype.itemsize), dtype))
+    return np.concatenate(out) if out else np.zeros(0, dtype=dtype)
+
+
 def write_nodes(files: Files, bucket: int, recs: np.ndarray, parts: int) -> None:
     """The bucket's (node, root) records ordered by the node's part."""
     write_parts(files.nodes(bucket), recs, recs["node"], parts)
