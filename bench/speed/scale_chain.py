@@ -11,7 +11,7 @@ leaves are reported.
 
     python -m bench.speed.scale_chain CORPUS [CORPUS ...] [--workers 2] [--keep]
     python -m bench.speed.scale_chain --compare RUNS/orig.json RUNS/g1.json   # keep rates
-    python -m bench.speed.scale_chain --table RUNS/g1.json RUNS/g10.json      # per phase
+    python -m bench.speed.scale_chain --table RUNS/g1.json,R2/g1.json RUNS/g10.json  # per phase
     python -m bench.speed.scale_chain CORPUS --identity 1,8   # outputs per cluster_tasks
 
 `--identity` runs the chain with `gristmill run` once per `minhash_dedup.cluster_tasks` value
@@ -30,6 +30,7 @@ import sys
 import threading
 from collections import Counter
 from pathlib import Path
+from statistics import median
 
 from bench.speed.scale import disk, print_rows, run_phases
 from gristmill.stages.formats.docio import read_records
@@ -201,12 +202,33 @@ def catches(paths: list[Path]) -> None:
                   f"| {by.get(f'{stage}/new', 0):,} |")  # fmt: skip
 
 
-def phase_table(paths: list[Path]) -> None:
+MEDIAN_OF = ("cpu_s", "anon_peak_mib", "anon_growth_mib", "wall_s", "disk_mb")
+
+
+def median_run(paths: list[Path]) -> dict:
+    """Runs of one corpus as one: each phase's figures the runs' median (the machine's speed
+    varies by ±20% between runs minutes apart; a 1x run's 2 tasks do not average it out)."""
+    runs = [json.loads(p.read_text()) for p in paths]
+    got = dict(runs[0], runs=len(runs), scratch_peak_mb=median(r["scratch_peak_mb"] for r in runs))
+    got["rows"] = [
+        dict(row, **{k: median(r["rows"][i][k] for r in runs) for k in MEDIAN_OF})
+        for i, row in enumerate(runs[0]["rows"])
+    ]
+    got["totals"] = sorted(sum(x["cpu_s"] for x in r["rows"]) / r["mb"] for r in runs)
+    return got
+
+
+def phase_table(groups: list[str]) -> None:
     """Per phase: CPU-s per MB and the largest task's peak anonymous RSS at each size, and
     the last size's against the first's (the growth ratios; for a one-task phase, the last
-    size's rise); then wall and scratch disk."""
-    runs = [json.loads(p.read_text()) for p in paths]
+    size's rise); then wall and scratch disk. A size given as several run JSONs joined by
+    commas is their median."""
+    runs = [median_run([Path(p) for p in g.split(",")]) for g in groups]
     names = [f"{Path(r['corpus']).name} ({r['mb']:,.0f} MB, {r['tasks']} tasks)" for r in runs]
+    names = [
+        n + (f", median of {r['runs']}" if r["runs"] > 1 else "")
+        for n, r in zip(names, runs, strict=True)
+    ]
     print("| phase | " + " | ".join(names) + " | growth |")
     print("|---|" + "---|" * (len(runs) + 1))
     for i, row in enumerate(runs[0]["rows"]):
@@ -228,6 +250,8 @@ def phase_table(paths: list[Path]) -> None:
     print(
         "| scratch peak MB | " + " | ".join(f"{r['scratch_peak_mb']:,.0f}" for r in runs) + " | |"
     )
+    spread = [f"{r['totals'][0]:.4f}-{r['totals'][-1]:.4f}" for r in runs]
+    print("| all, the runs' range | " + " | ".join(spread) + " | |")
     print("\nPer phase: wall s / scratch MB the phase adds to `_work` (negative: removed)\n")
     print("| phase | " + " | ".join(names) + " |")
     print("|---|" + "---|" * len(runs))
@@ -243,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--keep", action="store_true", help="keep each run's output")
     ap.add_argument("--compare", type=Path, nargs="+", help="run JSONs: a keep-rate table")
-    ap.add_argument("--table", type=Path, nargs="+", help="run JSONs: the per-phase table")
+    ap.add_argument("--table", nargs="+", help="run JSONs (A.json,B.json: their median)")
     ap.add_argument("--identity", help="cluster_tasks values (e.g. 1,8): compare the outputs")
     args = ap.parse_args(argv)
     if args.table:
