@@ -16,7 +16,13 @@ from gristmill.stages.base import Stage, source_of
 from gristmill.stages.dedup.earlier import IN_EARLIER_RUN
 from gristmill.stages.dedup.minhash import core as mh
 from gristmill.stages.dedup.minhash import index
-from gristmill.stages.dedup.minhash.components import local_components, write_nodes, write_parts
+from gristmill.stages.dedup.minhash.components import (
+    local_components,
+    read_slice,
+    write_grouped,
+    write_nodes,
+    write_parts,
+)
 from gristmill.stages.dedup.minhash.shingles import shingle_batch
 from gristmill.stages.dedup.minhash.store import (
     BAND,
@@ -25,7 +31,6 @@ from gristmill.stages.dedup.minhash.store import (
     Files,
     MetaWriter,
     gid,
-    write_array,
 )
 from gristmill.stages.dedup.survivor import survivor_key
 from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
@@ -162,9 +167,7 @@ class FuzzyMap(Stage):
         recs = np.concatenate(self._bands) if self._bands else np.zeros(0, dtype=BAND)
         self.stat_update("state_bytes", value=recs.nbytes)  # held until the end of the task
         recs = recs[np.lexsort((recs["idh"], recs["key"]))]
-        bucket_of = recs["key"] % np.uint64(buckets)
-        for bucket in range(buckets):  # every bucket gets a file, so the next phase can check
-            write_array(files.bands(bucket, rank), recs[bucket_of == bucket])
+        write_grouped(files.bands(rank), recs, recs["key"] % np.uint64(buckets), buckets)
         self.stat_update("band_records", value=len(recs))
         self._bands = []
 
@@ -188,11 +191,11 @@ class FuzzyBands(PipelineStep):
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         p, files, tasks = self.params, Files(self.ctx, self.params.stage), self.ctx.tasks
-        paths = [files.bands(rank, t) for t in range(tasks)]
-        missing = [x for x in paths if not x.exists()]
+        paths = [files.bands(t) for t in range(tasks)]
+        missing = [x for x in paths if not x.with_suffix(".idx").exists()]
         if missing:
             raise RuntimeError(f"{p.stage}: map output missing: {missing[0]}")
-        recs = np.concatenate([np.fromfile(x, dtype=BAND) for x in paths])
+        recs = np.concatenate([read_slice(x, rank, "map", BAND) for x in paths])  # this bucket's
         recs = recs[np.lexsort((recs["idh"], recs["key"]))]
         pairs = mh.candidate_pairs(recs["key"], recs["gid"], p.max_bucket)
         self.stat_update("state_bytes", value=recs.nbytes + pairs.nbytes)

@@ -59,13 +59,19 @@ def local_components(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, recs
 
 
-def write_parts(path: Path, recs: np.ndarray, key: np.ndarray, parts: int) -> None:
-    """Records ordered by the part of `key` (stable), and beside them (`.idx`) where each
-    part's run starts, so that a task of the next phase reads its part alone."""
-    part = part_of(key, parts).astype(np.int64)
-    write_array(path, recs[np.argsort(part, kind="stable")])
-    ends = np.cumsum(np.bincount(part, minlength=parts))
+def write_grouped(path: Path, recs: np.ndarray, group: np.ndarray, groups: int) -> None:
+    """Records ordered by `group` (0 to groups - 1; stable), and beside them (`.idx`) where
+    each group's run starts, so that a task of the next phase reads its group alone: one file
+    a task, not one a (task, group) pair."""
+    group = np.asarray(group).astype(np.int64)
+    write_array(path, recs[np.argsort(group, kind="stable")])
+    ends = np.cumsum(np.bincount(group, minlength=groups))
     write_array(path.with_suffix(".idx"), np.r_[0, ends].astype(np.uint64))
+
+
+def write_parts(path: Path, recs: np.ndarray, key: np.ndarray, parts: int) -> None:
+    """Records grouped by the part of `key` (`write_grouped`)."""
+    write_grouped(path, recs, part_of(key, parts), parts)
 
 
 def read_slice(path: Path, part: int, what: str, dtype: np.dtype = NODE) -> np.ndarray:

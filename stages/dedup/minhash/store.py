@@ -8,8 +8,8 @@ folder of another stage that runs these phases, `simhash_dedup`'s: `Files(ctx, f
     sigs/docs/<task>.meta.jsonl  per document: [*survivor key, source, shingle count]
     sigs/docs/<task>.meta.ends   uint64 (docs,): where each document's line ends
     sigs/docs/<task>.sources.json  documents per source of the task
-    sigs/bands/<bucket>/<task>.bin  BAND records of the task whose key falls in the bucket,
-                                 sorted by (key, id hash)
+    sigs/bands/<task>.bin        BAND records of the task, by the bucket their key falls in,
+                                 each bucket's sorted by (key, id hash); <task>.idx
     sigs/index/<part>.bin        (key uint64, row uint32) pairs of the index being written
                                  (`index.py`), by the key's top bits; removed once it is
     drops/edges/<bucket>.bin     REDGE records: the bucket's confirmed pairs, their similarity
@@ -125,8 +125,8 @@ class Files:
     def docs(self, task: int, ext: str) -> Path:
         return self.root / "sigs" / "docs" / f"{task:05d}.{ext}"
 
-    def bands(self, bucket: int, task: int) -> Path:
-        return self.root / "sigs" / "bands" / f"{bucket:05d}" / f"{task:05d}.bin"
+    def bands(self, task: int) -> Path:
+        return self.root / "sigs" / "bands" / f"{task:05d}.bin"
 
     def edges(self, bucket: int) -> Path:
         return self.root / "drops" / "edges" / f"{bucket:05d}.bin"
