@@ -51,7 +51,9 @@ from gristmill.stages.formats.docio import AtomicWriter, read_records
 
 BASE_DOCS = 20_000  # families are planted per this many new documents
 TEMPLATE_WORDS = 300
-SENTENCE = re.compile(r".+?(?:[.!?]+(?=\s|$)|[。！？]+|$)\s*", re.S)
+# a sentence ends at . ! ? before a space or the end, or at a mark that only ends sentences
+# (CJK full stops and full-width ! ?, the Devanagari and Bengali danda, the Arabic question mark)
+SENTENCE = re.compile(r".+?(?:[.!?]+(?=\s|$)|[。！？।॥؟]+|$)\s*", re.S)
 LENGTHS = (20, 60, 200, 600)
 
 

@@ -109,3 +109,38 @@ def test_sizes_follow_the_factor(tmp_path):
     assert p1["bytes"] == sum(len(d["text"].encode()) for d in one)
     part, pp = grow(tmp_path, "x3part", "--factor", "3", "--docs-per-shard", "100", "--shards", "2")
     assert pp["shards"] == 2 and shard_bytes(tmp_path, "x3part") == shard_bytes(tmp_path, "x3")[:2]
+
+
+@pytest.mark.parametrize("lang, start, n, sep, end", SCRIPTS)
+def test_a_line_or_sentence_a_page_repeats_gets_one_stand_in(lang, start, n, sep, end):
+    """Quality reads a page's repeats (duplicate lines, n-grams): a grown page repeats a line
+    and a sentence wherever its model page does, in every script; sentences after a mark that
+    only ends sentences (。！ ।) are split with no space after it."""
+    from bench.data.grow import SENTENCE, Group
+
+    rng = random.Random(3)
+    join = "" if end in "。！？।" else " "
+
+    def sentence():
+        words = ("".join(chr(start + rng.randrange(n)) for _ in range(rng.randint(2, 6)))
+                 for _ in range(rng.randint(3, 12)))  # fmt: skip
+        return sep.join(words) + end
+
+    group = Group()
+    for _ in range(30):  # stand-ins to draw from
+        group.add({"text": "\n".join(sentence() + join + sentence() for _ in range(4))})
+    said, other = sentence(), sentence()
+    lines = [said + join + other, sentence() + join + sentence(), said + join + other]
+    lines.append(said + join + sentence())  # the sentence again, in another line
+    group.add({"text": "\n".join(lines)})
+    shapes = group.pages[-1]["shapes"]
+    for mix in (1.0, 0.0):  # every line drawn from other pages; none: its sentences drawn
+        memo: dict = {}
+        out = [group.line(own, s, rng, mix, memo) for own, s in zip(lines, shapes, strict=True)]
+        assert out[0] == out[2]  # the repeated line
+        if mix or lang == "th":  # Thai marks no sentence end: a line is one sentence
+            assert mix or out == lines
+            continue
+        assert SENTENCE.findall(lines[0]) == [said + join, other]  # the boundary, found
+        assert out[0].endswith(other)  # the last sentence kept, the one before drawn
+        assert out[3].startswith(out[0][: -len(other)])  # one stand-in in both lines
