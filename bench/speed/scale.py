@@ -196,7 +196,8 @@ def run_phases(phases, work: Path, workers: int, label: str = "") -> list[dict]:
                 "task_cpu_s": [round(g["cpu"], 3) for g in got],  # by rank
             }
         )
-        print(f"    { {k: v for k, v in rows[-1].items() if k != 'task_cpu_s'} }", flush=True)
+        shown = {k: v for k, v in rows[-1].items() if k != "task_cpu_s"}
+        print(f"    {shown}", flush=True)
     return rows
 
 
