@@ -48,12 +48,14 @@ from urllib.parse import urlsplit
 from bench.data.corpus import corpus_path
 from bench.data.synthetic_corpus import FAMILIES, NEAR_JACCARD, jaccard, near_copy, replaced
 from gristmill.stages.formats.docio import AtomicWriter, read_records
+from gristmill.stages.text.scripts import TERMINAL_PUNCTUATION
 
 BASE_DOCS = 20_000  # families are planted per this many new documents
 TEMPLATE_WORDS = 300
-# a sentence ends at . ! ? before a space or the end, or at a mark that only ends sentences
-# (CJK full stops and full-width ! ?, the Devanagari and Bengali danda, the Arabic question mark)
-SENTENCE = re.compile(r".+?(?:[.!?]+(?=\s|$)|[。！？।॥؟]+|$)\s*", re.S)
+# a sentence ends at . ! ? before a space or the end, or at any other sentence end of the
+# listed scripts (`stages/text/scripts.py`: CJK full stops, danda, Arabic question mark, ...)
+ENDS_ALONE = "".join(c for c in TERMINAL_PUNCTUATION if not c.isascii())
+SENTENCE = re.compile(rf".+?(?:[.!?]+(?=\s|$)|[{re.escape(ENDS_ALONE)}]+|$)\s*", re.S)
 LENGTHS = (20, 60, 200, 600)
 
 
@@ -64,7 +66,8 @@ def length_class(n: int) -> int:
 def shape(line: str) -> tuple:
     """What a line's stand-in keeps: length class, list mark or digit first, sentence end."""
     s = line.strip()
-    return (length_class(len(s)), s[:1] in "-*•·0123456789", s[-1:] in ".!?。！？:", s.isascii())
+    ends = bool(s) and s[-1] in TERMINAL_PUNCTUATION + ":"
+    return (length_class(len(s)), s[:1] in "-*•·0123456789", ends, s.isascii())
 
 
 class Group:
