@@ -33,7 +33,7 @@ from pydantic import Field
 
 from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams
-from gristmill.stages.dedup.minhash.shingles import WORD
+from gristmill.stages.dedup.fuzzy.shingles import WORD
 from gristmill.stages.formats.rejects import RejectWriter
 from gristmill.stages.text.scripts import SPACELESS, lookup_table
 
