@@ -252,6 +252,37 @@ class Stage(StageHooks, PipelineStep):
         """Called once after the last document of a task (before the task is marked done)."""
 
 
+class SourceWriters(Stage):
+    """A stage that writes the run's output, a file (or shard) per source and task (pack's
+    shards, write's documents): each opened when the source's first document of the task
+    arrives (`open_writer`), closed in source order at the end of the task (the same order on
+    every run), aborted, leaving nothing, if the task fails."""
+
+    writes_output = True
+
+    def open_writer(self, source: str):
+        """The writer of `source`'s documents of this task (`self.rank`): `close()`, `abort()`."""
+        raise NotImplementedError
+
+    def writer(self, source: str):
+        if source not in self._writers:
+            self._writers[source] = self.open_writer(source)
+        return self._writers[source]
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
+        self.rank, self._writers = rank, {}
+        try:
+            yield from super().run(data, rank, world_size)
+        except BaseException:
+            for w in self._writers.values():
+                w.abort()
+            raise
+
+    def finish(self, rank: int) -> None:
+        for source in sorted(self._writers):
+            self._writers.pop(source).close()
+
+
 class GlobalStage(StageHooks):
     """A stage that decides with the whole corpus in view, as map -> reduce -> filter."""
 

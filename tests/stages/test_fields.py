@@ -45,3 +45,17 @@ def test_a_key_is_named_once_with_one_type_across_all_stages():
             assert types.setdefault(f.name, f.type) == f.type, (cls.name, f.name)
             if f.name in md.SHARED:
                 assert f.type == md.SHARED[f.name].type and f.doc == md.SHARED[f.name].doc
+
+
+def test_a_key_is_read_and_written_through_its_declaration():
+    """`put` and `of` use the declared name: what a stage writes is what the check declared."""
+    from datatrove.data import Document
+
+    from gristmill.stages import fields as md
+
+    doc = Document(text="x", id="a")
+    assert md.BUCKET.of(doc) is None and md.ORIGIN.of(doc, "real") == "real"
+    md.BUCKET.put(doc, "q2")
+    assert doc.metadata == {"bucket": "q2"} and md.BUCKET.of(doc, "q1") == "q2"
+    md.URL.renamed("link").put(doc, "https://example.org/")
+    assert doc.metadata["link"] == "https://example.org/"
