@@ -27,7 +27,7 @@ from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 from pydantic import BaseModel, ConfigDict
 
-from gristmill.stages.fields import Field
+from gristmill.stages.fields import SOURCE, Field
 from gristmill.stages.formats.docio import doc_to_record
 from gristmill.stages.formats.rejects import RejectWriter
 from gristmill.stages.formats.tokenizer import TokenizerInfo
@@ -95,7 +95,7 @@ DEFAULT_SOURCE = "default"  # the source of a document that names none (`apply`,
 
 def source_of(doc: Document) -> str:
     """The document's source as a report key: a string, `default` when it names none."""
-    src = doc.metadata.get("source")
+    src = SOURCE.of(doc)
     return DEFAULT_SOURCE if src is None else str(src)
 
 

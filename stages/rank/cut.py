@@ -91,7 +91,7 @@ def score_of(doc: Document, key: str) -> float | None:
 
 def group_of(doc: Document, by: str) -> str:
     if by == "language":
-        return str(doc.metadata.get("language") or "unknown")
+        return str(md.LANGUAGE.of(doc) or "unknown")
     return source_of(doc) if by == "source" else ALL
 
 
@@ -99,7 +99,7 @@ def weight_of(doc: Document, weight: str) -> int:
     if weight == "chars":
         return len(doc.text)
     if weight == "tokens":
-        return int(doc.metadata.get("n_tokens") or 0)
+        return int(md.N_TOKENS.of(doc) or 0)
     return 1
 
 
