@@ -1,4 +1,4 @@
-"""The clusters phase of `minhash_dedup` (`cluster_tasks` tasks, by component):
+"""The clusters phase of a fuzzy dedup (`cluster_tasks` tasks, by component):
 confirmed pairs -> clusters -> decisions.
 
 1. Load the confirmed pairs of the part's components (`components.py`: a pair's component is

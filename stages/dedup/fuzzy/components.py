@@ -5,7 +5,7 @@ The pairs stay where the bands phase found them, in its buckets. Three steps:
 1. Per bucket (in the bands phase): union-find over the bucket's pairs; every node gets the
    smallest node of its component within the bucket, its local root. The bucket writes its
    pairs with their root, and its (node, root) records ordered by the node's part.
-2. Per part (`minhash_dedup.links`, `cluster_tasks` tasks): the (node, root) records of the
+2. Per part (`<stage>.links`, `cluster_tasks` tasks): the (node, root) records of the
    part's nodes from every bucket. A node with several roots joins their components: each of
    its other roots is linked to its smallest one. The links are written by the part of that
    smallest root.

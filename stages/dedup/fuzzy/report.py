@@ -1,5 +1,5 @@
-"""The report of `minhash_dedup` (one task, after the clusters phase), or of the stage its
-parameters name (`stage`: `simhash_dedup` runs these phases too): every part's share merged
+"""The report of a fuzzy dedup (one task, after the clusters phase), under its stage's name
+(`<work>/reports/<stage>.json`, the manifest's `reports`): every part's share merged
 into the largest clusters and the documents removed per source. A source losing more
 than `max_source_loss` of its documents is a warning, or an error with `strict`.
 

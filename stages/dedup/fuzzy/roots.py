@@ -4,16 +4,16 @@
 A link is an edge between two bucket roots; the components of the links graph join the
 buckets' components into the graph's. No task holds every link:
 
-roots    per part (`minhash_dedup.roots`): the links whose smallest root falls in the part
+roots    per part (`<stage>.roots`): the links whose smallest root falls in the part
          (the links phase wrote them so), union-find over them; every root of those links gets
          its part label, the smallest root of its component within the part. The (root, part
          label) records are written by the part of the root.
-joins    per part (`minhash_dedup.joins`): the (root, part label) records of the part's roots
+joins    per part (`<stage>.joins`): the (root, part label) records of the part's roots
          from every roots task. A root that two roots tasks saw joins their components: each
          of its other part labels is joined to its smallest (`crossing_links`, as the links
          phase does for buckets). Each root's smallest part label is written where it is not
          the root itself.
-labels   one task (`minhash_dedup.labels`): union-find over the joins; every joined part
+labels   one task (`<stage>.labels`): union-find over the joins; every joined part
          label gets its label, the smallest part label of its joined set.
 
 A root's label is then `labels(smallest part label(root))`. That is the smallest root of its
