@@ -23,7 +23,7 @@ class FuzzyBands(FuzzyStep):
     """Per bucket: the candidate pairs of the bucket's keys, confirmed by the method's
     `confirm`, and the components of the confirmed pairs (`components.py`)."""
 
-    phase = "bands"
+    phase, per = "bands", "bucket"
     preload = ("gristmill.stages.dedup.fuzzy.kernels",)  # the exact Jaccard's merge
     CHUNK = 16_384  # candidate pairs whose signatures are gathered at once
 

@@ -190,13 +190,19 @@ class Fuzzy:
 
 class FuzzyStep(PipelineStep):
     """A reduce step of a fuzzy stage, named `<stage>.<phase>`: what it reads and writes is
-    under its stage's folder (`files`), in `parts` parts (`cluster_tasks`)."""
+    under its stage's folder (`files`), in `parts` parts (`cluster_tasks`); its phase has a
+    task a map bucket, a part, or one (`per`)."""
 
     type = "dedup"
     phase: ClassVar[str]
+    per: ClassVar[Literal["bucket", "part", "one"]] = "part"
 
     def __init__(self, fuzzy: Fuzzy, ctx: StageContext):
         self.name = f"{fuzzy.name}.{self.phase}"  # before datatrove names the step's stats
         super().__init__()
         self.fuzzy, self.params, self.ctx = fuzzy, fuzzy.params, ctx
         self.files, self.parts = fuzzy.files(ctx), fuzzy.parts(ctx)
+
+    def tasks(self) -> int:
+        """The tasks of this step's phase."""
+        return {"bucket": self.ctx.tasks, "part": self.parts, "one": 1}[self.per]

@@ -25,7 +25,7 @@ from gristmill.stages.formats.docio import AtomicWriter, read_records
 
 
 class Report(FuzzyStep):
-    phase = "report"
+    phase, per = "report", "one"
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         files = self.files

@@ -133,7 +133,7 @@ class Joins(FuzzyStep):
 class Labels(FuzzyStep):
     """One task: the label of every part label that a join moves, from every part's joins."""
 
-    phase = "labels"
+    phase, per = "labels", "one"
     preload = ("gristmill.stages.dedup.fuzzy.kernels",)
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):

@@ -21,18 +21,10 @@ from gristmill.stages.dedup.fuzzy.method import Fuzzy, FuzzyMethod, FuzzyParams,
 from gristmill.stages.dedup.fuzzy.report import Report
 from gristmill.stages.dedup.fuzzy.roots import Joins, Labels, Roots
 
-# the reduce phases in order, with their tasks: no task holds every confirmed pair: components
-# by bucket, linked by part, the links' components by part, joined by part and labelled in one
-# task (its memory is the roots shared by parts: `roots.py`), clustered by part, reported once
-REDUCES: tuple[tuple[type[FuzzyStep], str], ...] = (
-    (FuzzyBands, "tasks"),
-    (Links, "parts"),
-    (Roots, "parts"),
-    (Joins, "parts"),
-    (Labels, "one"),
-    (Clusters, "parts"),
-    (Report, "one"),
-)
+# the reduce phases in order: no task holds every confirmed pair: components by bucket, linked
+# by part, the links' components by part, joined by part and labelled in one task (its memory
+# is the roots shared by parts: `roots.py`), clustered by part, reported in one task
+REDUCES: tuple[type[FuzzyStep], ...] = (FuzzyBands, Links, Roots, Joins, Labels, Clusters, Report)
 
 
 class FuzzyDedup(GlobalStage):
@@ -75,8 +67,8 @@ class FuzzyDedup(GlobalStage):
         return FuzzyMap(self.fuzzy, self.ctx)
 
     def reduce_steps(self) -> list[tuple[FuzzyStep, int]]:
-        tasks = {"tasks": self.ctx.tasks, "parts": self.fuzzy.parts(self.ctx), "one": 1}
-        return [(step(self.fuzzy, self.ctx), tasks[n]) for step, n in REDUCES]
+        steps = [cls(self.fuzzy, self.ctx) for cls in REDUCES]
+        return [(step, step.tasks()) for step in steps]
 
     def filter_step(self) -> Stage:
         return FuzzyFilter(self.fuzzy, self.ctx)
