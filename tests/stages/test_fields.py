@@ -59,3 +59,21 @@ def test_a_key_is_read_and_written_through_its_declaration():
     assert doc.metadata == {"bucket": "q2"} and md.BUCKET.of(doc, "q1") == "q2"
     md.URL.renamed("link").put(doc, "https://example.org/")
     assert doc.metadata["link"] == "https://example.org/"
+
+
+def test_every_shared_key_a_stage_names_is_declared():
+    """A stage names a shared key as `md.NAME` (stages/fields.py): a misspelt one is a name
+    that does not exist, found here for every module of stages/, not in a task of some run."""
+    import re
+    from pathlib import Path
+
+    from gristmill.stages import fields as md
+
+    root = Path(md.__file__).parent
+    used = {
+        (p.relative_to(root).as_posix(), name)
+        for p in root.rglob("*.py")
+        for name in re.findall(r"\bmd\.([A-Z][A-Z0-9_]*)\b", p.read_text())
+    }
+    assert len(used) > 40  # the stages do name their keys so
+    assert [u for u in sorted(used) if not hasattr(md, u[1])] == []
