@@ -55,9 +55,17 @@ def _pieces(text: str) -> list[str]:
     return pieces
 
 
-def text_chars(text: str) -> int:
-    """Letters, marks and digits: what is left of a page's text, alike in every script."""
-    return sum(1 for ch in text if unicodedata.category(ch)[0] in TEXT_CATEGORIES)
+def has_text(text: str, n: int) -> bool:
+    """Whether `text` holds at least `n` letters, marks and digits (its text, alike in every
+    script); it stops counting at `n`."""
+    if n <= 0:
+        return True
+    for ch in text:
+        if unicodedata.category(ch)[0] in TEXT_CATEGORIES:
+            n -= 1
+            if not n:
+                return True
+    return False
 
 
 def without(text: str, lines: list[Line], removed: set[int]) -> str:
@@ -85,7 +93,7 @@ class LineRemover:
         if not rules:
             return None
         text = without(doc.text, lines, set(rules))
-        if text_chars(text) < max(1, min_chars):
+        if not has_text(text, max(1, min_chars)):
             return self.too_short
         lang = doc.metadata.get("language")
         for ln in lines:

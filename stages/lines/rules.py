@@ -26,6 +26,7 @@ import unicodedata
 from collections import Counter
 from functools import cache
 
+import ahocorasick
 import yaml
 
 from gristmill.stages.text.scripts import (
@@ -61,21 +62,30 @@ LETTERS_PER_WORD = {
     "Myanmar": 3.0,
     "Tibetan": 3.0,
 }
-assert all(script(name).spaceless for name in LETTERS_PER_WORD)
 COMMON_ENDS = ".!?．！？"  # used at the end of sentences of every script's pages
 CLOSERS = "\"'”’»›)]}）］｝」』】〕〉》｣＂＇"
 ELLIPSES = ("...", "…", "。。。", "・・・")
 SPACELESS_LETTER = re.compile(f"[{char_class(SPACELESS)}]")
+# a whitespace-separated token holding a letter or digit (str.isalnum's, as \w less "_")
+TOKEN_WITH_TEXT = re.compile(r"\S*?[^\W_]\S*")
 SPACELESS_MARK = re.compile(f"[{char_class(SPACELESS_MARKS)}]")
 
 
 @cache
-def phrases() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(phrases matched as written, phrases of spaceless scripts matched without spaces)."""
+def phrases() -> tuple[ahocorasick.Automaton, ahocorasick.Automaton]:
+    """Matchers of (the phrases as written, those of spaceless scripts without spaces)."""
     table = yaml.safe_load((DATA / "line_phrases.yaml").read_text(encoding="utf-8"))
     every = sorted({fold(p) for ps in table.values() for p in ps})
-    spaceless = tuple(p for p in every if all(is_spaceless(ch) for ch in p.replace(" ", "")))
-    return tuple(every), spaceless
+    spaceless = [p for p in every if all(is_spaceless(ch) for ch in p.replace(" ", ""))]
+    return _automaton(every), _automaton([p.replace(" ", "") for p in spaceless])
+
+
+def _automaton(words: list[str]) -> ahocorasick.Automaton:
+    a = ahocorasick.Automaton()
+    for w in words:
+        a.add_word(w, w)
+    a.make_automaton()
+    return a
 
 
 def fold(line: str) -> str:
@@ -91,10 +101,9 @@ def words(body: str) -> float:
     letters (its combining marks go with them) over its letters per word."""
     found = SPACELESS_LETTER.findall(body)
     if not found:
-        return sum(1 for tok in body.split() if any(ch.isalnum() for ch in tok))
+        return len(TOKEN_WITH_TEXT.findall(body))
     runs = Counter(script_of(ch) for ch in found if not SPACELESS_MARK.match(ch))
-    rest = SPACELESS_LETTER.sub(" ", body)
-    n = sum(1 for tok in rest.split() if any(ch.isalnum() for ch in tok))
+    n = len(TOKEN_WITH_TEXT.findall(SPACELESS_LETTER.sub(" ", body)))
     return n + sum(count / LETTERS_PER_WORD.get(name or "", 1.0) for name, count in runs.items())
 
 
@@ -147,7 +156,8 @@ def judge(body: str, params, seen: set[str]) -> str | None:
         return "policy"
     if params.curly_braces and ("{" in f or "}" in f):
         return "curly_braces"
-    if params.max_word_length and longest_word(body) > params.max_word_length:
+    too_long = params.max_word_length and len(body) > params.max_word_length
+    if too_long and longest_word(body) > params.max_word_length:
         return "max_word_length"
     if params.dup_lines and not first_copy:
         return "dup_line"
@@ -160,7 +170,7 @@ def judge(body: str, params, seen: set[str]) -> str | None:
 
 def _has_phrase(f: str) -> bool:
     every, spaceless = phrases()
-    if any(p in f for p in every):
+    if next(every.iter(f), None) is not None:
         return True
     bare = f.replace(" ", "")
-    return bare != f and any(p in bare for p in spaceless)
+    return bare != f and next(spaceless.iter(bare), None) is not None

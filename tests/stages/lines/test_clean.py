@@ -9,7 +9,8 @@ from datatrove.data import Document
 from gristmill.stages.base import StageContext
 from gristmill.stages.lines.clean import LineClean, LineCleanParams
 from gristmill.stages.lines.lines import split_lines, without
-from gristmill.stages.lines.rules import ends_sentence, words
+from gristmill.stages.lines.rules import LETTERS_PER_WORD, ends_sentence, words
+from gristmill.stages.text.scripts import SCRIPTS
 from tests.conftest import rejected_records, run_step
 from tests.stages.lines.texts import HEADINGS, MENU, POLICY, SENTENCES, spaced
 
@@ -102,6 +103,11 @@ def test_words_count_alike_with_and_without_spaces(lang):
         if lang in ("zh", "ja", "th"):  # spaceless scripts: spaces between letters change nothing
             assert words(spaced(text)) == pytest.approx(n), text
     assert words(MENU[lang]) < 3
+
+
+def test_letters_per_word_are_of_the_scripts_without_spaces():
+    """Every script of the table written without spaces has its letters per word, no other."""
+    assert {s.name for s in SCRIPTS if s.spaceless} == set(LETTERS_PER_WORD)
 
 
 def test_thai_vowel_signs_go_with_their_letters():
