@@ -4,13 +4,15 @@ text with exactly the removed lines cut out."""
 from __future__ import annotations
 
 import pytest
+import yaml
 from datatrove.data import Document
 
 from gristmill.stages.base import StageContext
 from gristmill.stages.lines.clean import LineClean, LineCleanParams
 from gristmill.stages.lines.lines import split_lines, without
-from gristmill.stages.lines.rules import LETTERS_PER_WORD, ends_sentence, words
+from gristmill.stages.lines.rules import LETTERS_PER_WORD, ends_sentence, judge, words
 from gristmill.stages.text.scripts import SCRIPTS
+from gristmill.stages.text.wordlists import DATA
 from tests.conftest import rejected_records, run_step
 from tests.stages.lines.texts import HEADINGS, MENU, POLICY, SENTENCES, spaced
 
@@ -177,3 +179,13 @@ def test_without_keeps_every_other_character():
     assert "".join(text[ln.start : ln.end] for ln in lines) == text
     assert [ln.body for ln in lines] == ["a\r", "b\u2028c", "", "d\x85e", "last"]
     assert without(text, lines, {2, 5}) == "a\r\n\nd\x85e\n"
+
+
+def test_every_shipped_phrase_is_found():
+    table = yaml.safe_load((DATA / "line_phrases.yaml").read_text(encoding="utf-8"))
+    params = LineCleanParams()
+    for lang, phrases in table.items():
+        for phrase in phrases:
+            upper = phrase.upper()  # and in capitals, where the script has them
+            for line in (f"See our {phrase} here", f"«{upper}»", f"x{phrase}x"):
+                assert judge(line, params, set()) == "policy", (lang, line)
