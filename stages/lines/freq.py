@@ -8,8 +8,9 @@ The phases are a global stage's map -> reduce -> filter, in the file layout of
 each starts):
 
 map    per task: the xxh3-64 of (site, normalised line) of each distinct line of a page with at
-       least `min_chars` normalised characters; at the end the task's distinct hashes with
-       their page counts (`np.unique`), by bucket (`hash % tasks`): 16 bytes a distinct line.
+       least `min_chars` normalised characters (8 bytes each); at the end the task's distinct
+       hashes with their page counts (`np.unique`), by bucket (`hash % tasks`): 16 bytes a
+       distinct line.
 reduce per bucket: that bucket of every map task's file, summed; the hashes on at least
        `min_pages` pages (8 bytes each). Memory: 16 bytes a distinct line of the bucket.
 filter per task: the repeated hashes of every bucket (one sorted array, 8 bytes a boilerplate
@@ -21,6 +22,7 @@ The site is the URL's host, lower case, without `www.`; pages without a URL are 
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
@@ -117,7 +119,7 @@ class LineFreqMap(Stage):
 
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)
-        self._hashes: list[int] = []
+        self._hashes = array("Q")  # 8 bytes a (page, distinct line)
 
     def process(self, doc: Document) -> str | None:
         found = {h for h in line_hashes(doc, self.params, split_lines(doc.text)) if h is not None}
@@ -126,7 +128,7 @@ class LineFreqMap(Stage):
 
     def finish(self, rank: int) -> None:
         buckets = self.ctx.tasks
-        hashes, pages = np.unique(np.array(self._hashes, dtype=np.uint64), return_counts=True)
+        hashes, pages = np.unique(np.frombuffer(self._hashes, dtype=np.uint64), return_counts=True)
         table = np.stack([hashes, pages.astype(np.uint64)], axis=1)
         order = np.argsort(hashes % np.uint64(buckets), kind="stable")
         table, bucket_of = table[order], (hashes % np.uint64(buckets))[order]
@@ -135,7 +137,7 @@ class LineFreqMap(Stage):
         write_groups(_Files(self.ctx).counts(rank), groups)
         self.stat_update("line_hashes", value=len(self._hashes))
         self.stat_update("state_bytes", value=16 * len(hashes))
-        self._hashes = []
+        self._hashes = array("Q")
 
 
 class LineFreqReduce(PipelineStep):
