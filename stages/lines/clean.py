@@ -5,6 +5,8 @@ Removed lines go to `rejected/line_clean/spans/` with their rule (`stages/lines/
 
 from __future__ import annotations
 
+from collections import Counter
+
 from datatrove.data import Document, DocumentsPipeline
 from pydantic import Field
 
@@ -79,10 +81,7 @@ class LineClean(Stage):
         for ln in lines:
             if not ln.blank and (rule := judge(ln.body, self.params, seen)) is not None:
                 rules[ln.number] = rule
-        removed: dict[str, int] = {}
-        for rule in rules.values():
-            removed[rule] = removed.get(rule, 0) + 1
-        doc.metadata[LINES_REMOVED.name] = dict(sorted(removed.items()))
+        doc.metadata[LINES_REMOVED.name] = dict(sorted(Counter(rules.values()).items()))
         doc.metadata[CHARS_REMOVED.name] = sum(
             ln.end - ln.start for ln in lines if ln.number in rules
         )
