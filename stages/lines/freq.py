@@ -3,9 +3,9 @@ of the whole corpus, `scope: corpus`) is boilerplate (navigation, footers, notic
 removed from every page that has it; CCNet's line dedup, counting pages rather than copies, per
 site. A page left with too little text is dropped (`too_short_after_line_freq`).
 
-The phases are a global stage's map -> reduce -> filter, in the file layout of
-`stages/dedup/keyed.py` (one file a map task, its hash buckets in order, an `.idx` of where
-each starts):
+The phases are a global stage's map -> reduce -> filter, in the file layout of the keyed
+dedup map (`stages/dedup/keyed.py`: one file a map task, its hash buckets in order, an `.idx`
+of the byte offset where each starts), as uint64 rows of (hash, pages):
 
 map    per task: the xxh3-64 of (site, normalised line) of each distinct line of a page with at
        least `min_chars` normalised characters (8 bytes each); at the end the task's distinct
@@ -35,7 +35,6 @@ from pydantic import Field
 
 from gristmill.stages import fields as md
 from gristmill.stages.base import GlobalStage, Stage, StageContext, StageParams
-from gristmill.stages.dedup.keyed import write_groups
 from gristmill.stages.formats.docio import AtomicWriter
 from gristmill.stages.lines.lines import Line, LineRemover, split_lines
 from gristmill.stages.lines.rules import fold
@@ -103,6 +102,13 @@ class _Files:
         return self.root / "repeated" / f"{bucket:05d}.u64"
 
 
+def write_array(path: Path, arr: np.ndarray) -> None:
+    """`arr`'s uint64 bytes to `path`, whole or not at all."""
+    w = AtomicWriter(path)
+    w.write(np.ascontiguousarray(arr, dtype=np.uint64).tobytes())
+    w.close()
+
+
 def read_bucket(path: Path, k: int) -> np.ndarray:
     """Bucket `k` of a map task's counts (rows of hash, pages)."""
     idx = path.with_suffix(".idx")
@@ -133,8 +139,9 @@ class LineFreqMap(Stage):
         order = np.argsort(hashes % np.uint64(buckets), kind="stable")
         table, bucket_of = table[order], (hashes % np.uint64(buckets))[order]
         cuts = np.searchsorted(bucket_of, np.arange(buckets + 1, dtype=np.uint64))
-        groups = [[table[cuts[b] : cuts[b + 1]].tobytes()] for b in range(buckets)]
-        write_groups(_Files(self.ctx).counts(rank), groups)
+        path = _Files(self.ctx).counts(rank)
+        write_array(path, table)  # the rows of each bucket in turn; where each starts beside
+        write_array(path.with_suffix(".idx"), cuts.astype(np.uint64) * np.uint64(16))
         self.stat_update("line_hashes", value=len(self._hashes))
         self.stat_update("state_bytes", value=16 * len(hashes))
         self._hashes = array("Q")
@@ -159,9 +166,7 @@ class LineFreqReduce(PipelineStep):
         starts = np.flatnonzero(np.r_[True, hashes[1:] != hashes[:-1]]) if len(hashes) else []
         pages = np.add.reduceat(table[:, 1], starts) if len(hashes) else np.zeros(0, np.uint64)
         repeated = hashes[starts][pages >= self.params.min_pages] if len(hashes) else pages
-        w = AtomicWriter(files.repeated(rank))
-        w.write(np.ascontiguousarray(repeated, dtype=np.uint64).tobytes())
-        w.close()
+        write_array(files.repeated(rank), repeated)
         self.stat_update("distinct_lines", value=len(pages))
         self.stat_update("repeated_lines", value=len(repeated))
         yield from ()
