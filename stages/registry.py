@@ -23,6 +23,8 @@ _ORDER: tuple[tuple[str, str], ...] = (  # (name, module:class)
     ("provenance", "gristmill.stages.provenance:Provenance"),
     ("langid", "gristmill.stages.langid:LangId"),
     ("extract", "gristmill.stages.extract:Extract"),
+    ("line_clean", "gristmill.stages.lines.clean:LineClean"),
+    ("line_freq", "gristmill.stages.lines.freq:LineFreq"),
     ("url_dedup", "gristmill.stages.dedup.url:UrlDedup"),
     ("exact_dedup", "gristmill.stages.dedup.exact:ExactDedup"),
     ("minhash_dedup", "gristmill.stages.dedup.minhash.stage:MinHashDedup"),

@@ -76,6 +76,7 @@ def _doc(out: Path, name: str, doc_id: str) -> Iterator[str]:
     kept = _kept(out, m, doc_id)
     if kept is not None:
         yield from kept
+        yield from _removed_lines(out, m, doc_id)
         return
     for path, line, rec in _rejects(out, m, needle=orjson.dumps(doc_id)):
         if rec.get("id") == doc_id:
@@ -101,6 +102,21 @@ def _doc(out: Path, name: str, doc_id: str) -> Iterator[str]:
         "(kept ids are in the shards' .docs.parquet, dropped ones in rejected/<stage>/; "
         "a malformed input line has no id: --doc FILE:LINE finds it)"
     )
+
+
+def _removed_lines(out: Path, m: Manifest, doc_id: str) -> Iterator[str]:
+    """The lines (or spans) stages removed from a kept document (`rejected/<stage>/spans/`):
+    one line each, with the stage, its rule and where it was in the original text."""
+    needle = orjson.dumps(doc_id)
+    for entry in m.rejected_spans:
+        with open_binary(out / entry.path) as fh:
+            for raw in fh:
+                if needle not in raw or (rec := orjson.loads(raw)).get("id") != doc_id:
+                    continue
+                where = f"line {rec['line']}, " if "line" in rec else ""
+                at = f"{where}chars {rec['start']}..{rec['end']}"
+                stage, text = Path(entry.path).parent.parent.name, why.cut(rec["text"], EXCERPT)
+                yield f"removed by {stage} ({rec.get('reason')}, {at}): {text}"
 
 
 def _at(rec: dict, spec: str) -> bool:

@@ -26,6 +26,7 @@ from gristmill.pipeline.output.funnel import nothing_kept
 from gristmill.pipeline.output.layout import REPORT
 from gristmill.pipeline.output.mix_table import mix_notes, weights_over_tokens
 from gristmill.pipeline.report import excerpts, plots
+from gristmill.pipeline.report.lines import line_section
 from gristmill.pipeline.run import metadata, tally
 from gristmill.pipeline.run.progress import read_progress
 from gristmill.stages import fields as md
@@ -162,6 +163,7 @@ def render(data: dict) -> str:
         ("Funnel: documents and tokens per stage", _funnel),
         ("Drop reasons", _drops),
         ("What each drop reason removed", _removed),
+        ("Lines removed from kept pages", line_section),
         ("Languages", _languages),
         ("Quality scores per language", _quality),
         ("Duplicate clusters", _clusters),

@@ -163,6 +163,18 @@ def check_tokenize(kept, dropped):
     assert kept["en"]["metadata"]["n_tokens"] == kept["en-near"]["metadata"]["n_tokens"]
 
 
+def check_line_clean(kept, dropped):
+    # one line each, every one with its words and no boilerplate marker: nothing to remove
+    assert not dropped
+    assert all(r["metadata"]["line_clean_removed"] == {} for r in kept.values())
+
+
+def check_line_freq(kept, dropped):
+    # no URL: one site; the line of `en` is on 2 pages (`en-upper` folds to it), under 5
+    assert not dropped
+    assert all(r["metadata"]["line_freq_removed"] == 0 for r in kept.values())
+
+
 OUTPUT_STAGES = ("pack", "write")  # `writes_output`: a run's output, not apply's jsonl
 
 
@@ -176,6 +188,8 @@ STAGE_CHECKS = {
     "provenance": check_provenance,
     "langid": check_langid,
     "extract": check_extract,
+    "line_clean": check_line_clean,
+    "line_freq": check_line_freq,
     "url_dedup": check_url_dedup,
     "exact_dedup": check_exact_dedup,
     "minhash_dedup": check_minhash_dedup,
@@ -282,3 +296,13 @@ def test_pii_email_before_letters(tmp_path, lang):
     assert result.exit_code == 0, result.output
     [r] = read_records(out)
     masked(lang, r)
+
+
+def test_line_freq_counts_pages_without_urls_as_one_site(tmp_path):
+    kept, dropped = apply_plain(tmp_path, "line_freq", "min_pages=2")
+    # the only line of `en` and of `en-upper` is on both: nothing of them is left
+    assert {i: r["reason"] for i, r in dropped.items()} == dict.fromkeys(
+        ("en", "en-upper"), "too_short_after_line_freq"
+    )
+    assert dropped["en-upper"]["text"] == TEXT["en-upper"]  # whole, in the rejects
+    assert all(r["text"] == TEXT[i] for i, r in kept.items())

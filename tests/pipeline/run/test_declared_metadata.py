@@ -99,6 +99,8 @@ CASES = [
     ("provenance", (), sample),
     ("langid", ("min_score=0",), sample),
     ("extract", (), html_sample),
+    ("line_clean", ("min_chars=10",), sample),
+    ("line_freq", ("min_pages=2", "scope=corpus"), sample),
     ("url_dedup", (), sample),
     ("exact_dedup", (), sample),
     ("exact_dedup", ("level=paragraph", "min_chars=10"), sample),
