@@ -122,24 +122,23 @@ def mix(config: str, names: tuple[str, ...]) -> None:
     """Materialise mixes from a finished run's token shards, without re-tokenising."""
     from gristmill.pipeline.mix.materialize import materialize
     from gristmill.pipeline.output.layout import check_inside, output_lock
-    from gristmill.pipeline.output.remote import RemoteRun
-    from gristmill.pipeline.run.config import load_config
+    from gristmill.pipeline.run.plan import RunPlan
 
-    cfg = load_config(config)
-    if not cfg.mixes:
+    plan = RunPlan.load(config, keyed=False)
+    if not plan.mixes:
         raise GristmillError(f"{config}: no `mix:` section")
-    check_inside(cfg.output)
-    with output_lock(cfg.output):
-        remote = RemoteRun(cfg.output_url, cfg.storage_options) if cfg.output_url else None
+    check_inside(plan.out)
+    with output_lock(plan.out):
+        remote = plan.storage.remote(plan.url) if plan.url else None
         if remote:  # a run on an object store: its shards here, the mixes back there
             try:
-                remote.fetch(cfg.output)
+                remote.fetch(plan.out)
             except FileNotFoundError as e:
                 raise GristmillError(f"{e}; `gristmill run {config}` first") from None
-        for name in names or cfg.mixes:
-            materialize(cfg, name, echo=click.echo)
+        for name in names or plan.mixes:
+            materialize(plan, name, echo=click.echo)
         if remote:
-            remote.publish(cfg.output, folders=("mixes",), last=())
+            remote.publish(plan.out, folders=("mixes",), last=())
 
 
 @cli.command()

@@ -191,18 +191,16 @@ class Emitter:
         exclude: Sequence[str] = (),
         shuffle: bool = True,
     ) -> Emitter:
-        """From a run config's mix (a LoadedConfig): the same samples `gristmill mix` writes
+        """From a run plan's mix (pipeline/run/plan.py): the same samples `gristmill mix` writes
         (unless shards are excluded). A run whose output is on an object store is first copied
         into its local work folder (memory-mapped shards need files), once per manifest."""
         if mix_name not in cfg.mixes:
             raise GristmillError(f"mix {mix_name!r} is not in {cfg.path}; mixes: {list(cfg.mixes)}")
-        if getattr(cfg, "output_url", None):  # a run on an object store: its shards here
-            from gristmill.pipeline.output.remote import RemoteRun
-
-            RemoteRun(cfg.output_url, cfg.storage_options).fetch(cfg.output)
-        manifest = _run_manifest(cfg.output)
+        if cfg.url:  # a run on an object store: its shards here
+            cfg.storage.remote(cfg.url).fetch(cfg.out)
+        manifest = _run_manifest(cfg.out)
         keep = _select(manifest, None, exclude)
-        store = _stream_store(cfg.output, manifest, cfg.mixes[mix_name], keep, shuffle)
+        store = _stream_store(cfg.out, manifest, cfg.mixes[mix_name], keep, shuffle)
         return cls(store, batch, rank, world_size)
 
     @classmethod

@@ -17,8 +17,8 @@ import orjson
 import pytest
 import yaml
 
+from gristmill.pipeline.output.lease import LEASE, Lease, LeaseLost
 from gristmill.pipeline.output.remote import RemoteRun
-from gristmill.pipeline.run.lease import LEASE, Lease, LeaseLost
 from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging
 from tests.pipeline.conftest import REPO
