@@ -10,10 +10,11 @@ phases start; nothing after that is counted). The rule:
 
 - a frame is followed when it is `runner.run`, or when its caller is followed and one of its
   arguments (`self` included) is "of the run": the config path itself, or an instance of a class
-  defined in one of the modules that hold the config, the plan, the run's state or its output
-  (`RUN_MODULES` below: `gristmill.pipeline.run.{config,plan,observe}` and
-  `gristmill.pipeline.output.run_output`, whichever exist in the checkout), or a list, tuple or
-  dict holding one;
+  defined in one of the modules that hold the config, the plan and the run's state, which holds
+  the plan (`RUN_MODULES` below: `gristmill.pipeline.run.{config,plan,observe}`), or a list,
+  tuple or dict holding one; `--with-output` follows the output object too
+  (`gristmill.pipeline.output.run_output`, which holds the output's folder, key and hash, not
+  the plan);
 - only gristmill's own functions count (a library's frames are passed through: a gristmill
   function called back from inside pydantic or datatrove is followed if its caller chain, by
   gristmill frames, is);
@@ -36,12 +37,12 @@ from pathlib import Path
 
 import yaml
 
-RUN_MODULES = (
+RUN_MODULES = (  # the config, the plan, and the run's state, which holds the plan
     "gristmill.pipeline.run.config",
     "gristmill.pipeline.run.plan",
     "gristmill.pipeline.run.observe",
-    "gristmill.pipeline.output.run_output",
 )
+OUTPUT_MODULES = ("gristmill.pipeline.output.run_output",)  # `--with-output`
 DEPTH = 3  # calls below runner.run that a reader follows: runner.run's callees, theirs, theirs
 
 
@@ -49,17 +50,17 @@ class Reached(BaseException):
     """Raised into the run when its first phase starts: the walk is over."""
 
 
-def of_run(value, path: str, depth: int = 0) -> bool:
+def of_run(value, path: str, modules: tuple[str, ...], depth: int = 0) -> bool:
     if isinstance(value, str | Path) and str(value) == path:
         return True
     if isinstance(value, list | tuple) and depth == 0:
-        return any(of_run(v, path, 1) for v in value[:8])
+        return any(of_run(v, path, modules, 1) for v in value[:8])
     if isinstance(value, dict) and depth == 0:
-        return any(of_run(v, path, 1) for v in list(value.values())[:8])
-    return type(value).__module__ in RUN_MODULES
+        return any(of_run(v, path, modules, 1) for v in list(value.values())[:8])
+    return type(value).__module__ in modules
 
 
-def walk(config: str, depth: int = DEPTH) -> list[str]:
+def walk(config: str, depth: int = DEPTH, modules: tuple[str, ...] = RUN_MODULES) -> list[str]:
     """The files of the stops, in order (see the module doc)."""
     from gristmill.pipeline.run import runner
 
@@ -96,7 +97,7 @@ def walk(config: str, depth: int = DEPTH) -> list[str]:
                 followed[id(frame)] = up if generated else -1
                 return
             args = [frame.f_locals.get(n) for n in code.co_varnames[: code.co_argcount]]
-            if up < depth and any(of_run(a, config) for a in args):
+            if up < depth and any(of_run(a, config, modules) for a in args):
                 followed[id(frame)] = up + 1
                 note(frame)
             else:
@@ -124,6 +125,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("config", nargs="?", default="configs/sample.yaml")
     ap.add_argument("--list", action="store_true", help="print every stop")
+    ap.add_argument("--depth", type=int, default=DEPTH, help=f"default {DEPTH}")
+    ap.add_argument(
+        "--with-output", action="store_true", help="follow the output object's methods too"
+    )
     args = ap.parse_args()
     src = Path(args.config).resolve()
     data = yaml.safe_load(src.read_text())
@@ -133,7 +138,8 @@ def main() -> None:
             s["paths"] = [str((src.parent / p).resolve()) for p in s.get("paths", [])]
         cfg = Path(tmp) / src.name
         cfg.write_text(yaml.safe_dump(data, sort_keys=False))
-        stops = walk(str(cfg))
+        modules = RUN_MODULES + (OUTPUT_MODULES if args.with_output else ())
+        stops = walk(str(cfg), args.depth, modules)
     root = str(Path.cwd())
     names = [s.split("/pipeline/", 1)[-1] if "/pipeline/" in s else s for s in stops]
     if args.list:
@@ -141,7 +147,9 @@ def main() -> None:
             print(n)
     entered = sum(1 for n in names if n.endswith("run/runner.py"))
     files = len(set(names))
-    print(f"{len(stops)} stops in {files} files; runner.py entered {entered} times ({root})")
+    rule = f"depth {args.depth}{', output followed' if args.with_output else ''}"
+    print(f"{len(stops)} stops in {files} files; runner.py entered {entered} times ({rule})")
+    print(f"in {root}")
 
 
 if __name__ == "__main__":

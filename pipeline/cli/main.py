@@ -281,7 +281,7 @@ def plan(
 @click.option("--seq", type=int, help="Tokens per sequence; required without --mix (its own).")
 @click.option("--mix", help="Emit from the materialised mix OUT/mixes/NAME.")
 @click.option("--seconds", type=float, default=3.0, show_default=True, help="Measuring time.")
-def emit_bench(out, params, gpu_flops, mfu, batch, seq, mix, seconds) -> None:
+def emit_bench(out: str, **opts) -> None:
     """Tokens/s a trainer needs (F x MFU / (6 x params)) against what the batch emitter
     delivers from OUT (a folder or an output URL, copied here) on this machine; exit 1 if the
     headroom is below 1."""
@@ -289,7 +289,7 @@ def emit_bench(out, params, gpu_flops, mfu, batch, seq, mix, seconds) -> None:
     from gristmill.pipeline.output.remote import readable
 
     with readable(out, "emit-bench") as local:
-        headroom = bench(local, params, gpu_flops, mfu, batch, seq, mix, seconds, echo=click.echo)
+        headroom = bench(local, **opts, echo=click.echo)
     if headroom < 1:
         sys.exit(1)
 
@@ -330,7 +330,7 @@ def sweep(config: str) -> None:
 @click.option("--include-prompt", is_flag=True, help="Start each document with its prompt.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--batch", type=int, default=64, show_default=True, help="Prompts at once.")
-def synth(checkpoint, run_config, folder, output, sources, exclude, docs, seed, **sampling):
+def synth(checkpoint: str, run_config, folder, **opts):
     """Sample synthetic documents from a reference-trainer CHECKPOINT (a step_N.pt file or a
     `gristmill train` output folder), prompted with real documents' openings; writes a jsonl
     source with full provenance for a run config with `origin: synthetic`."""
@@ -339,7 +339,9 @@ def synth(checkpoint, run_config, folder, output, sources, exclude, docs, seed, 
 
     if (run_config is None) == (folder is None):
         raise click.UsageError("give exactly one of --run CONFIG or --folder OUT")
-    cfg = sampling_config(**sampling)
+    output, sources, exclude = opts.pop("output"), opts.pop("sources"), opts.pop("exclude")
+    seed, docs = opts.pop("seed"), opts.pop("docs")
+    cfg = sampling_config(**opts)  # the rest: the sampling settings
     run_synth(checkpoint, run_config, folder, output, sources, exclude, cfg, seed, docs, click.echo)
 
 

@@ -26,9 +26,8 @@ from pathlib import Path
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import (
     MANIFEST,
-    MIXES,
+    OUTPUT_FOLDERS,
     REPORT,
-    RUN_FOLDERS,
     WORK,
     check_inside,
     output_lock,
@@ -88,13 +87,12 @@ class RunOutput:
         """`_work/<key>/`, resumed where it exists; else the outputs of another key cleared
         first (never two runs' outputs mixed)."""
         out = self.folder
+        (out / MANIFEST).unlink(missing_ok=True)  # from here on the run there is unfinished
         if self.work.exists():
-            (out / MANIFEST).unlink(missing_ok=True)
             echo(f"resuming run {self.key} in {out}")
         else:
-            (out / MANIFEST).unlink(missing_ok=True)
             (out / REPORT).unlink(missing_ok=True)
-            for name in (*RUN_FOLDERS, MIXES):
+            for name in OUTPUT_FOLDERS:
                 shutil.rmtree(out / name, ignore_errors=True)
             for old in (out / WORK).glob("*"):
                 shutil.rmtree(old, ignore_errors=True)
@@ -118,11 +116,20 @@ class RemoteOutput(RunOutput):
     output whole to the store, the manifest last (pipeline/output/remote.py); one writer per
     URL, by a lease on the store held from the first write there until the run ends."""
 
-    def __init__(self, folder: Path, url: str, options: StorageOptions, key: str, **run):
-        super().__init__(folder, key, run["config_hash"])
+    def __init__(
+        self,
+        folder: Path,
+        url: str,
+        options: StorageOptions,
+        key: str,
+        config_hash: str,
+        lease_s: float,
+        echo: Callable[[str], None],
+    ):
+        super().__init__(folder, key, config_hash)
         self.store = RemoteRun(url, options)
         self.shown = self.store.url
-        self.lease = Lease(self.store, key, run["lease_s"], run["echo"])
+        self.lease = Lease(self.store, key, lease_s, echo)
 
     @cached_property
     def on_store(self) -> tuple[bool, Manifest | None]:

@@ -128,7 +128,7 @@ class RunConfig(StrictModel):
     # protocol -> the fsspec backend's keyword arguments (`{s3: {profile: lab}}`)
     storage_options: dict[str, dict[str, Any]] = {}
     work_dir: str | None = None  # an `output` URL's local work folder (default: the cache)
-    # an `output` URL's lease (pipeline/run/lease.py): expires this long after its last renewal
+    # an `output` URL's lease (pipeline/output/lease.py): expires this long after its last renewal
     lease_s: float = Field(600, gt=0)
     dedup_against: list[str] = []  # earlier runs' outputs (folders or URLs): their kept docs go
 

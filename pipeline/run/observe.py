@@ -16,8 +16,9 @@ from inside the tasks. Where a step goes is data, in the order of `PLACES`:
   passes;
 - `AFTER_EACH`: after every step of every phase, those of the places above included.
 
-Observers start in the order the runner lists them and end in the reverse order, as nested
-`with` blocks would: the manifest (record.py) ends after the meter whose figures it records.
+Observers start in the order the runner lists them and end in the reverse order (`Observers`),
+as nested `with` blocks would: the manifest (record.py) ends after the meter whose figures it
+records.
 """
 
 from __future__ import annotations
@@ -75,6 +76,34 @@ class RunObserver:
 
     def on_run_end(self, run: RunState) -> None:
         """After the last phase of a run that finished."""
+
+
+class Observers:
+    """The run's observers, in order: each event reaches them in it, and the end events in the
+    reverse one, as nested `with` blocks would (an observer that ends after another reads what
+    that one left: the manifest reads the meter's figures)."""
+
+    def __init__(self, *observers: RunObserver):
+        self.all = observers
+
+    def __iter__(self):
+        return iter(self.all)
+
+    def run_start(self, run: RunState) -> None:
+        for o in self.all:
+            o.on_run_start(run)
+
+    def phase_start(self, run: RunState, index: int, phase: Phase) -> None:
+        for o in self.all:
+            o.on_phase_start(run, index, phase)
+
+    def phase_end(self, run: RunState, phase: Phase, failed: bool) -> None:
+        for o in reversed(self.all):
+            o.on_phase_end(run, phase, failed)
+
+    def run_end(self, run: RunState) -> None:
+        for o in reversed(self.all):
+            o.on_run_end(run)
 
 
 def place(phases: list[Phase], work: Path, observers) -> list[Phase]:

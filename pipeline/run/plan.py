@@ -22,7 +22,7 @@ from gristmill.pipeline.output.manifest_model import InputEntry
 from gristmill.pipeline.run import metadata
 from gristmill.pipeline.run import resolve as rs
 from gristmill.pipeline.run.config import ConfigError, RunConfig, check_rules, parse_config
-from gristmill.pipeline.run.fingerprint import code_print
+from gristmill.pipeline.run.fingerprint import config_print
 from gristmill.pipeline.run.inputs import (
     Sources,
     Storage,
@@ -39,7 +39,6 @@ from gristmill.pipeline.run.source_paths import SourceError
 from gristmill.stages.base import StageContext
 from gristmill.stages.formats.fs import is_url, local_path
 from gristmill.stages.read.sources import ReadSources
-from gristmill.stages.registry import implicit_first
 
 
 @dataclass(frozen=True)
@@ -111,9 +110,8 @@ class RunPlan:
         """With every input file hashed, and the earlier runs' indexes read, once."""
         inputs = input_entries(self.run.sources, self.sources, self.storage)
         earlier = earlier_entries(self.dedup_against, self.storage)
-        classes = tuple(dict.fromkeys([*implicit_first(), *(s.cls for s in self.stages)]))
         dumped = [e.dump() for e in inputs]
-        key = rs.run_key(self.config_hash, dumped, earlier, code_print(classes))
+        key = rs.run_key(self.config_hash, dumped, earlier, config_print(self))
         return replace(self, inputs=inputs, earlier=earlier, key=key)
 
     @property

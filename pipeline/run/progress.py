@@ -284,10 +284,12 @@ def _count(n: int, noun: str) -> str:
 
 class Progress(RunObserver):
     """The `_progress` counters after each phase's reader (a reduce phase carries no documents:
-    its bar counts tasks), a monitor per phase, and the summary the runner prints at the end."""
+    its bar counts tasks), a monitor per phase, and the summary the runner prints at the end
+    (`summary`)."""
 
-    def __init__(self, echo: Callable[[str], None]):
-        self.echo = echo
+    def __init__(self, echo: Callable[[str], None], shown: str):
+        self.echo, self.shown = echo, shown  # `shown`: where the outputs are, folder or URL
+        self.summary: list[str] = []  # the end-of-run screen, once the run ended
         self.expected: int | None = None  # documents the next phase reads, once known
         self.seen: dict[str, dict] = {}
         self.monitor: PhaseMonitor | None = None
@@ -317,12 +319,12 @@ class Progress(RunObserver):
         if (n := docs_leaving(run.plan.folder(phase))) is not None:
             self.expected = n
 
-    def summary(self, run: RunState, shown: str) -> list[str]:
-        """The end-of-run screen, the outputs named where they are (`shown`: the output folder
-        or URL)."""
-        return [
+    def on_run_end(self, run: RunState) -> None:
+        """The end-of-run screen, printed by the runner once the outputs are where the user
+        reads them (published)."""
+        self.summary = [
             *summary_lines(run.manifest.stages, self.seen, run.timing["cpu"]),
-            *finished_lines(shown, run.manifest, run.closing),
+            *finished_lines(self.shown, run.manifest, run.closing),
         ]
 
 

@@ -26,10 +26,10 @@ from pathlib import Path
 from gristmill.pipeline.output.layout import MANIFEST
 from gristmill.pipeline.output.remote import joined
 from gristmill.pipeline.output.run_output import RemoteOutput, RunOutput
-from gristmill.pipeline.run.executors import PhaseRunner, make_runner
+from gristmill.pipeline.run.executors import run_phases
 from gristmill.pipeline.run.executors.base import ClusterLost
 from gristmill.pipeline.run.meter import CpuMeter
-from gristmill.pipeline.run.observe import RunObserver, RunState
+from gristmill.pipeline.run.observe import Observers, RunState
 from gristmill.pipeline.run.plan import EXECUTORS, RunPlan, phase_lines
 from gristmill.pipeline.run.progress import Progress, completed_tasks, finished_lines
 from gristmill.pipeline.run.record import Record
@@ -71,21 +71,19 @@ def run(
             echo(line)  # another run's outputs go: said, and never a mix or a file not ours
         output.open(echo)
         quiet_parent_logs(output.work / "run.log")
-        progress = Progress(echo)  # started in this order, ended in the reverse one
-        observers = [progress, *output.observers(), Record(after, output.shown), Tally(), cpu]
+        progress = Progress(echo, output.shown)  # started in this order, ended in the reverse
+        observers = Observers(
+            progress, *output.observers(), Record(after, output.shown), Tally(), cpu
+        )
         state = RunState(plan.compile(observers))
-        for observer in observers:
-            observer.on_run_start(state)
         if plan.run.executor == "slurm" and not _all_done(state.plan):
             return _submit(state.plan, dry_run, echo)
-        try:
-            run_phases(state, make_runner(state.plan), observers)
+        try:  # then the meter's figures, the manifest, the summary's lines
+            run_phases(state, observers)
         except ClusterLost as e:
             raise GristmillError(e.line(shlex.quote(str(plan.path)))) from None
-        for observer in reversed(observers):
-            observer.on_run_end(state)  # the meter's figures, then the manifest
         output.publish()
-        for line in progress.summary(state, output.shown):
+        for line in progress.summary:
             echo(line)
         return state.manifest.dump()
 
@@ -103,8 +101,8 @@ def open_output(plan: RunPlan, echo) -> RunOutput:
     """The run's output: its folder, or its URL with the local work folder."""
     if plan.url is None:
         return RunOutput(plan.out, plan.key, plan.config_hash)
-    run = {"config_hash": plan.config_hash, "lease_s": plan.run.lease_s, "echo": echo}
-    return RemoteOutput(plan.out, plan.url, plan.storage.options, plan.key, **run)
+    where = (plan.out, plan.url, plan.storage.options)
+    return RemoteOutput(*where, plan.key, plan.config_hash, plan.run.lease_s, echo)
 
 
 def plan_lines(config_path: str, executor: str | None = None) -> list[str]:
@@ -116,26 +114,6 @@ def plan_lines(config_path: str, executor: str | None = None) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="gristmill-plan-") as tmp:
         phases = plan.compile(work=Path(tmp) / "work").phases
     return phase_lines(phases, plan.run, [executor] if executor else EXECUTORS)
-
-
-def run_phases(state: RunState, runner: PhaseRunner, observers: list[RunObserver]) -> None:
-    """The phases one after the other on `runner`: every task of a phase ends before the next
-    phase starts (its map writes the files its reduce reads)."""
-    try:
-        for i, phase in enumerate(state.plan.phases, start=1):
-            folder = state.plan.folder(phase)
-            runner.prepare(phase, folder)  # before an observer starts a thread
-            for observer in observers:
-                observer.on_phase_start(state, i, phase)
-            failed = True
-            try:
-                runner.run_phase(phase, folder)
-                failed = False
-            finally:
-                for observer in reversed(observers):
-                    observer.on_phase_end(state, phase, failed)
-    finally:
-        runner.close()
 
 
 def _all_done(plan: RunPlan) -> bool:

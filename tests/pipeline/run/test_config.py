@@ -233,13 +233,13 @@ def test_missing_config_file(tmp_path):
 
 
 def test_hash_is_stable_and_follows_params(write_config):
-    base = RunPlan.load(write_config(minimal_config())).hash
-    assert base == RunPlan.load(write_config(minimal_config(), "again.yaml")).hash
+    base = RunPlan.load(write_config(minimal_config())).config_hash
+    assert base == RunPlan.load(write_config(minimal_config(), "again.yaml")).config_hash
     explicit = with_changes(stages=[{"langid": {"min_score": 0.0}}, "tokenize", "pack"])
     assert RunPlan.load(write_config(explicit)).config_hash == base  # defaults are part of the hash
     changed = with_changes(stages=[{"langid": {"min_score": 0.5}}, "tokenize", "pack"])
     assert RunPlan.load(write_config(changed)).config_hash != base
-    assert RunPlan.load(write_config(with_changes(tasks=2))).hash != base
+    assert RunPlan.load(write_config(with_changes(tasks=2))).config_hash != base
 
 
 def test_relative_paths_resolve_against_the_config_folder(write_config, tmp_path, monkeypatch):

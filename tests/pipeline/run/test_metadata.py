@@ -136,7 +136,8 @@ def test_warc_sources_give_the_warc_keys():
 
 
 def test_an_earlier_runs_manifest_says_what_its_documents_carry(write_config):
-    cfg = RunPlan.load(write_config(config(["langid", "minhash_dedup"], [web(url="link")])))
+    path = write_config(config(["langid", "minhash_dedup"], [web(url="link")]))
+    cfg = RunPlan.load(path).declared
     declared = {k: MetadataKey.model_validate(v) for k, v in metadata.described(cfg).items()}
     fields = metadata.earlier_run_fields(declared)
     assert [f.name for f in fields] == list(metadata.fields_at(cfg))
