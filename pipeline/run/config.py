@@ -19,16 +19,13 @@ import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from gristmill.pipeline.run.config_errors import format_error, shape_hint
-from gristmill.stages.base import FIRST, LAST, StrictModel
+from gristmill.stages.base import StrictModel
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.read.sources import READER_KEYS
 from gristmill.stages.registry import (
-    STAGES,
     UnknownStage,
     available,
     get_stage,
-    implicit_first,
-    is_global,
 )
 
 SOURCE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # it names a folder under tokens/
@@ -185,59 +182,11 @@ def parse_config(path: str | os.PathLike) -> RunConfig:
         raise ConfigError(f"{path}: {hint or format_error(e, RunConfig)}") from None
 
 
-def check_rules(run: RunConfig, instances: list[str] | None = None) -> None:
-    """Source names unique, stages listed once each (`instances`: each stage's name in the
-    run, from its params), in an order that works, and the executor's settings."""
+def check_sources(run: RunConfig) -> None:
     names = [s.name for s in run.sources]
     for i, name in enumerate(names):
         if name in names[:i]:
             raise ConfigError(f"sources[{i}].name: duplicate source name {name!r}")
-    stages = [s.name for s in run.stages]
-    # a plug-in's name, whatever the config calls it; a stage that names each instance
-    # (`classifier.<key>`) may be listed again under another name
-    names = [get_stage(s).name for s in stages]
-    if instances is not None:
-        names = instances
-    for i, name in enumerate(names):
-        if name in names[:i]:
-            first = stages[names.index(name)]
-            also = "" if first == stages[i] else f" (as {first!r})"
-            shown = stages[i] if name == get_stage(stages[i]).name else name
-            raise ConfigError(f"stages[{i}]: stage {shown!r} is listed twice{also}")
-    check_order(stages)
-    check_executor(run)
-
-
-def check_order(stages: list[str]) -> None:
-    """Where each stage may stand, and that what a stage needs is set up before it: all from
-    the stage classes' `position`, `needs` and `gives` (the pipeline asks no stage's name)."""
-    classes = [get_stage(name) for name in stages]
-    for cls in classes[1:]:
-        if cls.position == FIRST:
-            raise ConfigError(
-                f"stages: {cls.name!r} always runs first; list it first or not at all"
-            )
-    for i, cls in enumerate(classes[:-1]):
-        if cls.position == LAST:
-            raise ConfigError(f"stages[{i}]: {cls.name} must be the last stage, got {stages}")
-    if not classes[-1].writes_output:
-        ends = " or ".join(name for name, c in STAGES.items() if c.writes_output)
-        raise ConfigError(f"stages: must end with {ends} (they write the output), got {stages}")
-    given = {g for c in implicit_first() for g in c.gives}
-    for i, cls in enumerate(classes):
-        for need in cls.needs:
-            if need not in given:
-                by = " or ".join(name for name, c in STAGES.items() if need in c.gives)
-                raise ConfigError(
-                    f"stages[{i}]: {cls.name} needs the {need} of {by}, listed before it"
-                )
-        if is_global(cls) and "tokenizer" in given:
-            # its phases pass the documents through files, which keep no `_tokens`
-            raise ConfigError(
-                f"stages[{i}]: {cls.name} is a global stage, which cannot stand between "
-                f"tokenize and pack (the token ids live in memory only); list it before tokenize"
-            )
-        given.update(cls.gives)
 
 
 def check_executor(run: RunConfig) -> None:

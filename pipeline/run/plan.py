@@ -21,7 +21,13 @@ from gristmill.pipeline.output.layout import WORK, work_folder
 from gristmill.pipeline.output.manifest_model import InputEntry
 from gristmill.pipeline.run import metadata
 from gristmill.pipeline.run import resolve as rs
-from gristmill.pipeline.run.config import ConfigError, RunConfig, check_rules, parse_config
+from gristmill.pipeline.run.config import (
+    ConfigError,
+    RunConfig,
+    check_executor,
+    check_sources,
+    parse_config,
+)
 from gristmill.pipeline.run.fingerprint import config_print
 from gristmill.pipeline.run.inputs import (
     Sources,
@@ -94,7 +100,9 @@ class RunPlan:
         mixes = rs.plan_mixes(run, stages, dict(found.names))
         against = [resolve_path(root, p) for p in run.dedup_against]
         indexed = rs.check_index(stages, against)
-        check_rules(run, [s.instance for s in stages])
+        check_sources(run)
+        rs.check_stages(stages)
+        check_executor(run)
         listed = [(s.cls, s.params) for s in stages]
         declared = metadata.declare(run.sources, found.files, found.runs, listed)
         if wrong := metadata.unknown_field(declared) or metadata.unmet(declared):

@@ -24,10 +24,17 @@ from gristmill.pipeline.run.config import (
 )
 from gristmill.pipeline.run.config_errors import format_error
 from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, resolve
-from gristmill.stages.base import LAST, StageParams
+from gristmill.stages.base import FIRST, LAST, StageParams
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.fields import Field
-from gristmill.stages.registry import STAGES, StageClass, UnknownStage, get_stage
+from gristmill.stages.registry import (
+    STAGES,
+    StageClass,
+    UnknownStage,
+    get_stage,
+    implicit_first,
+    is_global,
+)
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,51 @@ def plan_stages(run: RunConfig, root: Path) -> tuple[PlannedStage, ...]:
     return tuple(PlannedStage.of(i, s.name, s.params, root) for i, s in enumerate(run.stages))
 
 
+def check_stages(stages: tuple[PlannedStage, ...]) -> None:
+    """Each stage listed once (by its name in the run: a plug-in's own name, whatever the
+    config calls it; a stage that names each instance, `classifier.<key>`, may be listed again
+    under another name), and in an order that works (`check_order`)."""
+    listed, names = [s.name for s in stages], [s.instance for s in stages]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            first = listed[names.index(name)]
+            also = "" if first == listed[i] else f" (as {first!r})"
+            shown = listed[i] if name == stages[i].cls.name else name
+            raise ConfigError(f"stages[{i}]: stage {shown!r} is listed twice{also}")
+    check_order(listed, [s.cls for s in stages])
+
+
+def check_order(listed: list[str], classes: list[StageClass]) -> None:
+    """Where each stage may stand, and that what a stage needs is set up before it: all from
+    the stage classes' `position`, `needs` and `gives` (the pipeline asks no stage's name)."""
+    for cls in classes[1:]:
+        if cls.position == FIRST:
+            raise ConfigError(
+                f"stages: {cls.name!r} always runs first; list it first or not at all"
+            )
+    for i, cls in enumerate(classes[:-1]):
+        if cls.position == LAST:
+            raise ConfigError(f"stages[{i}]: {cls.name} must be the last stage, got {listed}")
+    if not classes[-1].writes_output:
+        ends = " or ".join(name for name, c in STAGES.items() if c.writes_output)
+        raise ConfigError(f"stages: must end with {ends} (they write the output), got {listed}")
+    given = {g for c in implicit_first() for g in c.gives}
+    for i, cls in enumerate(classes):
+        for need in cls.needs:
+            if need not in given:
+                by = " or ".join(name for name, c in STAGES.items() if need in c.gives)
+                raise ConfigError(
+                    f"stages[{i}]: {cls.name} needs the {need} of {by}, listed before it"
+                )
+        if is_global(cls) and "tokenizer" in given:
+            # its phases pass the documents through files, which keep no `_tokens`
+            raise ConfigError(
+                f"stages[{i}]: {cls.name} is a global stage, which cannot stand between "
+                f"tokenize and pack (the token ids live in memory only); list it before tokenize"
+            )
+        given.update(cls.gives)
+
+
 def check_index(stages: tuple[PlannedStage, ...], dedup_against: list[str]) -> dict[str, dict]:
     """Stage name -> its `index_params`, for every stage that keeps an index of what the run
     kept (and looks documents up in the `dedup_against` runs' indexes)."""
@@ -84,7 +136,7 @@ def check_index(stages: tuple[PlannedStage, ...], dedup_against: list[str]) -> d
 
 def check_unique(run: RunConfig, runs: dict, names: list[tuple[str, str]]) -> None:
     """No source of an earlier run shares its name with another source (two sources of this
-    config with one name: `check_rules`)."""
+    config with one name: config.py's `check_sources`)."""
     seen: dict[str, int] = {}
     for i, s in enumerate(run.sources):
         for name, _ in runs[i].sources if i in runs else [(s.name, s.origin)]:
