@@ -29,7 +29,7 @@ from datatrove.data import Document
 
 from bench.data.corpus import corpus_path
 from gristmill.pipeline.mix.materialize import materialize
-from gristmill.pipeline.run.config import load_config
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.formats.shards import ShardReader
@@ -122,7 +122,7 @@ def bucket_mix(tmp: Path) -> None:
     body["mix"] = {"seq_len": 1024, "weights": WEIGHTS, "guard": guard}
     path = write_config(tmp, "mix", body)
     run(str(path), **QUIET)
-    m = materialize(load_config(path), "default", **QUIET)
+    m = materialize(RunPlan.load(path, keyed=False), "default", **QUIET)
     print(f"mix: {m['samples']} samples of 1024 tokens, {m['guard']['windows']} windows of 64")
     print(f"{'entry':>7} {'target':>7} {'realised':>8} {'epochs':>7}")
     for entry, share in WEIGHTS.items():

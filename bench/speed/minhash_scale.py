@@ -128,19 +128,19 @@ def write_inputs(folder: Path, texts: list[tuple[str, str]], copies: int, seed: 
 
 
 def run_once(inp: Path, root: Path, tasks: int, workers: int) -> dict:
-    from gristmill.pipeline.run.config import load_config
     from gristmill.pipeline.run.executors.local import LocalRunner, stage_warm_ups
     from gristmill.pipeline.run.phases import Phase, plan_run
+    from gristmill.pipeline.run.plan import RunPlan
     from gristmill.pipeline.run.tasklog import quiet_parent_logs
     from gristmill.stages.dedup.fuzzy.filter import FuzzyFilter
 
     cfg_path = root / f"run_w{workers}.yaml"
     out = root / f"out_w{workers}"
     cfg_path.write_text(CONFIG.format(out=out, tasks=tasks, workers=workers, inp=inp))
-    cfg = load_config(cfg_path)
+    cfg = RunPlan.load(cfg_path, keyed=False)
     work = out / "_work"
     quiet_parent_logs(work / "run.log")
-    phases, _ = plan_run(cfg, work, strict=False)
+    phases, _ = plan_run(cfg, work)
     last = phases[-1]
     cut = next(i for i, s in enumerate(last.steps) if isinstance(s, FuzzyFilter))
     last.steps = last.steps[: cut + 1]

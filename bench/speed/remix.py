@@ -19,7 +19,7 @@ import yaml
 
 from bench import DATA_DIR
 from gristmill.pipeline.mix.materialize import materialize
-from gristmill.pipeline.run.config import load_config
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
 
@@ -78,7 +78,7 @@ def main() -> None:
         t0 = time.perf_counter()
         manifest = run(str(path), echo=lambda s: None)
         t_tok = time.perf_counter() - t0
-        loaded = load_config(path)
+        loaded = RunPlan.load(path, keyed=False)
         t0 = time.perf_counter()
         made = [materialize(loaded, name, echo=lambda s: None) for name in mixes]
         t_mix = time.perf_counter() - t0

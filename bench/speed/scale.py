@@ -139,8 +139,8 @@ def input_mb(paths: list[Path]) -> float:
 
 
 def plan(root: Path, name: str, paths: list[Path], stages: str, args, k: int):
-    from gristmill.pipeline.run.config import load_config
     from gristmill.pipeline.run.phases import plan_run
+    from gristmill.pipeline.run.plan import RunPlan
 
     root.mkdir(parents=True, exist_ok=True)
     cfg_path = root / f"{name}.yaml"
@@ -150,7 +150,7 @@ def plan(root: Path, name: str, paths: list[Path], stages: str, args, k: int):
     body += "stages:\n" + (ALL if stages == "all" else MINHASH).format(k=k)
     cfg_path.write_text(body)
     work = root / name / "_work"
-    phases, _ = plan_run(load_config(cfg_path), work, strict=False)
+    phases, _ = plan_run(RunPlan.load(cfg_path, keyed=False), work)
     if stages != "all":  # stop after minhash_dedup's filter
         from gristmill.stages.dedup.fuzzy.filter import FuzzyFilter
 

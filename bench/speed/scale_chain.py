@@ -83,12 +83,12 @@ def config(corpus: Path, out: Path, workers: int, cluster_tasks: int | None = No
 
 
 def plan(corpus: Path, out: Path, workers: int):
-    from gristmill.pipeline.run.config import load_config
     from gristmill.pipeline.run.phases import plan_run
+    from gristmill.pipeline.run.plan import RunPlan
 
     cfg, tasks = config(corpus, out, workers)
     work = out / "_work"
-    phases, _ = plan_run(load_config(cfg), work, strict=False)
+    phases, _ = plan_run(RunPlan.load(cfg, keyed=False), work)
     return phases, work, tasks
 
 

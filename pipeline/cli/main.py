@@ -122,24 +122,23 @@ def mix(config: str, names: tuple[str, ...]) -> None:
     """Materialise mixes from a finished run's token shards, without re-tokenising."""
     from gristmill.pipeline.mix.materialize import materialize
     from gristmill.pipeline.output.layout import check_inside, output_lock
-    from gristmill.pipeline.output.remote import RemoteRun
-    from gristmill.pipeline.run.config import load_config
+    from gristmill.pipeline.run.plan import RunPlan
 
-    cfg = load_config(config)
-    if not cfg.mixes:
+    plan = RunPlan.load(config, keyed=False)
+    if not plan.mixes:
         raise GristmillError(f"{config}: no `mix:` section")
-    check_inside(cfg.output)
-    with output_lock(cfg.output):
-        remote = RemoteRun(cfg.output_url, cfg.storage_options) if cfg.output_url else None
+    check_inside(plan.out)
+    with output_lock(plan.out):
+        remote = plan.storage.remote(plan.url) if plan.url else None
         if remote:  # a run on an object store: its shards here, the mixes back there
             try:
-                remote.fetch(cfg.output)
+                remote.fetch(plan.out)
             except FileNotFoundError as e:
                 raise GristmillError(f"{e}; `gristmill run {config}` first") from None
-        for name in names or cfg.mixes:
-            materialize(cfg, name, echo=click.echo)
+        for name in names or plan.mixes:
+            materialize(plan, name, echo=click.echo)
         if remote:
-            remote.publish(cfg.output, folders=("mixes",), last=())
+            remote.publish(plan.out, folders=("mixes",), last=())
 
 
 @cli.command()
@@ -282,7 +281,7 @@ def plan(
 @click.option("--seq", type=int, help="Tokens per sequence; required without --mix (its own).")
 @click.option("--mix", help="Emit from the materialised mix OUT/mixes/NAME.")
 @click.option("--seconds", type=float, default=3.0, show_default=True, help="Measuring time.")
-def emit_bench(out, params, gpu_flops, mfu, batch, seq, mix, seconds) -> None:
+def emit_bench(out: str, **opts) -> None:
     """Tokens/s a trainer needs (F x MFU / (6 x params)) against what the batch emitter
     delivers from OUT (a folder or an output URL, copied here) on this machine; exit 1 if the
     headroom is below 1."""
@@ -290,7 +289,7 @@ def emit_bench(out, params, gpu_flops, mfu, batch, seq, mix, seconds) -> None:
     from gristmill.pipeline.output.remote import readable
 
     with readable(out, "emit-bench") as local:
-        headroom = bench(local, params, gpu_flops, mfu, batch, seq, mix, seconds, echo=click.echo)
+        headroom = bench(local, **opts, echo=click.echo)
     if headroom < 1:
         sys.exit(1)
 
@@ -331,7 +330,7 @@ def sweep(config: str) -> None:
 @click.option("--include-prompt", is_flag=True, help="Start each document with its prompt.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--batch", type=int, default=64, show_default=True, help="Prompts at once.")
-def synth(checkpoint, run_config, folder, output, sources, exclude, docs, seed, **sampling):
+def synth(checkpoint: str, run_config, folder, **opts):
     """Sample synthetic documents from a reference-trainer CHECKPOINT (a step_N.pt file or a
     `gristmill train` output folder), prompted with real documents' openings; writes a jsonl
     source with full provenance for a run config with `origin: synthetic`."""
@@ -340,7 +339,9 @@ def synth(checkpoint, run_config, folder, output, sources, exclude, docs, seed, 
 
     if (run_config is None) == (folder is None):
         raise click.UsageError("give exactly one of --run CONFIG or --folder OUT")
-    cfg = sampling_config(**sampling)
+    output, sources, exclude = opts.pop("output"), opts.pop("sources"), opts.pop("exclude")
+    seed, docs = opts.pop("seed"), opts.pop("docs")
+    cfg = sampling_config(**opts)  # the rest: the sampling settings
     run_synth(checkpoint, run_config, folder, output, sources, exclude, cfg, seed, docs, click.echo)
 
 

@@ -28,6 +28,7 @@ Sample i of the endless sequence is a pure function of (data, seed, i), so:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +45,41 @@ from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fs import is_url
 
 __all__ = ["IGNORE", "Emitter"]
+
+
+@dataclass(frozen=True)
+class FromRun:
+    """`Emitter.from_run`'s options. `shards` keeps only these prefixes (e.g.
+    tokens/web/00003), `exclude` drops some (a held-out validation shard); `shuffle=False`
+    serves each window in schedule order; `packing`: `concat` or `best_fit` (whole documents
+    in padded rows, `packing_window` documents at a time), as a mix's `packing`; a URL's token
+    data is read through a cache of at most `cache_bytes`."""
+
+    weights: dict[str, float] | None = None
+    seed: int = 0
+    guard: GuardConfig | None = None
+    tokens: int | None = None
+    shards: Sequence[str] | None = None
+    exclude: Sequence[str] = ()
+    rank: int = 0
+    world_size: int = 1
+    shuffle: bool = True
+    packing: str = "concat"
+    packing_window: int = 1000
+    cache_bytes: int = DEFAULT_CACHE_BYTES
+    storage_options: dict | None = None
+
+
+@dataclass(frozen=True)
+class FromMix:
+    """`Emitter.from_mix`'s options; `seed`: the mix's by default."""
+
+    seed: int | None = None
+    rank: int = 0
+    world_size: int = 1
+    shuffle: bool = True
+    cache_bytes: int = DEFAULT_CACHE_BYTES
+    storage_options: dict | None = None
 
 
 class Emitter:
@@ -134,49 +170,30 @@ class Emitter:
         return Prefetcher(self, depth)
 
     @classmethod
-    def from_run(
-        cls,
-        out: str | Path,
-        seq_len: int,
-        batch: int,
-        *,
-        weights: dict[str, float] | None = None,
-        seed: int = 0,
-        guard: GuardConfig | None = None,
-        tokens: int | None = None,
-        shards: Sequence[str] | None = None,
-        exclude: Sequence[str] = (),
-        rank: int = 0,
-        world_size: int = 1,
-        shuffle: bool = True,
-        packing: str = "concat",
-        packing_window: int = 1000,
-        cache_bytes: int = DEFAULT_CACHE_BYTES,
-        storage_options: dict | None = None,
-    ) -> Emitter:
-        """From a finished run's per-source shards; weights default to each source's token
-        count. `shards` keeps only these prefixes (e.g. tokens/web/00003), `exclude` drops some
-        (a held-out validation shard). shuffle=False serves each window in schedule order.
-        packing: `concat` or `best_fit` (whole documents in padded rows, packing_window
-        documents at a time), as a mix's `packing`. `out` may be a URL (`s3://...`): its
-        token data is then read on demand through a cache of at most `cache_bytes`
-        (pipeline/emit/remote.py)."""
-        out, store = _opened(out, cache_bytes, storage_options)
+    def from_run(cls, out: str | Path, seq_len: int, batch: int, **options) -> Emitter:
+        """From a finished run's per-source shards, with `FromRun`'s options by keyword;
+        weights default to each source's token count. `out` may be a URL (`s3://...`): its
+        token data is then read on demand through a cache (pipeline/emit/remote.py)."""
+        o = FromRun(**options)
+        out, store = _opened(out, o.cache_bytes, o.storage_options)
         manifest = store.manifest() if store else _run_manifest(out)
         if store:
             store.index(s.prefix for s in manifest.shards)
         origins = {s.source: s.origin for s in manifest.shards}
-        keep = _select(manifest, shards, exclude)
+        keep = _select(manifest, o.shards, o.exclude)
+        weights = o.weights
         if weights is None:
             weights = {}
             for s in manifest.shards:
                 if s.prefix in keep and s.tokens:
                     weights[s.source] = weights.get(s.source, 0) + s.tokens
-        cfg = {"seq_len": seq_len, "weights": weights, "seed": seed, "tokens": tokens}
-        cfg |= {"packing": packing, "packing_window": packing_window}
-        mix = resolve("emitter", "emitter", MixConfig(**cfg, guard=guard or GuardConfig()), origins)
+        cfg = {"seq_len": seq_len, "weights": weights, "seed": o.seed, "tokens": o.tokens}
+        cfg |= {"packing": o.packing, "packing_window": o.packing_window}
+        guard = o.guard or GuardConfig()
+        mix = resolve("emitter", "emitter", MixConfig(**cfg, guard=guard), origins)
         opener = store.open if store else None
-        em = cls(_stream_store(out, manifest, mix, keep, shuffle, opener), batch, rank, world_size)
+        stream = _stream_store(out, manifest, mix, keep, o.shuffle, opener)
+        em = cls(stream, batch, o.rank, o.world_size)
         em.remote = store
         return em
 
@@ -191,34 +208,25 @@ class Emitter:
         exclude: Sequence[str] = (),
         shuffle: bool = True,
     ) -> Emitter:
-        """From a run config's mix (a LoadedConfig): the same samples `gristmill mix` writes
+        """From a run plan's mix (pipeline/run/plan.py): the same samples `gristmill mix` writes
         (unless shards are excluded). A run whose output is on an object store is first copied
         into its local work folder (memory-mapped shards need files), once per manifest."""
         if mix_name not in cfg.mixes:
             raise GristmillError(f"mix {mix_name!r} is not in {cfg.path}; mixes: {list(cfg.mixes)}")
-        if getattr(cfg, "output_url", None):  # a run on an object store: its shards here
-            from gristmill.pipeline.output.remote import RemoteRun
-
-            RemoteRun(cfg.output_url, cfg.storage_options).fetch(cfg.output)
-        manifest = _run_manifest(cfg.output)
+        if cfg.url:  # a run on an object store: its shards here
+            cfg.storage.remote(cfg.url).fetch(cfg.out)
+        manifest = _run_manifest(cfg.out)
         keep = _select(manifest, None, exclude)
-        store = _stream_store(cfg.output, manifest, cfg.mixes[mix_name], keep, shuffle)
+        store = _stream_store(cfg.out, manifest, cfg.mixes[mix_name], keep, shuffle)
         return cls(store, batch, rank, world_size)
 
     @classmethod
-    def from_mix(
-        cls,
-        folder: str | Path,
-        batch: int,
-        seed: int | None = None,
-        rank: int = 0,
-        world_size: int = 1,
-        shuffle: bool = True,
-        cache_bytes: int = DEFAULT_CACHE_BYTES,
-        storage_options: dict | None = None,
-    ) -> Emitter:
+    def from_mix(cls, folder: str | Path, batch: int, **options) -> Emitter:
         """From a materialised mix folder (OUT/mixes/<name>), or its URL (read through a cache
-        of at most `cache_bytes`, as `from_run`); seed: the mix's by default."""
+        of at most `cache_bytes`, as `from_run`), with `FromMix`'s options by keyword."""
+        o = FromMix(**options)
+        seed, rank, world_size, shuffle = o.seed, o.rank, o.world_size, o.shuffle
+        cache_bytes, storage_options = o.cache_bytes, o.storage_options
         if not is_url(folder):
             return cls(MixStore(Path(folder).resolve(), seed, shuffle), batch, rank, world_size)
         url = str(folder).rstrip("/")

@@ -23,7 +23,8 @@ from pydantic import Field
 from gristmill.pipeline import __version__
 from gristmill.pipeline.extras import require
 from gristmill.pipeline.output import manifest as mf
-from gristmill.pipeline.run.config import ConfigError, LoadedConfig, load_config
+from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.base import StrictModel
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import write_bytes
@@ -45,7 +46,7 @@ class RunData:
 
     out: Path
     manifest: mf.Manifest
-    config: LoadedConfig | None = None
+    config: RunPlan | None = None
     _ids: dict = field(default_factory=dict)
 
     @property
@@ -97,9 +98,9 @@ def open_run(root: Path, run: str | None, folder: str | None, echo=print) -> Run
         from gristmill.pipeline.report.html import after_run
         from gristmill.pipeline.run.runner import run as run_pipeline
 
-        cfg = load_config(root / run)
+        cfg = RunPlan.load(root / run, keyed=False)
         run_pipeline(str(root / run), echo=echo, after=after_run)
-        out = cfg.output
+        out = cfg.out
     else:
         out = (root / folder).resolve()
     try:

@@ -26,7 +26,8 @@ from pydantic import Field, model_validator
 from gristmill.pipeline.emit.emitter import Emitter
 from gristmill.pipeline.extras import require
 from gristmill.pipeline.output import manifest as mf
-from gristmill.pipeline.run.config import ConfigError, load_config, load_yaml_model
+from gristmill.pipeline.run.config import ConfigError, load_yaml_model
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.base import StrictModel
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import write_bytes
@@ -92,8 +93,8 @@ def train(
     from gristmill.trainer import Trainer, TrainingInterrupted
 
     root, d = path.parent, cfg.data
-    run_cfg = load_config(root / d.run) if d.run else None
-    out = run_cfg.output if run_cfg else (root / d.folder).resolve()
+    run_cfg = RunPlan.load(root / d.run, keyed=False) if d.run else None
+    out = run_cfg.out if run_cfg else (root / d.folder).resolve()
     if run_cfg:  # brought up to date first; a finished run is only checked
         from gristmill.pipeline.report.html import after_run
         from gristmill.pipeline.run.runner import run

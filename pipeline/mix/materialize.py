@@ -31,8 +31,8 @@ from gristmill.pipeline.mix.weights import blend_plan, planned_shares
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import SEGMENTS
 from gristmill.pipeline.output.mix_table import packing_line
-from gristmill.pipeline.run.config import LoadedConfig
 from gristmill.pipeline.run.mix_config import ResolvedMix
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path, write_bytes
 from gristmill.stages.formats.shards import ShardWriter
@@ -140,11 +140,11 @@ def _packed_row(rows: PackedRows, pad: int) -> tuple[np.ndarray, list[Segment]]:
     return out, segments
 
 
-def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
-    if name not in cfg.mixes:
-        known = ", ".join(cfg.mixes) or "none in this config"
-        raise GristmillError(f"mix {name!r} is not in {cfg.path}; mixes: {known}")
-    mix, out = cfg.mixes[name], cfg.output
+def materialize(plan: RunPlan, name: str, echo=print) -> dict:
+    if name not in plan.mixes:
+        known = ", ".join(plan.mixes) or "none in this config"
+        raise GristmillError(f"mix {name!r} is not in {plan.path}; mixes: {known}")
+    mix, out = plan.mixes[name], plan.out
     run_manifest = mf.load_tokenized(out)
     if mix.capped:
         echo(f"mix {name}: guard capped synthetic shares {mix.capped} (configured -> used)")
@@ -188,7 +188,7 @@ def materialize(cfg: LoadedConfig, name: str, echo=print) -> dict:
     write_bytes(
         path, orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n"
     )
-    url = getattr(cfg, "output_url", None)  # published there: named as the user gave it
+    url = plan.url  # published there: named as the user gave it
     shown = f"{url.rstrip('/')}/mixes/{name}/{MIX_MANIFEST}" if url else path
     _summary(name, manifest, shown, echo)
     return manifest

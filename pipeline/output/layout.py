@@ -1,4 +1,5 @@
-"""The output folder's names, one run at a time in it, and nothing written outside it.
+"""The output folder's names (each defined here once), one run at a time in it, and nothing
+written outside it.
 
 The lock is an flock on `OUT/.gristmill.lock`; the kernel drops it when its process dies, even
 by SIGKILL, so a killed run never leaves a stale lock."""
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
 import shutil
 from collections.abc import Iterator
@@ -14,10 +16,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.fs import local_path
 
 LOCK = ".gristmill.lock"
 WORK = "_work"  # the runs' phases: `_work/<run key>/<phase>/` (markers, stats, logs, meters)
 REPORT = "report.html"  # written after a run by pipeline/report (the runner only clears it)
+MANIFEST = "manifest.json"  # written last: a finished run's
+# what a run writes: cleared when another run replaces it, published to an output URL
+RUN_FOLDERS = ("tokens", "documents", "rejected", "index")
+MIXES = "mixes"  # made by `gristmill mix` from a finished run's tokens/, not by the run
+OUTPUT_FOLDERS = (*RUN_FOLDERS, MIXES)
 SEGMENTS = ".segments.parquet"  # beside a mix shard: which documents each sample came from
 
 
@@ -60,7 +68,7 @@ def _tidy(out: Path, made: bool) -> None:
                 shutil.rmtree(run, ignore_errors=True)
         with contextlib.suppress(OSError):  # only if it is empty now
             work.rmdir()
-    for name in ("tokens", "documents", "rejected", "index", "mixes"):  # left empty by failed tasks
+    for name in OUTPUT_FOLDERS:  # left empty by failed tasks
         for folder in sorted((out / name).glob("**/"), key=lambda p: -len(p.parts)):
             with contextlib.suppress(OSError):
                 folder.rmdir()
@@ -70,7 +78,7 @@ def _tidy(out: Path, made: bool) -> None:
             out.rmdir()
 
 
-OWNED = ("tokens", "documents", "rejected", "mixes", WORK, "manifest.json", REPORT)
+OWNED = (*OUTPUT_FOLDERS, WORK, MANIFEST, REPORT)
 
 
 def check_inside(out: Path) -> None:
@@ -86,3 +94,15 @@ def check_inside(out: Path) -> None:
                 f"output {out}: {name} is a link to {p.resolve()}, outside the output folder; "
                 "remove it (gristmill writes only inside its output folder)"
             )
+
+
+def work_folder(root: Path, url: str, work_dir: str | None) -> Path:
+    """Where a run whose `output` is a URL writes before publishing: `work_dir` (relative to
+    the config's folder `root`), else the user's cache; one folder per output URL, so a rerun
+    resumes there."""
+    if work_dir:
+        base = (root / local_path(work_dir)).resolve()
+    else:
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = Path(cache) / "gristmill" / "runs"
+    return base / hashlib.sha256(url.rstrip("/").encode()).hexdigest()[:16]

@@ -26,14 +26,13 @@ from pathlib import Path
 
 import orjson
 
-from gristmill.pipeline.output.layout import REPORT, WORK
+from gristmill.pipeline.output.layout import MIXES, REPORT, RUN_FOLDERS, WORK
 from gristmill.pipeline.output.manifest import MANIFEST, Manifest, ManifestError, parse
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path
 from gristmill.stages.formats.fs import StorageOptions, filesystem, is_url
 
-# the folders a run writes; mixes/ are `gristmill mix`'s
-PUBLISHED = ("tokens", "documents", "rejected", "index")
+PUBLISHED = RUN_FOLDERS  # mixes/ are `gristmill mix`'s
 
 
 class RemoteRun:
@@ -57,7 +56,7 @@ class RemoteRun:
         data = self.manifest_data()
         return None if data is None else parse(data, f"{self.url}/{MANIFEST}")
 
-    def _readable(self) -> tuple[bool, Manifest | None]:
+    def previous(self) -> tuple[bool, Manifest | None]:
         """(whether the store has a manifest, the manifest if it is one this code reads)."""
         try:
             data = self.manifest_data()
@@ -65,11 +64,8 @@ class RemoteRun:
         except (ManifestError, ValueError):
             return True, None
 
-    def finished(self, key: str) -> bool:
-        """A complete run of this key on the store: its manifest, and every shard it lists."""
-        _, old = self._readable()
-        if old is None or old.run_key != key:
-            return False
+    def complete(self, old: Manifest) -> bool:
+        """Every shard and document file the store's manifest `old` lists is in place."""
         sizes = self._sizes("tokens") | self._sizes("documents")
         return all(
             sizes.get(f"{shard.prefix}{ext}") == entry.bytes
@@ -89,13 +85,13 @@ class RemoteRun:
         found = self.fs.find(base, detail=True)
         return {p[len(self.root) + 1 :]: int(info["size"]) for p, info in found.items()}
 
-    def unfinish(self, key: str) -> None:
-        """Before writing: nothing on the store may look complete; another key's mixes go."""
-        had, old = self._readable()
+    def unfinish(self, key: str, had: bool, old: Manifest | None) -> None:
+        """Before writing: nothing on the store may look complete; another key's mixes go
+        (`had`, `old`: what `previous` found)."""
         self._rm(MANIFEST)
         self._rm(REPORT)
         if had and (old is None or old.run_key != key):
-            self._rm_tree("mixes")
+            self._rm_tree(MIXES)
 
     def publish(self, local: Path, folders: tuple[str, ...] = PUBLISHED, last=(REPORT, MANIFEST)):
         """`local`'s files under `folders` as whole objects, stale objects there removed, then
@@ -125,10 +121,10 @@ class RemoteRun:
             (local / MANIFEST).read_bytes()
         ) == manifest
         if not same:
-            for name in (*PUBLISHED, "mixes", WORK, MANIFEST, REPORT):
+            for name in (*PUBLISHED, MIXES, WORK, MANIFEST, REPORT):
                 p = local / name
                 shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
-        for folder in (*PUBLISHED, "mixes"):
+        for folder in (*PUBLISHED, MIXES):
             for rel, size in self._sizes(folder).items():
                 self._get(rel, local / rel, size)
         if self.fs.exists(self._path(REPORT)):

@@ -11,74 +11,62 @@ A run of a new key clears the outputs of the run before it (`tokens/`, `document
   manifest does not list (nor its reject summaries, nor an atomic write's `.tmp`), unless the
   user gave `--overwrite`. Without a manifest and without `_work/`, no file there is the run's.
 
-The same rule holds for an output URL (`check_replace_remote`), on the store's listing.
+The same rule holds for an output URL (`check_replace_remote`), on the store's listing. Which
+of the two applies, and whether the run resumes instead, is the output's to say
+(pipeline/output/run_output.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from gristmill.pipeline.output import manifest as mf
-from gristmill.pipeline.output.layout import WORK
+from gristmill.pipeline.output.layout import MIXES, OUTPUT_FOLDERS, WORK
 from gristmill.pipeline.output.manifest_model import Manifest, ManifestError
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.stages.errors import GristmillError
 
-CLEARED = ("tokens", "documents", "rejected", "index")  # the run's own folders; `mixes/` apart
-MIXES = "mixes"
 SHOWN = 3  # paths named in a refusal before "..."
 
 
-def replacing(
-    out: Path, key: str, config_hash: str, overwrite: bool, remote: RemoteRun | None = None
-) -> list[str]:
-    """Before a run of `key` starts writing in OUT (or publishing to `remote`): the lines to
-    print, or a GristmillError. A resumed run (its `_work/<key>/` there) clears nothing; for an
-    output URL the store is judged (the local work folder is gristmill's own cache)."""
-    if remote is not None:
-        old = _remote_manifest(remote)
-        if old is not None and old.run_key == key:
-            return []
-        resumable = (out / WORK).is_dir() and any((out / WORK).iterdir())
-        return check_replace_remote(remote, config_hash, overwrite, resumable)
-    if (out / WORK / key).exists():
-        return []
-    return check_replace(out, config_hash, overwrite)
+@dataclass(frozen=True)
+class Replaced:
+    """What a new run would replace in `where` (a folder, or an output URL's store)."""
+
+    where: str
+    old: Manifest | None  # the finished run's manifest; None: none, or one this code cannot read
+    files: list[str]  # every file under the run's folders and mixes/, relative
+    resumable: bool  # an unfinished run's `_work/` is there: its partial outputs are its own
+    unfinished: list[str]  # the keys of the unfinished runs there, to name
 
 
-def check_replace(out: Path, config_hash: str, overwrite: bool) -> list[str]:
-    """The lines to print before the outputs in OUT are cleared for a run of another key;
-    raises GristmillError (one line) where that would delete what must not go silently."""
-    old = _old_manifest(out)
+def check_replace(out: Path, old: Manifest | None, config_hash: str, overwrite: bool) -> list[str]:
+    """The lines to print before the outputs in OUT are cleared for a run of another key
+    (`old`: its manifest, read once by the output: pipeline/output/run_output.py); raises
+    GristmillError (one line) where that would delete what must not go silently."""
     unfinished = sorted(p.name for p in (out / WORK).glob("*") if p.is_dir())
     files = [
         p.relative_to(out).as_posix()
-        for name in (*CLEARED, MIXES)
+        for name in OUTPUT_FOLDERS
         for p in sorted((out / name).rglob("*"))
         if p.is_file()
     ]
-    return _judge(str(out), old, bool(unfinished), files, config_hash, overwrite, unfinished)
+    return _judge(
+        Replaced(str(out), old, files, bool(unfinished), unfinished), config_hash, overwrite
+    )
 
 
 def check_replace_remote(
-    remote: RemoteRun, config_hash: str, overwrite: bool, resumable: bool
+    remote: RemoteRun, old: Manifest | None, config_hash: str, overwrite: bool, resumable: bool
 ) -> list[str]:
     """The same for an output URL, on what the store lists; `resumable`: the local work
     folder holds an unfinished run's `_work/` (a killed publish's objects are its own)."""
-    old = _remote_manifest(remote)
-    files = sorted(rel for name in (*CLEARED, MIXES) for rel in remote.objects(name))
-    return _judge(remote.url, old, resumable, files, config_hash, overwrite, [])
+    files = sorted(rel for name in OUTPUT_FOLDERS for rel in remote.objects(name))
+    return _judge(Replaced(remote.url, old, files, resumable, []), config_hash, overwrite)
 
 
-def _judge(
-    where: str,
-    old: Manifest | None,
-    resumable: bool,
-    files: list[str],
-    config_hash: str,
-    overwrite: bool,
-    unfinished: list[str],
-) -> list[str]:
+def _judge(found: Replaced, config_hash: str, overwrite: bool) -> list[str]:
+    old, where, files = found.old, found.where, found.files
     ours = _written(old) if old else None
     mixes = sorted({f.split("/")[1] for f in files if f.startswith(f"{MIXES}/")})
     indexes = {e.path.rsplit("/", 1)[0] + "/" for e in (old.index if old else [])}
@@ -88,7 +76,7 @@ def _judge(
         if not f.startswith(f"{MIXES}/")
         and not f.endswith(".tmp")
         and not f.startswith(tuple(indexes))  # an index's folder is the index's, all of it
-        and (f not in ours if ours is not None else not resumable)
+        and (f not in ours if ours is not None else not found.resumable)
     )
     lines = []
     if old:
@@ -98,10 +86,10 @@ def _judge(
             f"replacing the finished run in {where} (config {old.config_hash[:12]}"
             f"{same}, run {old.run_key}): {_outputs(old)}"
         )
-    elif unfinished:
+    elif found.unfinished:
         lines.append(
-            f"replacing the unfinished run in {where} (run {', '.join(unfinished)}): its partial "
-            "outputs"
+            f"replacing the unfinished run in {where} (run {', '.join(found.unfinished)}): its "
+            "partial outputs"
         )
     kept = _what(mixes, foreign)
     if kept and not overwrite:
@@ -150,17 +138,10 @@ def _what(mixes: list[str], foreign: list[str]) -> str:
     return " and ".join(parts)
 
 
-def _old_manifest(out: Path) -> Manifest | None:
-    """The finished run's manifest; None without one, or with one this version cannot read
-    (then none of the files there counts as the run's: they go only with --overwrite)."""
+def read_manifest(read) -> Manifest | None:
+    """`read()`'s manifest; None without one, or with one this version cannot read (then
+    none of the files there counts as the run's: they go only with --overwrite)."""
     try:
-        return mf.load(out)
+        return read()
     except (FileNotFoundError, ManifestError, ValueError):
-        return None
-
-
-def _remote_manifest(remote: RemoteRun) -> Manifest | None:
-    try:
-        return remote.manifest()
-    except (ManifestError, ValueError):
         return None

@@ -25,6 +25,7 @@ from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.funnel import nothing_kept
 from gristmill.pipeline.output.layout import REPORT
 from gristmill.pipeline.output.mix_table import mix_notes, weights_over_tokens
+from gristmill.pipeline.output.remote import joined
 from gristmill.pipeline.report import excerpts, plots
 from gristmill.pipeline.report.lines import line_section
 from gristmill.pipeline.run import metadata, tally
@@ -37,11 +38,13 @@ from gristmill.stages.formats.atomic import write_text
 TOP = 25  # rows of the longer tables (languages, clusters)
 
 
-def after_run(out: Path) -> list[str]:
-    """The runner's `after` hook for `gristmill run`: the report of the finished run. A report
-    that cannot be written is a warning: the run's outputs are complete."""
+def after_run(out: Path, shown: str | None = None) -> list[str]:
+    """The runner's `after` hook for `gristmill run`: the report of the finished run in `out`,
+    named where the user finds it (`shown`: the output folder or URL). A report that cannot be
+    written is a warning: the run's outputs are complete."""
     try:
-        return [f"report:       {write_report(out)}"]
+        path = write_report(out)
+        return [f"report:       {joined(shown, REPORT) if shown else path}"]
     except Exception as e:
         return [f"warning: {REPORT} not written: {type(e).__name__}: {e}"]
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import orjson
 
 from gristmill.stages.plugins import distribution_of
-from gristmill.stages.registry import StageClass, get_stage, implicit_first
+from gristmill.stages.registry import StageClass, implicit_first
 
 OWN = "gristmill"
 FOLDERS = ("stages", "pipeline", "trainer")  # gristmill.<folder> -> a folder of the repository
@@ -36,9 +36,9 @@ COMMON = ("gristmill.pipeline.run.phases",)  # the phase compiler, which every r
 DATA = ("gristmill.stages", "data")  # shipped data: in the print of the modules that name it
 
 
-def config_print(cfg) -> str:
-    """The code print of a loaded config's run: its stages (and the implicit first ones)."""
-    listed = [get_stage(entry.name) for entry, _ in cfg.stage_params]
+def config_print(plan) -> str:
+    """The code print of a run plan's run: its stages (and the implicit first ones)."""
+    listed = [s.cls for s in plan.stages]
     return code_print(tuple(dict.fromkeys([*implicit_first(), *listed])))
 
 

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gristmill.stages.fields import SHARED, Field, named, present, type_name
 from gristmill.stages.read.sources import READER_KEYS, RECORD_KEYS, provided
-from gristmill.stages.registry import STAGES, StageClass, get_stage, implicit_first
+from gristmill.stages.registry import STAGES, StageClass, implicit_first
 
 if TYPE_CHECKING:
     from gristmill.pipeline.output.manifest_model import MetadataKey
-    from gristmill.pipeline.run.config import LoadedConfig, SourceConfig
+    from gristmill.pipeline.run.config import SourceConfig
     from gristmill.stages.base import StageParams
 
 Chain = list[tuple[StageClass, "StageParams"]]
@@ -45,52 +46,58 @@ def earlier_run_fields(declared: Mapping[str, MetadataKey]) -> tuple[Field, ...]
     return tuple(out)
 
 
-def per_source(cfg: LoadedConfig) -> list[tuple[Field, ...]]:
+@dataclass(frozen=True)
+class Declared:
+    """What the run's declarations say, resolved once (pipeline/run/plan.py): each source's
+    keys, and the stages in order with the ones that run first unlisted (provenance)."""
+
+    sources: list[SourceConfig]
+    per_source: list[tuple[Field, ...]]
+    chain: Chain
+    implicit: int  # how many of `chain` run first unlisted
+
+
+def declare(sources: list[SourceConfig], files, runs: dict, listed: Chain) -> Declared:
     """Each source's keys: an earlier run's (`run:`, pipeline/run/run_sources.py) as its
-    manifest lists its documents', any other's from its reader."""
-    return [
-        cfg.runs[i].fields if i in cfg.runs else source_fields(s, files)
-        for i, (s, files) in enumerate(zip(cfg.run.sources, cfg.inputs, strict=True))
+    manifest lists its documents', any other's from its reader (`files`: each source's
+    (display, path) pairs); `listed`: the config's stages with their params."""
+    per = [
+        runs[i].fields if i in runs else source_fields(s, found)
+        for i, (s, found) in enumerate(zip(sources, files, strict=True))
     ]
+    first = [cls for cls, _ in listed[:1]]
+    implicit = [(cls, cls.Params()) for cls in implicit_first() if cls not in first]
+    return Declared(list(sources), per, implicit + list(listed), len(implicit))
 
 
-def sources_give(cfg: LoadedConfig) -> tuple[Field, ...]:
+def sources_give(d: Declared) -> tuple[Field, ...]:
     """The keys the sources of the run give, in the order the sources list them: optional
     where some source does not give it (no stage may require it then)."""
-    per = per_source(cfg)
+    per = d.per_source
     common = set.intersection(*({f.name for f in fields} for fields in per))
     out = {f.name: f if f.name in common else f.maybe() for fields in per for f in fields}
     return tuple(out.values())
 
 
-def chain(cfg: LoadedConfig) -> Chain:
-    """The run's stages in order, with the ones that run first unlisted (provenance)."""
-    stages = [(get_stage(entry.name), params) for entry, params in cfg.stage_params]
-    listed = [cls for cls, _ in stages[:1]]
-    return [(cls, cls.Params()) for cls in implicit_first() if cls not in listed] + stages
-
-
-def fields_at(cfg: LoadedConfig, before: int | None = None) -> dict[str, Field]:
+def fields_at(d: Declared, before: int | None = None) -> dict[str, Field]:
     """The keys every document carries, in the order first written, each with its type: before
     the config's stage `before` (an index into its `stages`), or after the last stage (None).
     What a writer of typed columns lays out after the id and the text."""
-    stages = chain(cfg)
-    implicit = len(stages) - len(cfg.stage_params)
-    end = len(stages) if before is None else implicit + before
-    return present(sources_give(cfg), stages[:end])
+    end = len(d.chain) if before is None else d.implicit + before
+    return present(sources_give(d), d.chain[:end])
 
 
-def described(cfg: LoadedConfig, before: int | None = None) -> dict[str, dict]:
+def described(d: Declared, before: int | None = None) -> dict[str, dict]:
     """The manifest's `metadata`: each key the kept documents carry (`fields_at`), in order,
     with its type, whether some documents lack it, and who writes it (`sources` or stages);
     before the config's stage `before` (the documents `write` wrote), or after the last."""
-    by: dict[str, list[str]] = {f.name: ["sources"] for f in sources_give(cfg)}
-    for cls, p in chain(cfg):
+    by: dict[str, list[str]] = {f.name: ["sources"] for f in sources_give(d)}
+    for cls, p in d.chain:
         for f in cls.writes_for(p):
             by.setdefault(f.name, []).append(cls.name)
     return {
         name: {"type": type_name(f.type), "optional": f.optional, "written_by": by[name]}
-        for name, f in fields_at(cfg, before).items()
+        for name, f in fields_at(d, before).items()
     }
 
 
@@ -101,12 +108,12 @@ def writers(declared: Mapping[str, MetadataKey], name: str) -> list[str]:
     return list(entry.written_by) if entry else []
 
 
-def unknown_field(cfg: LoadedConfig) -> str | None:
+def unknown_field(d: Declared) -> str | None:
     """A source's `fields` key that is neither `text`, `id`, a shared metadata key, nor one a
     stage of the run reads (most likely a typo of one), as the config error's line."""
-    read = [f.name for cls, p in chain(cfg) for f in cls.reads_for(p)]
+    read = [f.name for cls, p in d.chain for f in cls.reads_for(p)]
     known = [k for k in dict.fromkeys([*RECORD_KEYS, *SHARED, *read]) if k not in READER_KEYS]
-    for i, src in enumerate(cfg.run.sources):
+    for i, src in enumerate(d.sources):
         for key in src.fields:
             if key not in known:
                 close = difflib.get_close_matches(key, known, 1, 0.6)
@@ -118,19 +125,16 @@ def unknown_field(cfg: LoadedConfig) -> str | None:
     return None
 
 
-def unmet(cfg: LoadedConfig) -> str | None:
+def unmet(d: Declared) -> str | None:
     """The first required key a stage reads that nothing before it writes on every document, as
     the config error's line (without the file); None when every one is met."""
-    per = per_source(cfg)
-    have = {f.name for f in sources_give(cfg) if not f.optional}
+    have = {f.name for f in sources_give(d) if not f.optional}
     some: dict[str, list[str]] = {}  # key -> the stages before that write it on some documents
-    stages = chain(cfg)
-    implicit = len(stages) - len(cfg.stage_params)
-    for i, (cls, params) in enumerate(stages):
+    for i, (cls, params) in enumerate(d.chain):
         for f in cls.reads_for(params):
             if not f.optional and f.name not in have:
-                who = _nobody(f, per, cfg, some.get(f.name, []))
-                where = f"stages[{i - implicit}].{cls.name}"
+                who = _nobody(f, d, some.get(f.name, []))
+                where = f"stages[{i - d.implicit}].{cls.name}"
                 return f"{where} reads metadata {f.name!r}, which {who}; {_fix(f)}"
         for f in cls.writes_for(params):
             if f.optional:
@@ -140,18 +144,18 @@ def unmet(cfg: LoadedConfig) -> str | None:
     return None
 
 
-def _nobody(f: Field, per: list[tuple[Field, ...]], cfg: LoadedConfig, some: list[str]) -> str:
+def _nobody(f: Field, d: Declared, some: list[str]) -> str:
     """Who lacks the key: the sources that do not give it (when some do), and the stages
     before, none of which writes it (or only on some documents)."""
     lacking = [
         f"sources[{i}] ({s.name})"
-        for i, (s, fields) in enumerate(zip(cfg.run.sources, per, strict=True))
+        for i, (s, fields) in enumerate(zip(d.sources, d.per_source, strict=True))
         if f.name not in {x.name for x in fields}
     ]
     stages = "no earlier stage writes"
     if some:
         stages += f" on every document ({' and '.join(some)}: on some)"
-    if len(lacking) < len(per):
+    if len(lacking) < len(d.per_source):
         return f"{', '.join(lacking)} does not give and {stages}"
     return stages
 

@@ -28,7 +28,7 @@ import orjson
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
-from gristmill.pipeline.run.observe import RunObserver, RunState
+from gristmill.pipeline.run.observe import AFTER_EACH, RunObserver, RunState, Steps
 from gristmill.pipeline.run.phases import Phase, step_label
 from gristmill.stages.formats.atomic import write_bytes
 
@@ -104,15 +104,12 @@ class MeterStep(PipelineStep):
             clock.write(rank, cpu_now() - c_start, time.perf_counter() - w_start)
 
 
-def meter(phases: list[Phase], work: Path) -> None:
-    """Put a meter after every step of every phase (after every other observer's steps)."""
-    for phase in phases:
-        names = [step_label(s) for s in phase.steps]
-        clock = TaskClock(work / phase.name / METER, names)
-        steps = []
-        for i, step in enumerate(phase.steps):
-            steps += [step, MeterStep(clock, i, last=i == len(phase.steps) - 1)]
-        phase.steps = steps
+def meters(phase: Phase, work: Path) -> list[MeterStep]:
+    """One meter for each step of `phase`, sharing the phase's clock; the last one's loop
+    drives the task and writes its figures."""
+    clock = TaskClock(work / phase.name / METER, [step_label(s) for s in phase.steps])
+    n = len(phase.steps)
+    return [MeterStep(clock, i, last=i == n - 1) for i in range(n)]
 
 
 def phase_figures(phase_dir: Path) -> dict | None:
@@ -186,13 +183,14 @@ class CpuMeter(RunObserver):
     Made when the run starts, before its config is loaded: the run process's CPU counts from
     there."""
 
+    steps = (Steps(AFTER_EACH, meters),)
+
     def __init__(self):
         self.cpu_start = cpu_now()
         self.phase_start = self.run_start = 0.0
         self.seconds: dict[str, float] = {}
 
     def on_run_start(self, run: RunState) -> None:
-        meter(run.plan.phases, run.plan.work)
         self.run_start = time.perf_counter()
 
     def on_phase_start(self, run: RunState, index: int, phase: Phase) -> None:

@@ -2,24 +2,51 @@
 
 The runner only sequences the phases (pipeline/run/runner.py) of the run's plan (plan.py: the
 config resolved once); everything else a run does hangs off it as an observer, each in its own
-module, reading what it needs from the plan: the progress display and end-of-run summary
-(progress.py), the report's tally (tally.py), the CPU and time meter (meter.py) and the
-manifest (record.py). An observer may add its pass-through steps to the phases when the run
-starts (before any task runs: a resumed or Slurm-submitted run carries them too), and reads
-back, at the end, what its steps wrote from inside the tasks.
+module, reading what it needs from the plan: the progress display (progress.py), the report's
+tally (tally.py), the CPU and time meter (meter.py), the manifest (record.py) and, for an
+output URL, the lease on the store (pipeline/output/lease.py).
 
-Observers start in order and end in reverse order, as nested `with` blocks would: the one
-listed last wraps the phases most closely (the meter, whose steps go after everyone else's),
-and ends first (the manifest reads its figures).
+An observer declares the pass-through steps it adds (`steps`: where, and how to make them for a
+phase), and the compiler places them (`place`, from `Plan.compile`) before any task runs, so a
+resumed or Slurm-submitted run carries them too; at the end it reads back what its steps wrote
+from inside the tasks. Where a step goes is data, in the order of `PLACES`:
+
+- `AFTER_READ`: right after a phase's reader, in every phase that carries documents;
+- `BEFORE_END`: right before the run's last step (pack or write), where every kept document
+  passes;
+- `AFTER_EACH`: after every step of every phase, those of the places above included.
+
+Observers start in the order the runner lists them and end in the reverse order (`Observers`),
+as nested `with` blocks would: the manifest (record.py) ends after the meter whose figures it
+records.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.output.manifest import Manifest
 from gristmill.pipeline.run.phases import Phase
-from gristmill.pipeline.run.plan import RunPlan
+
+if TYPE_CHECKING:
+    from gristmill.pipeline.run.plan import RunPlan
+
+AFTER_READ, BEFORE_END, AFTER_EACH = "after the reader", "before the last step", "after each step"
+PLACES = (AFTER_READ, BEFORE_END, AFTER_EACH)  # the order in which steps are placed
+
+
+@dataclass(frozen=True)
+class Steps:
+    """Steps an observer adds at `at`: `make(phase, work)` gives them for one phase (for
+    `AFTER_EACH`, one per step of the phase, in order)."""
+
+    at: str
+    make: Callable[[Phase, Path], list[PipelineStep]]
 
 
 @dataclass
@@ -36,8 +63,10 @@ class RunState:
 class RunObserver:
     """A no-op for each event; an observer overrides those it follows."""
 
+    steps: tuple[Steps, ...] = ()
+
     def on_run_start(self, run: RunState) -> None:
-        """Before any task runs: add steps to `run.plan.phases` here."""
+        """Before any task runs (the phases carry the observers' steps already)."""
 
     def on_phase_start(self, run: RunState, index: int, phase: Phase) -> None:
         """`index` counts from 1. The executor has started its workers already."""
@@ -47,3 +76,48 @@ class RunObserver:
 
     def on_run_end(self, run: RunState) -> None:
         """After the last phase of a run that finished."""
+
+
+class Observers:
+    """The run's observers, in order: each event reaches them in it, and the end events in the
+    reverse one, as nested `with` blocks would (an observer that ends after another reads what
+    that one left: the manifest reads the meter's figures)."""
+
+    def __init__(self, *observers: RunObserver):
+        self.all = observers
+
+    def __iter__(self):
+        return iter(self.all)
+
+    def run_start(self, run: RunState) -> None:
+        for o in self.all:
+            o.on_run_start(run)
+
+    def phase_start(self, run: RunState, index: int, phase: Phase) -> None:
+        for o in self.all:
+            o.on_phase_start(run, index, phase)
+
+    def phase_end(self, run: RunState, phase: Phase, failed: bool) -> None:
+        for o in reversed(self.all):
+            o.on_phase_end(run, phase, failed)
+
+    def run_end(self, run: RunState) -> None:
+        for o in reversed(self.all):
+            o.on_run_end(run)
+
+
+def place(phases: list[Phase], work: Path, observers) -> list[Phase]:
+    """The phases with every observer's steps where they said (new phases: the compiled ones
+    are left as they are)."""
+    declared = [s for at in PLACES for o in observers for s in o.steps if s.at == at]
+    out = [replace(p, steps=list(p.steps)) for p in phases]
+    for s in declared:
+        for k, p in enumerate(out):
+            if s.at == AFTER_READ and len(p.steps) > 1:
+                p.steps[1:1] = s.make(p, work)
+            elif s.at == BEFORE_END and k == len(out) - 1:
+                p.steps[-1:-1] = s.make(p, work)
+            elif s.at == AFTER_EACH:
+                added = s.make(p, work)
+                p.steps = [step for pair in zip(p.steps, added, strict=True) for step in pair]
+    return out

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.run import metadata
-from gristmill.pipeline.run.config import LoadedConfig
 from gristmill.stages.base import Stage, StageContext, StageHooks, StageParams
 from gristmill.stages.dedup.earlier import fetch_index
 from gristmill.stages.fields import present
@@ -38,7 +38,10 @@ from gristmill.stages.formats.docio import (
     record_to_doc,
 )
 from gristmill.stages.read.sources import InputFile, ReadSources
-from gristmill.stages.registry import StageClass, get_stage, implicit_first, is_global
+from gristmill.stages.registry import StageClass, is_global
+
+if TYPE_CHECKING:
+    from gristmill.pipeline.run.plan import RunPlan
 
 
 @dataclass
@@ -95,12 +98,12 @@ def quiet(step: Stage) -> Stage:
     return type(step)(step.params, replace(step.ctx, rejected=None))
 
 
-def input_files(cfg: LoadedConfig) -> list[InputFile]:
+def input_files(plan: RunPlan) -> list[InputFile]:
     return [
         InputFile(path, display, src.name, src.origin, dict(src.fields))
         if not src.run  # an earlier run's documents: their source, origin and task as written
         else InputFile(path, display, None, None, task=task_of(path))
-        for src, files in zip(cfg.run.sources, cfg.inputs, strict=True)
+        for src, files in zip(plan.run.sources, plan.sources.files, strict=True)
         for display, path in files
     ]
 
@@ -110,41 +113,40 @@ def task_of(path: str) -> int:
     return int(path.rsplit("/", 1)[-1].split(".", 1)[0])
 
 
-def run_context(cfg: LoadedConfig, work: Path) -> StageContext:
-    run = cfg.run
-    indexed = cfg.indexed()  # each stage's index, checked; a URL's copied into work/ once
-    earlier = tuple(
-        (p, str(fetch_index(p, work / "earlier" / f"{i:02d}", indexed, cfg.storage_options)))
-        for i, p in enumerate(cfg.dedup_against)
+def run_context(plan: RunPlan, work: Path) -> StageContext:
+    run, opts = plan.run, plan.storage.options
+    earlier = tuple(  # a URL's index copied into work/ once, each stage's checked
+        (p, str(fetch_index(p, work / "earlier" / f"{i:02d}", plan.indexed, opts)))
+        for i, p in enumerate(plan.dedup_against)
     )
     return StageContext(
-        rejected=cfg.output / "rejected" if run.keep_rejected else None,
+        rejected=plan.out / "rejected" if run.keep_rejected else None,
         work=work,
-        out=cfg.output,
+        out=plan.out,
         tasks=run.tasks,
         workers=run.workers,
-        source_order={name: i for i, (name, _) in enumerate(cfg.source_list)},
+        source_order={name: i for i, (name, _) in enumerate(plan.sources.names)},
         earlier=earlier,
     )
 
 
-def plan_run(cfg: LoadedConfig, work: Path, strict: bool) -> tuple[list[Phase], StageContext]:
+def plan_run(plan: RunPlan, work: Path) -> tuple[list[Phase], StageContext]:
     """The run's phases, and the stage context after its last stage (the tokenizer it used)."""
-    run = cfg.run
-    ctx = run_context(cfg, work)
+    run, declared = plan.run, plan.declared
+    ctx = run_context(plan, work)
     reader = ReadSources(
-        input_files(cfg),
+        input_files(plan),
         ctx,
-        strict=strict or run.strict,
+        strict=plan.strict or run.strict,
         max_doc_chars=run.max_doc_chars,
-        storage_options=cfg.storage_options,
+        storage_options=plan.storage.options,
     )
-    stages = [(get_stage(entry.name), params) for entry, params in cfg.stage_params]
-    implicit = [(cls, None) for cls in implicit_first() if cls not in [c for c, _ in stages[:1]]]
+    implicit = [(cls, None) for cls, _ in declared.chain[: declared.implicit]]
+    stages = [*implicit, *((s.cls, s.params) for s in plan.stages)]
     # the keys every document carries as it reaches each stage, from the declarations
-    chain, given = metadata.chain(cfg), metadata.sources_give(cfg)
-    fields = [tuple(present(given, chain[:j]).values()) for j in range(len(chain))]
-    return compile_phases(reader, [*implicit, *stages], ctx, work, run.tasks, fields=fields)
+    given = metadata.sources_give(declared)
+    fields = [tuple(present(given, declared.chain[:j]).values()) for j in range(len(stages))]
+    return compile_phases(reader, stages, ctx, work, run.tasks, fields=fields)
 
 
 def compile_phases(

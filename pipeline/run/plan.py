@@ -1,11 +1,14 @@
-"""A run config resolved once: what the runner sequences and what its executors and observers
-take (pipeline/run/runner.py, observe.py, executors/).
+"""A run config resolved once: what the runner sequences and what its output, executors and
+observers take (pipeline/run/runner.py, pipeline/output/run_output.py, observe.py, executors/).
 
-`RunPlan` holds everything a run decides before its first task: the config, the input files
-with their hashes, the earlier runs' indexes (`dedup_against`), the run key computed from
-them, where the output lives (a local folder; an object-store URL published to at the end),
-and, once compiled, the phases. Nothing downstream reads the config file again or recomputes a
-hash. `phase_lines` prints the phases as `gristmill run --plan` shows them.
+`RunPlan.load(config_path, executor=..., strict=...)` parses the file (config.py) and
+`RunPlan.resolve(run_config, root, ...)` does the rest, once, for a config from a file or built
+in Python: the output's place, the sources' files (pipeline/run/inputs.py: one storage object
+holds the `storage_options`), every stage looked up into a `PlannedStage`, the metadata chain,
+the mixes, the config hash, the inputs with their hashes, the earlier runs' indexes
+(`dedup_against`) and the run key. `compile` adds the phases (and the stage context after the
+last stage: the tokenizer). Nothing downstream reads the config file again, looks a stage up by
+name, or recomputes a hash. `phase_lines` prints the phases as `gristmill run --plan` shows them.
 """
 
 from __future__ import annotations
@@ -14,36 +17,110 @@ import textwrap
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gristmill.pipeline.output.layout import WORK
-from gristmill.pipeline.run.config import LoadedConfig, RunConfig
+from gristmill.pipeline.output.layout import WORK, work_folder
+from gristmill.pipeline.output.manifest_model import InputEntry
+from gristmill.pipeline.run import metadata
+from gristmill.pipeline.run import resolve as rs
+from gristmill.pipeline.run.config import (
+    ConfigError,
+    RunConfig,
+    check_executor,
+    check_sources,
+    parse_config,
+)
+from gristmill.pipeline.run.fingerprint import config_print
+from gristmill.pipeline.run.inputs import (
+    Sources,
+    Storage,
+    earlier_entries,
+    input_entries,
+    list_sources,
+    resolve_path,
+)
+from gristmill.pipeline.run.mix_config import ResolvedMix
+from gristmill.pipeline.run.observe import place
 from gristmill.pipeline.run.phases import Phase, ReadWork, WriteWork, plan_run, step_label
+from gristmill.pipeline.run.run_sources import RunSourceError
+from gristmill.pipeline.run.source_paths import SourceError
 from gristmill.stages.base import StageContext
+from gristmill.stages.formats.fs import is_url, local_path
 from gristmill.stages.read.sources import ReadSources
 
 
 @dataclass(frozen=True)
 class RunPlan:
-    cfg: LoadedConfig  # validated; `cfg.run.executor` is the one the run uses (`--executor`)
+    run: RunConfig  # validated; `run.executor` is the one the run uses (`--executor`)
+    root: Path  # the config's folder: relative paths are relative to it
     strict: bool  # `run --strict`, or the config's `strict`
-    inputs: list[dict]  # the manifest's `inputs`: each file's path, source, bytes and sha256
-    earlier: list[dict]  # each `dedup_against` run's index files, as its manifest lists them
-    key: str  # hashes the config, the inputs, the code and `earlier`: `_work/<key>/`
+    storage: Storage  # the run's `storage_options`, for every URL it reads or writes
+    out: Path  # where the run writes: the output folder, or an `output` URL's work folder
+    url: str | None  # the object store the finished run is published to, if any
+    sources: Sources  # every source's files
+    stages: tuple[rs.PlannedStage, ...]  # the config's stages, in order
+    declared: metadata.Declared  # the metadata keys, source by source and stage by stage
+    mixes: dict[str, ResolvedMix]
+    dedup_against: list[str]  # earlier runs' outputs (absolute folders, or URLs)
+    indexed: dict[str, dict]  # stage name -> its index's params, for stages that keep one
+    recorded: dict  # the config as the manifest records it (every default filled in)
+    config_hash: str
+    inputs: list[InputEntry] = field(default_factory=list)  # each file's bytes and sha256
+    earlier: list[dict] = field(default_factory=list)  # each `dedup_against` run's index files
+    key: str | None = None  # hashes the config, inputs, code and `earlier`: `_work/<key>/`
+    path: Path | None = None  # the config file, where there is one
     phases: list[Phase] = field(default_factory=list)  # once compiled
     ctx: StageContext | None = None  # the stage context after the last stage, once compiled
 
-    @property
-    def run(self) -> RunConfig:
-        return self.cfg.run
+    @classmethod
+    def load(
+        cls, config_path, executor: str | None = None, strict: bool = False, keyed: bool = True
+    ) -> RunPlan:
+        """The plan of a config file; `executor`: `run --executor` (the same run: its key
+        leaves executors out); `keyed=False`: without hashing the inputs (`gristmill mix` and
+        the readers of a finished run, whose key is in its manifest)."""
+        path = Path(config_path)
+        run = parse_config(path)
+        if executor:
+            run = run.model_copy(update={"executor": executor})
+        try:
+            return cls.resolve(run, path.parent, strict=strict, keyed=keyed, path=path)
+        except (ConfigError, SourceError, RunSourceError) as e:
+            raise ConfigError(f"{path}: {e}") from None
 
-    @property
-    def out(self) -> Path:
-        """Where the run writes: the output folder, or an `output` URL's local work folder."""
-        return self.cfg.output
+    @classmethod
+    def resolve(
+        cls, run: RunConfig, root: Path, strict=False, keyed=True, path: Path | None = None
+    ) -> RunPlan:
+        """The plan of a parsed config whose relative paths are relative to `root`."""
+        url = run.output if is_url(run.output) else None
+        out = work_folder(root, url, run.work_dir) if url else resolve_path(root, run.output)
+        storage = Storage(run.storage_options)
+        stages = rs.plan_stages(run, root)
+        found = list_sources(run, root, url or root / local_path(run.output), storage)
+        rs.check_unique(run, found.runs, found.names)
+        mixes = rs.plan_mixes(run, stages, dict(found.names))
+        against = [resolve_path(root, p) for p in run.dedup_against]
+        indexed = rs.check_index(stages, against)
+        check_sources(run)
+        rs.check_stages(stages)
+        check_executor(run)
+        listed = [(s.cls, s.params) for s in stages]
+        declared = metadata.declare(run.sources, found.files, found.runs, listed)
+        if wrong := metadata.unknown_field(declared) or metadata.unmet(declared):
+            raise ConfigError(wrong)
+        recorded = rs.recorded(run, stages, found.runs, against)
+        plan = cls(
+            run, root, strict, storage, Path(out), url, found, stages, declared, mixes,
+            against, indexed, recorded, rs.config_hash(recorded, stages), path=path,
+        )  # fmt: skip
+        return plan.keyed() if keyed else plan
 
-    @property
-    def url(self) -> str | None:
-        """The object store the finished run is published to (`output: s3://...`), if any."""
-        return self.cfg.output_url
+    def keyed(self) -> RunPlan:
+        """With every input file hashed, and the earlier runs' indexes read, once."""
+        inputs = input_entries(self.run.sources, self.sources, self.storage)
+        earlier = earlier_entries(self.dedup_against, self.storage)
+        dumped = [e.dump() for e in inputs]
+        key = rs.run_key(self.config_hash, dumped, earlier, config_print(self))
+        return replace(self, inputs=inputs, earlier=earlier, key=key)
 
     @property
     def work(self) -> Path:
@@ -52,11 +129,13 @@ class RunPlan:
     def folder(self, phase: Phase) -> Path:
         return self.work / phase.name
 
-    def compile(self) -> RunPlan:
-        """The plan with its phases: the stages are built (and a `dedup_against` URL's index
+    def compile(self, observers=(), work: Path | None = None) -> RunPlan:
+        """The plan with its phases, each observer's steps placed where it declared them
+        (pipeline/run/observe.py): the stages are built (and a `dedup_against` URL's index
         copied into the work folder), so only once the work folder is the run's own."""
-        phases, ctx = plan_run(self.cfg, self.work, self.strict)
-        return replace(self, phases=phases, ctx=ctx)
+        work = work or self.work
+        phases, ctx = plan_run(self, work)
+        return replace(self, phases=place(phases, work, observers), ctx=ctx)
 
 
 EXECUTORS = {

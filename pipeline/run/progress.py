@@ -30,7 +30,7 @@ from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.output.funnel import nothing_kept
 from gristmill.pipeline.output.manifest import MANIFEST, Manifest, StageCounts
-from gristmill.pipeline.run.observe import RunObserver, RunState
+from gristmill.pipeline.run.observe import AFTER_READ, RunObserver, RunState, Steps
 from gristmill.pipeline.run.phases import Phase
 from gristmill.stages.formats.atomic import write_bytes
 
@@ -284,18 +284,17 @@ def _count(n: int, noun: str) -> str:
 
 class Progress(RunObserver):
     """The `_progress` counters after each phase's reader (a reduce phase carries no documents:
-    its bar counts tasks), a monitor per phase, and the summary once the manifest is written."""
+    its bar counts tasks), a monitor per phase, and the summary the runner prints at the end
+    (`summary`)."""
 
-    def __init__(self, echo: Callable[[str], None]):
-        self.echo = echo
+    def __init__(self, echo: Callable[[str], None], shown: str):
+        self.echo, self.shown = echo, shown  # `shown`: where the outputs are, folder or URL
+        self.summary: list[str] = []  # the end-of-run screen, once the run ended
         self.expected: int | None = None  # documents the next phase reads, once known
         self.seen: dict[str, dict] = {}
         self.monitor: PhaseMonitor | None = None
 
-    def on_run_start(self, run: RunState) -> None:
-        for phase in run.plan.phases:
-            if len(phase.steps) > 1:
-                phase.steps.insert(1, CountProgress(run.plan.folder(phase) / PROGRESS))
+    steps = (Steps(AFTER_READ, lambda phase, work: [CountProgress(work / phase.name / PROGRESS)]),)
 
     def on_phase_start(self, run: RunState, index: int, phase: Phase) -> None:
         label = (
@@ -321,12 +320,16 @@ class Progress(RunObserver):
             self.expected = n
 
     def on_run_end(self, run: RunState) -> None:
-        lines = [
+        """The end-of-run screen, printed by the runner once the outputs are where the user
+        reads them (published)."""
+        self.summary = [
             *summary_lines(run.manifest.stages, self.seen, run.timing["cpu"]),
-            *output_lines(run.plan.url or run.plan.out, run.manifest),
-            *run.closing,
+            *finished_lines(self.shown, run.manifest, run.closing),
         ]
-        if why := nothing_kept(run.manifest, str(run.plan.url or run.plan.out)):
-            lines.append(f"warning: {why}")  # last, where it is seen
-        for line in lines:
-            self.echo(line)
+
+
+def finished_lines(shown: str, manifest: Manifest, closing: list[str]) -> list[str]:
+    """Where a finished run's outputs are (`shown`), `closing` (the report), and a warning
+    when it kept nothing, last, where it is seen."""
+    why = nothing_kept(manifest, shown)
+    return [*output_lines(shown, manifest), *closing, *([f"warning: {why}"] if why else [])]

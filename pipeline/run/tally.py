@@ -17,7 +17,7 @@ import orjson
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
-from gristmill.pipeline.run.observe import RunObserver, RunState
+from gristmill.pipeline.run.observe import BEFORE_END, RunObserver, Steps
 from gristmill.stages import fields as md
 from gristmill.stages.formats.atomic import write_bytes
 
@@ -117,8 +117,6 @@ class TallyKept(PipelineStep):
 
 
 class Tally(RunObserver):
-    """Puts the `_tally` step right before `pack`, in the last phase."""
+    """Puts the `_tally` step right before `pack` (or `write`), in the last phase."""
 
-    def on_run_start(self, run: RunState) -> None:
-        last = run.plan.phases[-1].steps
-        last.insert(len(last) - 1, TallyKept(run.plan.work))
+    steps = (Steps(BEFORE_END, lambda phase, work: [TallyKept(work)]),)

@@ -11,9 +11,10 @@ datatrove's executors).
 from __future__ import annotations
 
 from gristmill.pipeline.run.executors.base import PhaseRunner
+from gristmill.pipeline.run.observe import Observers, RunState
 from gristmill.pipeline.run.plan import RunPlan
 
-__all__ = ["PhaseRunner", "make_runner"]
+__all__ = ["PhaseRunner", "make_runner", "run_phases"]
 
 
 def make_runner(plan: RunPlan) -> PhaseRunner:
@@ -27,3 +28,26 @@ def make_runner(plan: RunPlan) -> PhaseRunner:
     from gristmill.pipeline.run.executors.local import LocalRunner, stage_warm_ups
 
     return LocalRunner(run.workers, stage_warm_ups(plan.phases))
+
+
+def run_phases(state: RunState, observers: Observers) -> None:
+    """The phases one after the other on the plan's executor, observed: every task of a phase
+    ends before the next phase starts (its map writes the files its reduce reads); the
+    observers' run events before the first phase and after the last."""
+    plan = state.plan
+    runner = make_runner(plan)
+    observers.run_start(state)
+    try:
+        for i, phase in enumerate(plan.phases, start=1):
+            folder = plan.folder(phase)
+            runner.prepare(phase, folder)  # before an observer starts a thread
+            observers.phase_start(state, i, phase)
+            failed = True
+            try:
+                runner.run_phase(phase, folder)
+                failed = False
+            finally:
+                observers.phase_end(state, phase, failed)
+    finally:
+        runner.close()
+    observers.run_end(state)

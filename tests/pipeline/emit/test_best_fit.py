@@ -157,7 +157,7 @@ def test_a_materialised_best_fit_mix_emits_what_the_sources_emit(tmp_path):
         guard=GuardConfig(min_real_fraction=0.7, window_tokens=160),
     )
     mix = resolve("mix", "m", config, {"web": "real", "code": "real", "syn": "synthetic"})
-    cfg = SimpleNamespace(mixes={"m": mix}, output=folder, path=folder / "run.yaml")
+    cfg = SimpleNamespace(mixes={"m": mix}, out=folder, url=None, path=folder / "run.yaml")
     manifest = materialize(cfg, "m", echo=lambda s: None)
     a = Emitter.from_config(cfg, "m", batch=4)
     b = Emitter.from_mix(folder / "mixes" / "m", batch=4)

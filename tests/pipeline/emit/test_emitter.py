@@ -280,7 +280,7 @@ def test_a_materialised_mix_emits_what_the_sources_emit(tmp_path):
     )
     origins = {"web": "real", "code": "real", "syn": "synthetic"}
     mix = resolve("mix", "m", config, origins)
-    cfg = SimpleNamespace(mixes={"m": mix}, output=folder, path=folder / "run.yaml")
+    cfg = SimpleNamespace(mixes={"m": mix}, out=folder, url=None, path=folder / "run.yaml")
     materialize(cfg, "m", **QUIET)
     a = Emitter.from_config(cfg, "m", batch=4)
     b = Emitter.from_mix(folder / "mixes" / "m", batch=4, seed=3)

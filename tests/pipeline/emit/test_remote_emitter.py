@@ -48,7 +48,8 @@ def on_store(s3, tmp_path_factory):  # noqa: F811
         guard=GuardConfig(min_real_fraction=0.7, window_tokens=640),
     )
     mix = resolve("mix", "m", config, {"web": "real", "code": "real", "syn": "synthetic"})
-    cfg = type("Cfg", (), {"mixes": {"m": mix}, "output": folder, "path": folder / "run.yaml"})
+    fields = {"mixes": {"m": mix}, "out": folder, "url": None, "path": folder / "run.yaml"}
+    cfg = type("Cfg", (), fields)
     materialize(cfg, "m", echo=lambda s: None)
     s3.put(str(folder), URL.removeprefix("s3://"), recursive=True)
     run_bytes = sum(p.stat().st_size for p in (folder / "tokens").rglob("*.bin"))

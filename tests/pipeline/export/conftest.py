@@ -39,7 +39,7 @@ def mixed(run) -> Path:
     )
     origins = {"web": "real", "code": "real", "syn": "synthetic"}
     mix = resolve("mix", "m", config, origins)
-    cfg = SimpleNamespace(mixes={"m": mix}, output=run, path=run / "run.yaml")
+    cfg = SimpleNamespace(mixes={"m": mix}, out=run, url=None, path=run / "run.yaml")
     materialize(cfg, "m", echo=lambda s: None)
     return run
 

@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from gristmill.pipeline.mix.materialize import SEGMENTS, materialize
-from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardReader
 from tests.conftest import run_quietly, write_jsonl
@@ -75,7 +76,7 @@ def buckets_of(out: Path, source: str) -> dict[str, str]:
 def test_bucket_shares_follow_the_weights_and_the_floor_holds(tmp_path):
     path = write_run(tmp_path, [BUCKET])
     run_quietly(path)
-    cfg = load_config(path)
+    cfg = RunPlan.load(path)
     m = materialize(cfg, "default", **QUIET)
     assert m["target_shares"] == WEIGHTS
     for entry, share in WEIGHTS.items():  # within a sample per window, over the whole mix
@@ -83,8 +84,8 @@ def test_bucket_shares_follow_the_weights_and_the_floor_holds(tmp_path):
     assert m["guard"]["all_ok"] and m["guard"]["windows"] == 15
     assert all(w["real_fraction"] >= 0.65 for w in m["windows"])
     assert m["sources"]["web/q1"]["epochs"] < 1 < m["sources"]["web/q3"]["epochs"]  # repeated
-    segments = pq.read_table(cfg.output / "mixes/default" / f"00000{SEGMENTS}").to_pydict()
-    bucket = buckets_of(cfg.output, "web")
+    segments = pq.read_table(cfg.out / "mixes/default" / f"00000{SEGMENTS}").to_pydict()
+    bucket = buckets_of(cfg.out, "web")
     served = {e: set() for e in WEIGHTS}
     for doc_id, entry in zip(segments["doc_id"], segments["source"], strict=True):
         served[entry].add(doc_id)
@@ -97,14 +98,14 @@ def test_a_run_without_buckets_is_refused_when_the_mix_is_made(tmp_path):
     path = write_run(tmp_path, [])
     run_quietly(path)
     with pytest.raises(GristmillError, match="no bucket column; put the `bucket` stage"):
-        materialize(load_config(path), "default", **QUIET)
+        materialize(RunPlan.load(path), "default", **QUIET)
 
 
 def test_an_unknown_bucket_is_refused_with_the_buckets_there_are(tmp_path):
     path = write_run(tmp_path, [BUCKET], {"web/q9": 0.7, "syn": 0.3})
     run_quietly(path)
     with pytest.raises(GristmillError, match="is in bucket 'q9'; its buckets are: q1, q2, q3"):
-        materialize(load_config(path), "default", **QUIET)
+        materialize(RunPlan.load(path), "default", **QUIET)
 
 
 @pytest.mark.parametrize(
@@ -117,4 +118,4 @@ def test_an_unknown_bucket_is_refused_with_the_buckets_there_are(tmp_path):
 )
 def test_bad_bucket_weights_are_refused_when_the_config_loads(tmp_path, weights, message):
     with pytest.raises(ConfigError, match=message):
-        load_config(write_run(tmp_path, [BUCKET], weights))
+        RunPlan.load(write_run(tmp_path, [BUCKET], weights))

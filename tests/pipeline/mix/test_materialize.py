@@ -3,6 +3,7 @@ byte-identical re-mixes, exact provenance of every token, and no re-tokenising."
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ import yaml
 from gristmill.pipeline.mix.materialize import SEGMENTS, materialize
 from gristmill.pipeline.output.inspect import describe_run, describe_token
 from gristmill.pipeline.output.verify import verify_run
-from gristmill.pipeline.run.config import load_config
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.formats.shards import ShardReader
 
@@ -37,7 +38,7 @@ def mix_config(tmp_path: Path, **mix_overrides) -> Path:
 @pytest.fixture(scope="module")
 def mixed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("mix")
-    cfg = load_config(mix_config(tmp, packed={"packing": "best_fit", "packing_window": 200}))
+    cfg = RunPlan.load(mix_config(tmp, packed={"packing": "best_fit", "packing_window": 200}))
     run(str(cfg.path), **QUIET)
     manifests = {name: materialize(cfg, name, **QUIET) for name in cfg.mixes}
     return cfg, manifests
@@ -64,13 +65,13 @@ def test_best_fit_cuts_fewer_documents_and_says_how_much_it_pads(mixed):
     assert packed["cut_share"] < concat["cut_share"]
     # the padding is in the mix's shard: EOS fills each row after its last segment
     m = manifests["packed"]
-    segs = pq.read_table(f"{cfg.output / m['shard']['prefix']}{SEGMENTS}").to_pydict()
+    segs = pq.read_table(f"{cfg.out / m['shard']['prefix']}{SEGMENTS}").to_pydict()
     filled = np.bincount(segs["sample"], weights=segs["n_tokens"], minlength=m["samples"])
     assert int((m["seq_len"] - filled).sum()) == packed["pad_tokens"]
-    tokens = ShardReader(cfg.output / m["shard"]["prefix"]).tokens().reshape(-1, m["seq_len"])
+    tokens = ShardReader(cfg.out / m["shard"]["prefix"]).tokens().reshape(-1, m["seq_len"])
     for row, n in zip(tokens, filled.astype(int).tolist(), strict=True):
         assert (row[n:] == packed["pad_id"]).all()
-    lines = list(describe_run(cfg.output))
+    lines = list(describe_run(cfg.out))
     assert any(line.startswith("mix packed: packing best_fit: padding") for line in lines)
 
 
@@ -82,13 +83,13 @@ def test_cap_is_recorded(mixed):
 
 def test_verify_passes_on_the_mixes_and_says_it_checked_them(mixed):
     cfg, manifests = mixed
-    problems, summary = verify_run(cfg.output)
+    problems, summary = verify_run(cfg.out)
     assert problems == [] and summary.endswith(f", {len(manifests)} mixes")
 
 
 def test_every_sample_token_comes_from_its_document(mixed):
     cfg, manifests = mixed
-    out = cfg.output
+    out = cfg.out
     prefix = out / manifests["balanced"]["shard"]["prefix"]
     mix_tokens = ShardReader(prefix).tokens()
     segs = pq.read_table(f"{prefix}{SEGMENTS}").to_pylist()
@@ -109,14 +110,16 @@ def test_every_sample_token_comes_from_its_document(mixed):
 
 def test_remix_is_byte_identical_and_seed_changes_order(mixed, tmp_path):
     cfg, manifests = mixed
-    prefix = cfg.output / manifests["balanced"]["shard"]["prefix"]
+    prefix = cfg.out / manifests["balanced"]["shard"]["prefix"]
     before = {ext: Path(f"{prefix}{ext}").read_bytes() for ext in (".bin", ".idx", SEGMENTS)}
     again = materialize(cfg, "balanced", **QUIET)
     assert again == manifests["balanced"]
     assert all(Path(f"{prefix}{ext}").read_bytes() == b for ext, b in before.items())
 
-    reseeded = load_config(mix_config(tmp_path, balanced={"seed": 7}))
-    reseeded.output = cfg.output  # same shards, other seed: only the document order changes
+    reseeded = RunPlan.load(mix_config(tmp_path, balanced={"seed": 7}))
+    reseeded = replace(
+        reseeded, out=cfg.out
+    )  # same shards, other seed: only the document order changes
     m = materialize(reseeded, "balanced", **QUIET)
     assert m["windows"] == manifests["balanced"]["windows"]
     assert Path(f"{prefix}.bin").read_bytes() != before[".bin"]
@@ -125,8 +128,8 @@ def test_remix_is_byte_identical_and_seed_changes_order(mixed, tmp_path):
 
 def test_repeats_above_max_epochs_are_recorded(mixed, tmp_path):
     cfg, _ = mixed
-    heavy = load_config(mix_config(tmp_path, repeat={"tokens": 400_000}))
-    heavy.output = cfg.output
+    heavy = RunPlan.load(mix_config(tmp_path, repeat={"tokens": 400_000}))
+    heavy = replace(heavy, out=cfg.out)
     m = materialize(heavy, "repeat", **QUIET)
     assert m["sources"]["synthetic"]["epochs"] > 3 and m["sources"]["synthetic"]["over_max_epochs"]
     assert not m["sources"]["web"]["over_max_epochs"]
@@ -135,9 +138,9 @@ def test_repeats_above_max_epochs_are_recorded(mixed, tmp_path):
 def test_inspect_token_names_document_source_and_origin(mixed):
     cfg, manifests = mixed
     shard = manifests["balanced"]["shard"]["prefix"]
-    segs = pq.read_table(f"{cfg.output / shard}{SEGMENTS}").to_pylist()
+    segs = pq.read_table(f"{cfg.out / shard}{SEGMENTS}").to_pylist()
     seg = next(s for s in segs if s["origin"] == "synthetic" and s["n_tokens"] > 3)
-    lines = list(describe_token(cfg.output, f"{shard}:{seg['token_start'] + 2}"))
+    lines = list(describe_token(cfg.out, f"{shard}:{seg['token_start'] + 2}"))
     assert lines[0].startswith(f"{shard}:{seg['token_start'] + 2}: document {seg['doc_id']}, ")
     assert "origin synthetic" in lines[0]
     assert lines[1].startswith(f"token {seg['doc_offset'] + 2} of the document")
@@ -149,7 +152,7 @@ def test_changing_a_mix_does_not_retokenise(mixed, tmp_path):
         tmp_path, balanced={"weights": {"web": 0.5, "code": 0.3, "synthetic": 0.2}}
     )
     text = yaml.safe_load(changed.read_text())
-    text["output"] = str(cfg.output)
+    text["output"] = str(cfg.out)
     changed.write_text(yaml.safe_dump(text, sort_keys=False))
     said = []
     run(str(changed), echo=said.append)

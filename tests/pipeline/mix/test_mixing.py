@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.plan import RunPlan
 
 
 def config(tmp_path, mix) -> str:
@@ -32,14 +33,14 @@ def guarded(weights, on_violation="error", floor=0.6):
 
 
 def test_single_mix_is_named_default(tmp_path):
-    cfg = load_config(config(tmp_path, guarded({"web": 0.7, "syn": 0.3})))
+    cfg = RunPlan.load(config(tmp_path, guarded({"web": 0.7, "syn": 0.3})))
     [(name, mix)] = cfg.mixes.items()
     assert name == "default" and mix.weights == pytest.approx((0.7, 0.3))
     assert mix.is_real == (True, False) and mix.capped is None and mix.window_samples == 100
 
 
 def test_named_mixes(tmp_path):
-    cfg = load_config(
+    cfg = RunPlan.load(
         config(tmp_path, {"a": guarded({"web": 1}), "b": guarded({"code": 2, "syn": 1})})
     )
     assert list(cfg.mixes) == ["a", "b"]
@@ -49,7 +50,7 @@ def test_named_mixes(tmp_path):
 def test_guard_violation_is_refused_naming_floor_and_largest_weight(tmp_path):
     path = config(tmp_path, guarded({"web": 0.2, "code": 0.2, "syn": 0.6}))
     with pytest.raises(ConfigError) as e:
-        load_config(path)
+        RunPlan.load(path)
     msg = str(e.value)
     assert msg.startswith(
         f"{path}: mix.weights: real share 0.4 is below guard.min_real_fraction 0.6"
@@ -59,7 +60,7 @@ def test_guard_violation_is_refused_naming_floor_and_largest_weight(tmp_path):
 
 
 def test_cap_lowers_synthetic_to_the_floor_and_records_it(tmp_path):
-    cfg = load_config(config(tmp_path, guarded({"web": 0.2, "code": 0.2, "syn": 0.6}, "cap")))
+    cfg = RunPlan.load(config(tmp_path, guarded({"web": 0.2, "code": 0.2, "syn": 0.6}, "cap")))
     mix = cfg.mixes["default"]
     assert mix.weights == pytest.approx((0.3, 0.3, 0.4))
     assert mix.capped == {"syn": [0.6, 0.4]}
@@ -84,7 +85,7 @@ def test_cap_lowers_synthetic_to_the_floor_and_records_it(tmp_path):
 )
 def test_bad_mixes_are_refused(tmp_path, mix, message):
     with pytest.raises(ConfigError, match=None) as e:
-        load_config(config(tmp_path, mix))
+        RunPlan.load(config(tmp_path, mix))
     assert message in str(e.value)
 
 
@@ -102,11 +103,11 @@ def test_bad_mixes_are_refused(tmp_path, mix, message):
 )
 def test_a_typo_of_weights_is_named_not_the_missing_key(tmp_path, mix, message):
     with pytest.raises(ConfigError) as e:
-        load_config(config(tmp_path, mix))
+        RunPlan.load(config(tmp_path, mix))
     assert message in str(e.value) and "required key is missing" not in str(e.value)
 
 
 def test_mix_is_not_part_of_the_run_key(tmp_path):
-    a = load_config(config(tmp_path, guarded({"web": 0.7, "syn": 0.3})))
-    b = load_config(config(tmp_path, guarded({"web": 0.9, "syn": 0.1})))
-    assert a.hash == b.hash  # re-mixing never re-runs a stage
+    a = RunPlan.load(config(tmp_path, guarded({"web": 0.7, "syn": 0.3})))
+    b = RunPlan.load(config(tmp_path, guarded({"web": 0.9, "syn": 0.1})))
+    assert a.config_hash == b.config_hash  # re-mixing never re-runs a stage

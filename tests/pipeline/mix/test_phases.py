@@ -132,7 +132,7 @@ def _run(tmp_path):
 
 def _materialised(tmp_path, mix):
     folder = _run(tmp_path)
-    cfg = SimpleNamespace(mixes={"m": mix}, output=folder, path=folder / "run.yaml")
+    cfg = SimpleNamespace(mixes={"m": mix}, out=folder, url=None, path=folder / "run.yaml")
     return folder, cfg, materialize(cfg, "m", **QUIET)
 
 
@@ -159,7 +159,7 @@ def test_the_floor_and_the_planned_shares_hold_per_window_in_the_sidecars(tmp_pa
 def test_resume_across_a_phase_boundary_with_another_batch_and_world_size(tmp_path):
     folder = _run(tmp_path)
     mix = phased(TWO, floor=0.5, window=80, tokens=2400)
-    cfg = SimpleNamespace(mixes={"m": mix}, output=folder, path=folder / "run.yaml")
+    cfg = SimpleNamespace(mixes={"m": mix}, out=folder, url=None, path=folder / "run.yaml")
     one = Emitter.from_config(cfg, "m", batch=6)
     whole = [next(one) for _ in range(60)]  # 360 samples: more than the 300 of an epoch
     by_sample = {
@@ -190,7 +190,8 @@ def test_a_saved_state_is_refused_by_another_schedule(tmp_path):
     folder = _run(tmp_path)
     cfg = SimpleNamespace(
         mixes={"a": phased(TWO, floor=0.5, window=80, tokens=2400)},
-        output=folder,
+        out=folder,
+        url=None,
         path=folder / "run.yaml",
     )
     state = Emitter.from_config(cfg, "a", batch=6).state_dict()

@@ -48,7 +48,7 @@ def _mix(folder, tokens=None, max_epochs=None, sources=None):
         rehydrate=RehydrateConfig(repeats=FINEWEB2, sources=sources),
     )
     mix = resolve("mix", "m", cfg, ORIGINS)
-    return mix, SimpleNamespace(mixes={"m": mix}, output=folder, path=folder / "run.yaml")
+    return mix, SimpleNamespace(mixes={"m": mix}, out=folder, url=None, path=folder / "run.yaml")
 
 
 def test_the_table_maps_a_cluster_size_to_repeats():

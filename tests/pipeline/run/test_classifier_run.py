@@ -9,7 +9,8 @@ import random
 import orjson
 import pytest
 
-from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.formats.docio import read_records
 from tests.conftest import run_quietly, write_jsonl
 from tests.scripts_text import text_in
@@ -47,7 +48,7 @@ def refusal(tmp_path, params: dict) -> str:
     path = tmp_path / "bad.yaml"
     path.write_text(orjson.dumps(config(tmp_path, {"classifier": params})).decode())
     with pytest.raises(ConfigError) as e:
-        load_config(path)
+        RunPlan.load(path)
     return str(e.value).removeprefix(f"{path}: ")
 
 
@@ -124,4 +125,4 @@ def test_the_same_key_twice_is_refused(tmp_path, models):
         orjson.dumps(config(tmp_path, {"classifier": one}, {"classifier": one})).decode()
     )
     with pytest.raises(ConfigError, match=r"stages\[1\]: stage 'classifier.edu' is listed twice"):
-        load_config(path)
+        RunPlan.load(path)

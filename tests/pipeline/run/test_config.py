@@ -2,7 +2,8 @@ import os
 
 import pytest
 
-from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.registry import STAGES
 from tests.conftest import minimal_config
 
@@ -16,7 +17,7 @@ ALL_KEYS = (
 def refused(path, key: str) -> str:
     """Load `path`, expecting a refusal; check it is one line naming the file and key path."""
     with pytest.raises(ConfigError) as info:
-        load_config(path)
+        RunPlan.load(path)
     msg = str(info.value)
     assert "\n" not in msg
     assert msg.startswith(f"{path}: {key}"), msg
@@ -24,10 +25,10 @@ def refused(path, key: str) -> str:
 
 
 def test_minimal_config_loads(write_config, tmp_path):
-    cfg = load_config(write_config(minimal_config()))
-    assert cfg.output == tmp_path / "out"
-    assert cfg.inputs == [[("data/web.jsonl", str(tmp_path / "data" / "web.jsonl"))]]
-    assert [(s.name, p.__class__.__name__) for s, p in cfg.stage_params] == [
+    cfg = RunPlan.load(write_config(minimal_config()))
+    assert cfg.out == tmp_path / "out"
+    assert cfg.sources.files == [[("data/web.jsonl", str(tmp_path / "data" / "web.jsonl"))]]
+    assert [(s.name, s.params.__class__.__name__) for s in cfg.stages] == [
         ("langid", "LangIdParams"),
         ("tokenize", "TokenizeParams"),
         ("pack", "PackParams"),
@@ -153,8 +154,8 @@ def test_unsupported_file_type(write_config, tmp_path):
 
 def test_folder_source_skips_other_files(write_config, tmp_path):
     (tmp_path / "data" / "README.md").write_text("not input")
-    cfg = load_config(write_config(with_changes(sources=[{"name": "web", "paths": ["data"]}])))
-    assert [d for d, _ in cfg.inputs[0]] == ["data/web.jsonl"]
+    cfg = RunPlan.load(write_config(with_changes(sources=[{"name": "web", "paths": ["data"]}])))
+    assert [d for d, _ in cfg.sources.files[0]] == ["data/web.jsonl"]
 
 
 def test_duplicate_source_name(write_config):
@@ -184,8 +185,8 @@ def test_pack_only_last(write_config, stages):
 
 @pytest.mark.parametrize("stages", [["langid", "write"], ["write", "tokenize", "pack"]])
 def test_a_run_ends_with_write_or_writes_then_tokenizes(write_config, stages):
-    cfg = load_config(write_config(with_changes(stages=stages)))
-    assert [s.name for s, _ in cfg.stage_params] == stages
+    cfg = RunPlan.load(write_config(with_changes(stages=stages)))
+    assert [s.name for s in cfg.stages] == stages
 
 
 def test_a_mix_needs_token_shards(write_config):
@@ -232,13 +233,13 @@ def test_missing_config_file(tmp_path):
 
 
 def test_hash_is_stable_and_follows_params(write_config):
-    base = load_config(write_config(minimal_config())).hash
-    assert base == load_config(write_config(minimal_config(), "again.yaml")).hash
+    base = RunPlan.load(write_config(minimal_config())).config_hash
+    assert base == RunPlan.load(write_config(minimal_config(), "again.yaml")).config_hash
     explicit = with_changes(stages=[{"langid": {"min_score": 0.0}}, "tokenize", "pack"])
-    assert load_config(write_config(explicit)).hash == base  # defaults are part of the hash
+    assert RunPlan.load(write_config(explicit)).config_hash == base  # defaults are part of the hash
     changed = with_changes(stages=[{"langid": {"min_score": 0.5}}, "tokenize", "pack"])
-    assert load_config(write_config(changed)).hash != base
-    assert load_config(write_config(with_changes(tasks=2))).hash != base
+    assert RunPlan.load(write_config(changed)).config_hash != base
+    assert RunPlan.load(write_config(with_changes(tasks=2))).config_hash != base
 
 
 def test_relative_paths_resolve_against_the_config_folder(write_config, tmp_path, monkeypatch):
@@ -246,9 +247,9 @@ def test_relative_paths_resolve_against_the_config_folder(write_config, tmp_path
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
-    cfg = load_config(os.path.relpath(path, elsewhere))
-    assert cfg.output == tmp_path / "out"
-    assert cfg.inputs[0][0][1] == str(tmp_path / "data" / "web.jsonl")
+    cfg = RunPlan.load(os.path.relpath(path, elsewhere))
+    assert cfg.out == tmp_path / "out"
+    assert cfg.sources.files[0][0][1] == str(tmp_path / "data" / "web.jsonl")
 
 
 HEAD = "output: out\nsources: [{name: web, paths: [data/web.jsonl]}]\n"

@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from gristmill.pipeline.output.verify import verify_run
-from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.plan import RunPlan
 from tests.pipeline.run.against import HALF, REST, kept, rejects, run
 
 pytestmark = pytest.mark.slow
@@ -65,23 +66,21 @@ def test_dedup_against_needs_an_indexed_stage(tmp_path):
     data |= {"stages": [{"tokenize": {"tokenizer": "gpt2"}}, "pack"], "dedup_against": ["x"]}
     cfg.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError, match="dedup_against: needs a stage that keeps an index") as e:
-        load_config(cfg)
+        RunPlan.load(cfg)
     able = str(e.value).split("(")[1].split(";")[0].split(", ")  # the stages' `keeps_index`
     assert {"exact_dedup", "minhash_dedup", "simhash_dedup"} <= set(able)
     assert "url_dedup" not in able
     data["stages"].insert(0, {"exact_dedup": {"method": "bloom"}})
     cfg.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError, match="dedup_against"):
-        load_config(cfg)
+        RunPlan.load(cfg)
 
 
 def test_a_changed_earlier_run_is_a_new_input(tmp_path):
     a = run(tmp_path, "a", HALF)
-    cfg = lambda: load_config(tmp_path / "b.yaml")  # noqa: E731
+    cfg = lambda: RunPlan.load(tmp_path / "b.yaml")  # noqa: E731
     run(tmp_path, "b", HALF + REST, dedup_against=[str(a)])
-    from gristmill.pipeline.run.runner import earlier_entries
-
-    before = earlier_entries(cfg())
+    before = cfg().earlier
     assert before[0]["index"] and all("sha256" in e for e in before[0]["index"])
     run(tmp_path, "a", [HALF[0]])  # A rerun on less: another index
-    assert earlier_entries(cfg()) != before
+    assert cfg().earlier != before

@@ -8,8 +8,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from gristmill.pipeline.run.config import load_config
 from gristmill.pipeline.run.phases import plan_run
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.formats.docio import read_records
 from tests.conftest import restored_logging, write_jsonl
@@ -56,8 +56,8 @@ def write_run(tmp_path):
 
 
 def test_phases_of_three_global_stages(tmp_path):
-    cfg = load_config(write_run(tmp_path))
-    phases, _ = plan_run(cfg, tmp_path / "work", strict=False)
+    cfg = RunPlan.load(write_run(tmp_path))
+    phases, _ = plan_run(cfg, tmp_path / "work")
     assert [(p.name, p.tasks) for p in phases] == [
         ("01-url_dedup-map", 2),
         ("02-url_dedup-reduce", 2),

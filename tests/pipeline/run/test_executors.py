@@ -19,9 +19,10 @@ import yaml
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.output import manifest as mf
-from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.config import ConfigError
 from gristmill.pipeline.run.executors.local import LocalRunner
 from gristmill.pipeline.run.phases import Phase, plan_run
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
@@ -89,7 +90,7 @@ def test_ray_gives_the_local_executors_shards_and_hashes(sample_local_run, tmp_p
     # where tasks ran is not part of what they made: same run key as `executor: local`
     same = yaml.safe_load(cfg.read_text()) | {"executor": "local", "ray": {"num_cpus": 8}}
     (tmp_path / "local.yaml").write_text(yaml.safe_dump(same))
-    assert load_config(cfg).hash == load_config(tmp_path / "local.yaml").hash
+    assert RunPlan.load(cfg).config_hash == RunPlan.load(tmp_path / "local.yaml").config_hash
 
 
 def slurm_jobs(text: str) -> list[tuple[str, list[str], str]]:
@@ -107,7 +108,7 @@ def sbatch_directives(script: Path) -> dict[str, str]:
 def phase_tasks(cfg: Path) -> dict[str, int]:
     """The phases the config compiles to, with their task counts (the sample config's stage
     list may grow)."""
-    phases, _ = plan_run(load_config(cfg), Path("unused"), strict=False)
+    phases, _ = plan_run(RunPlan.load(cfg), Path("unused"))
     return {p.name: p.tasks for p in phases}
 
 
@@ -169,7 +170,7 @@ def test_slurm_submits_with_the_job_ids_sbatch_returns(tmp_path, monkeypatch):
 
 def test_slurm_needs_its_section_and_dry_run_needs_slurm(tmp_path):
     with pytest.raises(ConfigError, match=r"slurm: required by `executor: slurm`"):
-        load_config(sample_config_at(tmp_path, executor="slurm"))
+        RunPlan.load(sample_config_at(tmp_path, executor="slurm"))
     with pytest.raises(ConfigError, match=r"slurm: required"):
         run(str(sample_config_at(tmp_path)), echo=lambda s: None, executor="slurm")
     with pytest.raises(GristmillError, match="--dry-run: only with `executor: slurm`"):
@@ -194,8 +195,8 @@ def test_a_run_preloads_only_what_its_stages_need(tmp_path):
     from gristmill.pipeline.run.executors.local import stage_warm_ups
 
     def preloads(stages):
-        cfg = load_config(sample_config_at(tmp_path, stages=stages))
-        phases = plan_run(cfg, tmp_path / "work", strict=False)[0]
+        cfg = RunPlan.load(sample_config_at(tmp_path, stages=stages))
+        phases = plan_run(cfg, tmp_path / "work")[0]
         return LocalRunner(2, stage_warm_ups(phases)).preload
 
     assert preloads(["tokenize", "pack"]) == ["tiktoken", "tokenizers", "pyarrow.parquet"]
@@ -378,8 +379,8 @@ def test_what_a_stage_warms_is_built_once_in_the_run_process_and_inherited(tmp_p
 def test_a_run_warms_its_langid_model_and_tokenizer(tmp_path):
     from gristmill.pipeline.run.executors.local import stage_warm_ups
 
-    cfg = load_config(sample_config_at(tmp_path, stages=["langid", "quality", "tokenize", "pack"]))
-    ups = stage_warm_ups(plan_run(cfg, tmp_path / "work", strict=False)[0])
+    cfg = RunPlan.load(sample_config_at(tmp_path, stages=["langid", "quality", "tokenize", "pack"]))
+    ups = stage_warm_ups(plan_run(cfg, tmp_path / "work")[0])
     assert [(names, warm is not None) for names, warm in ups] == [
         (("gristmill.stages.langid.model",), True),  # langid
         (("gristmill.stages.quality.scan",), False),  # only numba's compiled scan

@@ -8,7 +8,7 @@ import pytest
 
 from gristmill.pipeline.output.manifest_model import MetadataKey
 from gristmill.pipeline.run import metadata
-from gristmill.pipeline.run.config import load_config
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages import fields as md
 from gristmill.stages.base import Stage
 from gristmill.stages.read.sources import provided
@@ -29,7 +29,7 @@ def web(**fields) -> dict:
 
 
 def test_a_chain_whose_reads_are_written_loads(write_config):
-    cfg = load_config(write_config(config(["langid", "quality", "safety"], [web()])))
+    cfg = RunPlan.load(write_config(config(["langid", "quality", "safety"], [web()]))).declared
     assert metadata.unmet(cfg) is None
 
 
@@ -45,7 +45,7 @@ def test_langid_after_quality_is_too_late(write_config):
 
 
 def test_quality_with_a_fixed_language_needs_no_langid(write_config):
-    cfg = load_config(write_config(config([{"quality": {"language": "ja"}}], [web()])))
+    cfg = RunPlan.load(write_config(config([{"quality": {"language": "ja"}}], [web()]))).declared
     assert "language" not in metadata.fields_at(cfg)  # scored as Japanese, not labelled
 
 
@@ -55,7 +55,7 @@ def test_quality_refuses_a_language_that_is_no_code(write_config):
 
 
 def test_a_source_that_names_language_in_its_fields_satisfies_quality(write_config):
-    cfg = load_config(write_config(config(["quality"], [web(language="lang")])))
+    cfg = RunPlan.load(write_config(config(["quality"], [web(language="lang")]))).declared
     fields = metadata.fields_at(cfg)
     assert list(fields)[:3] == ["source", "origin", "language"]
     assert fields["language"].type is str and not fields["language"].optional
@@ -70,7 +70,7 @@ def test_every_source_must_give_the_key(write_config, tmp_path):
         " reads metadata 'language', which sources[1] (other) does not give and no earlier "
         f"stage writes; {QUALITY_FIX}"
     )
-    cfg = load_config(write_config(config(["langid"], [web(language="lang"), other])))
+    cfg = RunPlan.load(write_config(config(["langid"], [web(language="lang"), other]))).declared
     assert metadata.fields_at(cfg)["language"].optional is False  # langid writes it on all
     assert metadata.fields_at(cfg, before=0)["language"].optional  # only web's have it before
 
@@ -90,7 +90,7 @@ def test_fields_cannot_name_the_sources_own_keys_or_odd_ones(write_config, key):
 
 def test_fields_at_follows_the_chain_in_order_with_types(write_config):
     stages = ["langid", "quality", "minhash_dedup", "pii"]
-    cfg = load_config(write_config(config(stages, [web(url="link")])))
+    cfg = RunPlan.load(write_config(config(stages, [web(url="link")]))).declared
     before_quality = metadata.fields_at(cfg, before=1)
     assert list(before_quality) == [
         "source",
@@ -136,7 +136,8 @@ def test_warc_sources_give_the_warc_keys():
 
 
 def test_an_earlier_runs_manifest_says_what_its_documents_carry(write_config):
-    cfg = load_config(write_config(config(["langid", "minhash_dedup"], [web(url="link")])))
+    path = write_config(config(["langid", "minhash_dedup"], [web(url="link")]))
+    cfg = RunPlan.load(path).declared
     declared = {k: MetadataKey.model_validate(v) for k, v in metadata.described(cfg).items()}
     fields = metadata.earlier_run_fields(declared)
     assert [f.name for f in fields] == list(metadata.fields_at(cfg))

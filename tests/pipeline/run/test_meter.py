@@ -11,7 +11,8 @@ import pytest
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.output.manifest_model import Manifest, StageCounts, Timing
-from gristmill.pipeline.run.meter import METER, meter, phase_figures, run_figures
+from gristmill.pipeline.run.meter import METER, CpuMeter, phase_figures, run_figures
+from gristmill.pipeline.run.observe import place
 from gristmill.pipeline.run.progress import summary_lines
 from tests.conftest import docs
 
@@ -72,7 +73,7 @@ def run_phase(phase: Phase, rank: int) -> None:
 @pytest.mark.slow
 def test_each_step_gets_its_own_cpu_and_the_task_file_is_written(tmp_path):
     phase = Phase("01-x", [Source(40), Burn(5.0), Drop()])
-    meter([phase], tmp_path)
+    (phase,) = place([phase], tmp_path, [CpuMeter()])
     assert [s.name for s in phase.steps] == [
         "input", "_meter", "burn", "_meter", "sink.map", "_meter"
     ]  # fmt: skip

@@ -9,8 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from gristmill.pipeline.cli.main import cli
-from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.config import ConfigError
 from gristmill.pipeline.run.executors.local import fork_is_safe
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.formats.docio import read_records
 from tests.conftest import run_quietly, write_jsonl
 from tests.pipeline.conftest import sample_config_at
@@ -22,7 +23,7 @@ SHORT = "gm_lab.filters:Short"
 def refusal(tmp_path, stages) -> str:
     config = sample_config_at(tmp_path, stages=stages)
     with pytest.raises(ConfigError) as e:
-        load_config(config)
+        RunPlan.load(config)
     assert str(e.value).startswith(f"{config}: ")
     return str(e.value)[len(f"{config}: ") :]
 

@@ -16,7 +16,8 @@ import yaml
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import output_lock
 from gristmill.pipeline.output.verify import verify_run
-from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.errors import GristmillError
 from tests.pipeline.conftest import REPO, sample_config_at
@@ -188,7 +189,7 @@ def test_yaml_tags_are_not_executed(tmp_path):
     path = tmp_path / "run.yaml"
     path.write_text("output: !!python/object/apply:os.system ['echo pwned']\n")
     with pytest.raises(ConfigError, match="not valid YAML"):
-        load_config(path)
+        RunPlan.load(path)
 
 
 @pytest.mark.parametrize("name", ["../escape", "a/b", ".hidden"])
@@ -198,11 +199,11 @@ def test_names_that_would_leave_the_output_folder_are_refused(tmp_path, name):
     src = yaml.safe_dump(base | {"sources": [{"name": name, "paths": ["a.jsonl"]}]})
     (tmp_path / "s.yaml").write_text(src)
     with pytest.raises(ConfigError, match=r"sources\[0\]\.name"):
-        load_config(tmp_path / "s.yaml")
+        RunPlan.load(tmp_path / "s.yaml")
     mix = {
         "sources": [{"name": "web", "paths": ["a.jsonl"]}],
         "mix": {name: {"weights": {"web": 1}}},
     }
     (tmp_path / "m.yaml").write_text(yaml.safe_dump(base | mix))
     with pytest.raises(ConfigError, match="a mix name is letters"):
-        load_config(tmp_path / "m.yaml")
+        RunPlan.load(tmp_path / "m.yaml")

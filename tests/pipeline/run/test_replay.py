@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gristmill.pipeline.run.config import load_config
 from gristmill.pipeline.run.phases import ReadWork, WriteWork, plan_run
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.dedup.fuzzy.filter import FuzzyFilter
 from gristmill.stages.dedup.keyed import KeyFilter
 from tests.conftest import run_quietly
@@ -25,8 +25,8 @@ def shape(phases):
 
 
 def plan(tmp_path, stages):
-    cfg = load_config(sample_config_at(tmp_path, stages=stages))
-    return shape(plan_run(cfg, tmp_path / "work", strict=False)[0])
+    cfg = RunPlan.load(sample_config_at(tmp_path, stages=stages))
+    return shape(plan_run(cfg, tmp_path / "work")[0])
 
 
 def test_global_stages_back_to_back_write_their_documents_once(tmp_path):

@@ -14,7 +14,8 @@ from tokenizers import Tokenizer, models, pre_tokenizers
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.verify import verify_run
-from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.formats.shards import ShardReader
 from tests.conftest import make_tiny_run, run_quietly, write_jsonl
@@ -116,7 +117,7 @@ def test_every_language_through_two_runs_byte_exact(tmp_path):
 
 def refused(path: Path) -> str:
     with pytest.raises(ConfigError) as info:
-        load_config(path)
+        RunPlan.load(path)
     msg = str(info.value)
     assert "\n" not in msg and msg.startswith(f"{path}: ")
     return msg.removeprefix(f"{path}: ")
@@ -190,7 +191,7 @@ def test_the_config_check_knows_the_keys_of_an_earlier_runs_documents(tmp_path):
     a = curated(tmp_path / "a")  # langid, exact_dedup, write
     quality = [{"name": "x", "run": str(a)}]
     cfg = config(tmp_path / "b.yaml", output="b", sources=quality, stages=["quality", "write"])
-    assert "language" in [f.name for f in load_config(cfg).runs[0].fields]
+    assert "language" in [f.name for f in RunPlan.load(cfg).sources.runs[0].fields]
     manifest = run_quietly(cfg)
     assert manifest["stages"]["quality"]["seen"] == 4
     assert manifest["documents"]["metadata"]["language"]["written_by"] == ["sources"]

@@ -1,4 +1,4 @@
-"""One writer per output URL (`pipeline/run/lease.py`) on an S3 endpoint (moto's server): of two
+"""One writer per output URL (`pipeline/output/lease.py`) on an S3 endpoint (moto's server): of two
 runs starting at once one holds the lease, a second run on the URL is refused naming the
 owner, another machine's lease is taken over once it expires, and a run killed with SIGKILL
 leaves a lease that a new run on its machine takes over at once."""
@@ -17,8 +17,8 @@ import orjson
 import pytest
 import yaml
 
+from gristmill.pipeline.output.lease import LEASE, Lease, LeaseLost
 from gristmill.pipeline.output.remote import RemoteRun
-from gristmill.pipeline.run.lease import LEASE, Lease, LeaseLost
 from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging
 from tests.pipeline.conftest import REPO

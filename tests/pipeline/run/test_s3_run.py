@@ -253,15 +253,15 @@ def test_the_emitter_serves_a_run_on_the_store_as_its_local_copy(s3_run, tmp_pat
     import numpy as np
 
     from gristmill.pipeline.emit.emitter import Emitter
-    from gristmill.pipeline.run.config import load_config
+    from gristmill.pipeline.run.plan import RunPlan
 
     url, _, copy = s3_run
-    remote = load_config(s3_config(tmp_path, url))
+    remote = RunPlan.load(s3_config(tmp_path, url))
     cfg = yaml.safe_load(s3_config(tmp_path, url).read_text())
     cfg["output"] = str(copy)  # the same run, downloaded
     (tmp_path / "local").mkdir()
     (tmp_path / "local" / "run.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
-    local = load_config(tmp_path / "local" / "run.yaml")
+    local = RunPlan.load(tmp_path / "local" / "run.yaml")
     name = next(iter(remote.mixes))
     a = Emitter.from_config(remote, name, batch=4)
     b = Emitter.from_config(local, name, batch=4)

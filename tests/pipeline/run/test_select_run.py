@@ -12,8 +12,9 @@ import orjson
 import pytest
 import yaml
 
-from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.config import ConfigError
 from gristmill.pipeline.run.phases import plan_run
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.formats.shards import ShardReader
 from tests.conftest import run_quietly, write_jsonl
 
@@ -96,7 +97,7 @@ def test_select_gives_the_same_tokens_for_1_2_and_8_tasks(tmp_path):
 def test_bucket_quantiles_reach_the_sidecar_and_edges_need_no_phase(tmp_path):
     write_data(tmp_path)
     edges = config(tmp_path, 2, [{"bucket": {"edges": [0.3, 0.6]}}], "edges.yaml")
-    phases, _ = plan_run(load_config(edges), tmp_path / "work", strict=False)
+    phases, _ = plan_run(RunPlan.load(edges), tmp_path / "work")
     assert [p.name for p in phases] == ["01-provenance-bucket-tokenize-pack"]
     run_quietly(config(tmp_path, 2, [{"bucket": {"quantiles": 4}}]))
     out = tmp_path / "out2"
@@ -115,14 +116,14 @@ def test_keep_top_outside_0_1_is_refused_naming_the_key(tmp_path, share):
     write_data(tmp_path)
     path = config(tmp_path, 1, [{"select": {"keep_top": share}}])
     with pytest.raises(ConfigError, match=r"stages\[0\]\.select\.keep_top"):
-        load_config(path)
+        RunPlan.load(path)
 
 
 def test_an_unknown_score_key_is_named(tmp_path):
     write_data(tmp_path)
     path = config(tmp_path, 1, [{"select": {"score": "qualty", "keep_top": 0.5}}])
     with pytest.raises(ConfigError, match="reads metadata 'qualty', which no earlier stage"):
-        load_config(path)
+        RunPlan.load(path)
 
 
 def test_a_global_stage_after_tokenize_is_refused(tmp_path):
@@ -132,4 +133,4 @@ def test_a_global_stage_after_tokenize_is_refused(tmp_path):
     data["stages"] = ["tokenize", {"select": {"keep_top": 0.5}}, "pack"]
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError, match=r"stages\[1\]: select is a global stage, which cannot"):
-        load_config(path)
+        RunPlan.load(path)

@@ -9,7 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from gristmill.pipeline.cli.main import cli
-from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.pipeline.run.source_paths import is_run_output
 from tests.conftest import minimal_config, restored_logging, write_jsonl
 
@@ -24,7 +25,7 @@ def config(write_config, output: str, *paths: str):
 
 def refusal(path) -> str:
     with pytest.raises(ConfigError) as info:
-        load_config(path)
+        RunPlan.load(path)
     return str(info.value)
 
 
@@ -61,10 +62,10 @@ def test_the_overlap_is_seen_through_a_symlink(write_config, tmp_path):
 
 def test_outputs_beside_the_sources_are_fine(write_config, tmp_path):
     write_jsonl(tmp_path / "data" / "more.jsonl", [{"text": "More text."}])
-    cfg = load_config(config(write_config, "data_out", "data/*.jsonl"))  # a name, not a folder
-    assert [d for d, _ in cfg.inputs[0]] == ["data/more.jsonl", "data/web.jsonl"]
-    cfg = load_config(config(write_config, "data/out", "data/*.jsonl"))  # * stays in data/
-    assert len(cfg.inputs[0]) == 2 and cfg.passed_over == []
+    cfg = RunPlan.load(config(write_config, "data_out", "data/*.jsonl"))  # a name, not a folder
+    assert [d for d, _ in cfg.sources.files[0]] == ["data/more.jsonl", "data/web.jsonl"]
+    cfg = RunPlan.load(config(write_config, "data/out", "data/*.jsonl"))  # * stays in data/
+    assert len(cfg.sources.files[0]) == 2 and cfg.sources.passed_over == []
 
 
 def old_run(folder, marker: str = "manifest"):
@@ -85,26 +86,26 @@ def old_run(folder, marker: str = "manifest"):
 def test_a_run_output_inside_a_source_folder_is_passed_over(write_config, tmp_path, marker):
     old_run(tmp_path / "data" / "old", marker)
     write_jsonl(tmp_path / "data" / "sub" / "b.jsonl", [{"text": "Kept as input."}])
-    cfg = load_config(config(write_config, "out", "data"))
-    assert [d for d, _ in cfg.inputs[0]] == ["data/sub/b.jsonl", "data/web.jsonl"]
-    assert cfg.passed_over == ["data/old"]
-    cfg = load_config(config(write_config, "out", "data/**/*.jsonl"))  # a pattern: the same
-    assert [d for d, _ in cfg.inputs[0]] == ["data/sub/b.jsonl", "data/web.jsonl"]
-    assert cfg.passed_over == ["data/old"]
+    cfg = RunPlan.load(config(write_config, "out", "data"))
+    assert [d for d, _ in cfg.sources.files[0]] == ["data/sub/b.jsonl", "data/web.jsonl"]
+    assert cfg.sources.passed_over == ["data/old"]
+    cfg = RunPlan.load(config(write_config, "out", "data/**/*.jsonl"))  # a pattern: the same
+    assert [d for d, _ in cfg.sources.files[0]] == ["data/sub/b.jsonl", "data/web.jsonl"]
+    assert cfg.sources.passed_over == ["data/old"]
 
 
 def test_a_run_output_named_on_purpose_is_read(write_config, tmp_path):
     old_run(tmp_path / "old")
     (tmp_path / "old" / "_work" / "k").mkdir(parents=True)
     write_jsonl(tmp_path / "old" / "_work" / "k" / "state.json", [{"text": "never input"}])
-    cfg = load_config(config(write_config, "out", "old/rejected/input/00000.jsonl"))
-    assert [d for d, _ in cfg.inputs[0]] == ["old/rejected/input/00000.jsonl"]
-    cfg = load_config(config(write_config, "out", "old"))  # the folder itself: its files
-    shown = [d for d, _ in cfg.inputs[0]]
+    cfg = RunPlan.load(config(write_config, "out", "old/rejected/input/00000.jsonl"))
+    assert [d for d, _ in cfg.sources.files[0]] == ["old/rejected/input/00000.jsonl"]
+    cfg = RunPlan.load(config(write_config, "out", "old"))  # the folder itself: its files
+    shown = [d for d, _ in cfg.sources.files[0]]
     assert (
         "old/rejected/input/00000.jsonl" in shown and "old/tokens/web/00000.docs.parquet" in shown
     )
-    assert cfg.passed_over == ["old/_work"]  # the resume state is never input
+    assert cfg.sources.passed_over == ["old/_work"]  # the resume state is never input
 
 
 def test_a_plain_data_folder_is_not_a_run_output(tmp_path):
@@ -146,7 +147,7 @@ def test_a_source_folder_reads_every_input_type_in_any_case_and_says_what_it_pas
     for name in ("README.md", "table.csv", "table2.CSV", "old.csv.gz", "Makefile"):
         (data / name).write_text("not input")
     path = config(write_config, "out", "data")
-    assert [d for d, _ in load_config(path).inputs[0]] == [
+    assert [d for d, _ in RunPlan.load(path).sources.files[0]] == [
         "data/data.ndjson",
         "data/more.Json.GZ",
         "data/note.txt",

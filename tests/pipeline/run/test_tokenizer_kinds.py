@@ -15,7 +15,8 @@ import pytest
 from gristmill.pipeline.emit.emitter import Emitter
 from gristmill.pipeline.output.layout import LOCK, WORK
 from gristmill.pipeline.output.verify import verify_run
-from gristmill.pipeline.run.config import ConfigError, load_config
+from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardReader
 from gristmill.stages.tokenize import load_tokenizer, reload_tokenizer
@@ -109,7 +110,7 @@ def test_verify_finds_a_document_without_its_bos(tmp_path):
 def test_a_tokenizer_that_is_none_of_the_kinds(tmp_path, name):
     cfg = write_run(tmp_path, f"{{tokenizer: {name}}}")
     with pytest.raises(ConfigError) as e:
-        load_config(cfg)
+        RunPlan.load(cfg)
     said = str(e.value)
     assert said.startswith(f"{cfg}: stages[0].tokenize.tokenizer: {name!r} is not `gpt2`, and")
     assert said.endswith(
@@ -122,13 +123,13 @@ def test_a_tokenizer_that_is_none_of_the_kinds(tmp_path, name):
 def test_eos_and_bos_are_checked_when_the_config_is_loaded(tmp_path):
     spec = built("sentencepiece", tmp_path)
     with pytest.raises(ConfigError, match=r"stages\[0\]\.tokenize\.eos: eos token '<eos>' is"):
-        load_config(write_run(tmp_path, f"{{tokenizer: {spec}, eos: <eos>}}"))
+        RunPlan.load(write_run(tmp_path, f"{{tokenizer: {spec}, eos: <eos>}}"))
     word_level(tmp_path / "words.json")
     with pytest.raises(ConfigError, match=r"stages\[0\]\.tokenize\.eos: name the end-of-doc"):
-        load_config(write_run(tmp_path, "{tokenizer: words.json}"))
+        RunPlan.load(write_run(tmp_path, "{tokenizer: words.json}"))
     cfg = write_run(tmp_path, "{tokenizer: words.json, eos: <eos>, bos: true}")
     with pytest.raises(ConfigError, match=r"stages\[0\]\.tokenize\.bos: `bos: true`, but"):
-        load_config(cfg)
+        RunPlan.load(cfg)
     assert not (tmp_path / "out").exists()
 
 

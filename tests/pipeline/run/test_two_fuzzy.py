@@ -10,8 +10,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from gristmill.pipeline.run.config import load_config
 from gristmill.pipeline.run.phases import plan_run, step_label
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.formats.docio import read_records
 from tests.conftest import run_quietly, write_jsonl
 
@@ -80,8 +80,8 @@ def rejected(folder, stage: str) -> dict[str, tuple]:
 
 
 def test_each_fuzzy_phase_runs_only_its_own_stages_steps(tmp_path):
-    cfg = load_config(write_run(tmp_path, list(STAGES), corpus()))
-    phases, _ = plan_run(cfg, tmp_path / "work", strict=False)
+    cfg = RunPlan.load(write_run(tmp_path, list(STAGES), corpus()))
+    phases, _ = plan_run(cfg, tmp_path / "work")
     for stage in STAGES:
         mine = [p for p in phases if p.name.split("-", 1)[1].startswith(f"{stage}-")]
         assert len(mine) == 8  # map, bands, links, roots, joins, labels, clusters, report

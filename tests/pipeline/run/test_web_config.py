@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from gristmill.pipeline.output.inspect import describe_doc
-from gristmill.pipeline.run.config import load_config
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.read.warc import warc_records
 from gristmill.stages.registry import STAGES
@@ -62,12 +62,12 @@ def test_web_recipe_lists_every_registered_stage():
 
 
 def test_web_recipe_reads_only_inside_the_repository():
-    cfg = load_config(WEB)  # loads as shipped: every pattern matches a file
-    files = [path for source in cfg.inputs for _, path in source]
+    cfg = RunPlan.load(WEB)  # loads as shipped: every pattern matches a file
+    files = [path for source in cfg.sources.files for _, path in source]
     assert sorted(Path(p).name for p in files) == sorted(f.name for f in CRAWL.glob("*.w*"))
     assert all(Path(p).resolve().is_relative_to(CRAWL) for p in files), files
     # a stage's file param is relative to the config's folder, as the sources are
-    (bench,) = [p.benchmarks for s, p in cfg.stage_params if s.name == "decontaminate"]
+    (bench,) = [s.params.benchmarks for s in cfg.stages if s.name == "decontaminate"]
     assert bench == [str(REPO / "sample_data" / "benchmarks" / "quiz.jsonl")]
 
 

@@ -41,7 +41,6 @@ from pathlib import Path
 import orjson
 
 from gristmill.pipeline.output.remote import RemoteRun
-from gristmill.pipeline.run.observe import RunObserver
 from gristmill.stages.errors import GristmillError
 
 LEASE = ".gristmill.lease"
@@ -86,9 +85,9 @@ def owner_line(rec: dict) -> str:
     )
 
 
-class Lease(RunObserver):
+class Lease:
     """The lease on `remote` for the run `key`: a context manager (taken on entry, released on
-    exit) and an observer (renewed while phases run)."""
+    exit) and an observer of the runner (pipeline/run/observe.py: renewed while phases run)."""
 
     def __init__(self, remote: RemoteRun, key: str, lease_s: float, echo=print):
         self.remote, self.key, self.lease_s, self.echo = remote, key, float(lease_s), echo
@@ -197,6 +196,14 @@ class Lease(RunObserver):
             self._stop.set()
             self._thread.join()
             self._thread = None
+
+    steps = ()  # it adds no step to the phases
+
+    def on_run_start(self, run) -> None:
+        pass
+
+    def on_run_end(self, run) -> None:
+        pass
 
     def on_phase_start(self, run, index, phase) -> None:
         self._start()  # the executor has started its workers

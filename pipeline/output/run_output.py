@@ -1,0 +1,173 @@
+"""A run's output, one object for the runner to ask (pipeline/run/runner.py): a folder on this
+machine (`RunOutput`) or an object-store URL published to at the end (`RemoteOutput`), behind
+one interface, so the runner never asks which.
+
+It owns the layout (pipeline/output/layout.py names every folder once), the previous run's
+manifest (read once), what replacing it means (pipeline/output/replace.py, `--overwrite`), the
+lock on the folder and, for a URL, the lease on the store (pipeline/output/lease.py), and
+publishing. The runner's questions, in order:
+
+    with output.lock():               # one run at a time (a failed start leaves no trace)
+        done = output.finished()      # a complete run of this key: up to date
+        output.replacing(overwrite)   # the lines saying what another run's outputs lose
+        output.open(echo)             # `_work/<key>/` resumed, or the old outputs cleared
+        ...                           # the phases, the manifest
+        output.publish()              # a URL: every output whole to the store, manifest last
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from functools import cached_property
+from pathlib import Path
+
+from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.layout import (
+    MANIFEST,
+    OUTPUT_FOLDERS,
+    REPORT,
+    WORK,
+    check_inside,
+    output_lock,
+)
+from gristmill.pipeline.output.lease import Lease
+from gristmill.pipeline.output.manifest_model import Manifest
+from gristmill.pipeline.output.remote import RemoteRun
+from gristmill.pipeline.output.replace import check_replace, check_replace_remote, read_manifest
+from gristmill.stages.formats.fs import StorageOptions
+
+After = Callable[[Path, str], list[str]]  # (the finished folder, where it is shown) -> lines
+
+
+class RunOutput:
+    """The output folder of the run `key` on this machine."""
+
+    def __init__(self, folder: Path, key: str, config_hash: str):
+        self.folder, self.key, self.config_hash = folder, key, config_hash
+        self.work = folder / WORK / key
+        self.shown = str(folder)  # where the user finds the outputs
+        self.held = ExitStack()  # what the run holds until it ends (the lock, a lease)
+
+    @cached_property
+    def previous(self) -> Manifest | None:
+        """The manifest of the run there before this one, read once."""
+        return read_manifest(lambda: mf.load(self.folder))
+
+    @contextmanager
+    def lock(self) -> Iterator[RunOutput]:
+        """One run at a time in the folder; a run failed early leaves no lock, no `_work`."""
+        check_inside(self.folder)
+        with output_lock(self.folder, tidy=True), self.held:
+            yield self
+
+    def finished(self) -> Manifest | None:
+        """The manifest of a complete run of this key whose outputs are all in place."""
+        old = self.previous
+        return old if old is not None and old.run_key == self.key and self._in_place(old) else None
+
+    def _in_place(self, old: Manifest) -> bool:
+        files = [(f"{s.prefix}{ext}", e.bytes) for s in old.shards for ext, e in s.files.items()]
+        files += [(e.path, e.bytes) for e in old.document_files()]
+        for rel, size in files:
+            p = self.folder / rel
+            if not p.is_file() or p.stat().st_size != size:
+                return False
+        return True
+
+    def replacing(self, overwrite: bool) -> list[str]:
+        """Before the run starts writing: the lines to print, or a GristmillError. A resumed
+        run (its `_work/<key>/` there) replaces nothing."""
+        if self.work.exists():
+            return []
+        return check_replace(self.folder, self.previous, self.config_hash, overwrite)
+
+    def open(self, echo: Callable[[str], None]) -> None:
+        """`_work/<key>/`, resumed where it exists; else the outputs of another key cleared
+        first (never two runs' outputs mixed)."""
+        out = self.folder
+        (out / MANIFEST).unlink(missing_ok=True)  # from here on the run there is unfinished
+        if self.work.exists():
+            echo(f"resuming run {self.key} in {out}")
+        else:
+            (out / REPORT).unlink(missing_ok=True)
+            for name in OUTPUT_FOLDERS:
+                shutil.rmtree(out / name, ignore_errors=True)
+            for old in (out / WORK).glob("*"):
+                shutil.rmtree(old, ignore_errors=True)
+        self.work.mkdir(parents=True, exist_ok=True)
+
+    def observers(self) -> list:
+        """Observers of the runner's phases that the output needs (a lease's renewal)."""
+        return []
+
+    def closing(self, after: After) -> list[str]:
+        """An up-to-date rerun's last lines: the report, written if it is missing."""
+        report = self.folder / REPORT
+        return [f"report:       {report}"] if report.exists() else after(self.folder, self.shown)
+
+    def publish(self) -> None:
+        """The finished outputs where the user reads them: here already."""
+
+
+class RemoteOutput(RunOutput):
+    """An output URL: the run writes in a local work folder (`folder`), then publishes every
+    output whole to the store, the manifest last (pipeline/output/remote.py); one writer per
+    URL, by a lease on the store held from the first write there until the run ends."""
+
+    def __init__(
+        self,
+        folder: Path,
+        url: str,
+        options: StorageOptions,
+        key: str,
+        config_hash: str,
+        lease_s: float,
+        echo: Callable[[str], None],
+    ):
+        super().__init__(folder, key, config_hash)
+        self.store = RemoteRun(url, options)
+        self.shown = self.store.url
+        self.lease = Lease(self.store, key, lease_s, echo)
+
+    @cached_property
+    def on_store(self) -> tuple[bool, Manifest | None]:
+        """(whether the store has a manifest, the manifest if this code reads it), read once."""
+        return self.store.previous()
+
+    def finished(self) -> Manifest | None:
+        """The store's manifest where it holds a complete run of this key; else, the lease
+        taken, a run finished here but killed while publishing is published again."""
+        _, old = self.on_store
+        if old is not None and old.run_key == self.key and self.store.complete(old):
+            return old
+        self.held.enter_context(self.lease)
+        if (done := super().finished()) is not None:
+            self.publish()
+            return done
+        return None
+
+    def replacing(self, overwrite: bool) -> list[str]:
+        """The store is judged (the local work folder is gristmill's own cache)."""
+        _, old = self.on_store
+        if old is not None and old.run_key == self.key:
+            return []
+        work = self.folder / WORK
+        resumable = work.is_dir() and any(work.iterdir())
+        return check_replace_remote(self.store, old, self.config_hash, overwrite, resumable)
+
+    def open(self, echo: Callable[[str], None]) -> None:
+        super().open(echo)
+        self.store.unfinish(self.key, *self.on_store)  # nothing there looks complete now
+
+    def observers(self) -> list:
+        return [self.lease]
+
+    def closing(self, after: After) -> list[str]:
+        return []
+
+    def publish(self) -> None:
+        """Every output of the finished run to the store; then the local folder goes."""
+        self.store.publish(self.folder)
+        shutil.rmtree(self.folder, ignore_errors=True)

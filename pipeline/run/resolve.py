@@ -1,0 +1,222 @@
+"""The parts of resolving a run config that are about its stages and mixes, each done once for
+`RunPlan.resolve` (pipeline/run/plan.py): every stage looked up and its params validated into a
+`PlannedStage`, the mixes checked against the sources, the config as the manifest records it,
+its hash and the run key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+from pydantic import ValidationError
+
+from gristmill.pipeline.run.config import (
+    EXECUTOR_KEYS,
+    SOURCE_NAME,
+    STORAGE_KEYS,
+    ConfigError,
+    RunConfig,
+)
+from gristmill.pipeline.run.config_errors import format_error
+from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, resolve
+from gristmill.stages.base import FIRST, LAST, StageParams
+from gristmill.stages.errors import GristmillError
+from gristmill.stages.fields import Field
+from gristmill.stages.registry import (
+    STAGES,
+    StageClass,
+    UnknownStage,
+    get_stage,
+    implicit_first,
+    is_global,
+)
+
+
+@dataclass(frozen=True)
+class PlannedStage:
+    """One stage of the run, resolved once: nothing after this looks a stage up by name."""
+
+    name: str  # as the config lists it (a plug-in by its import path or entry point)
+    cls: StageClass
+    params: StageParams
+    instance: str  # its name in the run (`classifier.<key>`: one per instance)
+    reads: tuple[Field, ...]  # the metadata keys it reads (stages/fields.py)
+    writes: tuple[Field, ...]  # and writes
+    index: dict | None  # its `index_params`: it keeps an index of what the run kept
+
+    @classmethod
+    def of(cls, i: int, name: str, params: dict, root: Path) -> PlannedStage:
+        """`stages[i]` of a config; a param that names a file reads `context["root"]` (the
+        config's folder) to resolve a relative path."""
+        try:
+            stage = get_stage(name)
+        except UnknownStage as e:
+            raise ConfigError(f"stages[{i}]: {e}") from None
+        try:
+            p = stage.Params.model_validate(dict(params), context={"root": root})
+        except ValidationError as e:
+            raise ConfigError(f"stages[{i}].{name}.{format_error(e, stage.Params)}") from None
+        return cls(
+            name,
+            stage,
+            p,
+            stage.instance_name(p),
+            stage.reads_for(p),
+            stage.writes_for(p),
+            stage.index_params(p),
+        )
+
+
+def plan_stages(run: RunConfig, root: Path) -> tuple[PlannedStage, ...]:
+    return tuple(PlannedStage.of(i, s.name, s.params, root) for i, s in enumerate(run.stages))
+
+
+def check_stages(stages: tuple[PlannedStage, ...]) -> None:
+    """Each stage listed once (by its name in the run: a plug-in's own name, whatever the
+    config calls it; a stage that names each instance, `classifier.<key>`, may be listed again
+    under another name), and in an order that works (`check_order`)."""
+    listed, names = [s.name for s in stages], [s.instance for s in stages]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            first = listed[names.index(name)]
+            also = "" if first == listed[i] else f" (as {first!r})"
+            shown = listed[i] if name == stages[i].cls.name else name
+            raise ConfigError(f"stages[{i}]: stage {shown!r} is listed twice{also}")
+    check_order(listed, [s.cls for s in stages])
+
+
+def check_order(listed: list[str], classes: list[StageClass]) -> None:
+    """Where each stage may stand, and that what a stage needs is set up before it: all from
+    the stage classes' `position`, `needs` and `gives` (the pipeline asks no stage's name)."""
+    for cls in classes[1:]:
+        if cls.position == FIRST:
+            raise ConfigError(
+                f"stages: {cls.name!r} always runs first; list it first or not at all"
+            )
+    for i, cls in enumerate(classes[:-1]):
+        if cls.position == LAST:
+            raise ConfigError(f"stages[{i}]: {cls.name} must be the last stage, got {listed}")
+    if not classes[-1].writes_output:
+        ends = " or ".join(name for name, c in STAGES.items() if c.writes_output)
+        raise ConfigError(f"stages: must end with {ends} (they write the output), got {listed}")
+    given = {g for c in implicit_first() for g in c.gives}
+    for i, cls in enumerate(classes):
+        for need in cls.needs:
+            if need not in given:
+                by = " or ".join(name for name, c in STAGES.items() if need in c.gives)
+                raise ConfigError(
+                    f"stages[{i}]: {cls.name} needs the {need} of {by}, listed before it"
+                )
+        if is_global(cls) and "tokenizer" in given:
+            # its phases pass the documents through files, which keep no `_tokens`
+            raise ConfigError(
+                f"stages[{i}]: {cls.name} is a global stage, which cannot stand between "
+                f"tokenize and pack (the token ids live in memory only); list it before tokenize"
+            )
+        given.update(cls.gives)
+
+
+def check_index(stages: tuple[PlannedStage, ...], dedup_against: list[str]) -> dict[str, dict]:
+    """Stage name -> its `index_params`, for every stage that keeps an index of what the run
+    kept (and looks documents up in the `dedup_against` runs' indexes)."""
+    indexed = {s.name: s.index for s in stages if s.index is not None}
+    if dedup_against and not indexed:
+        able = ", ".join(name for name, c in STAGES.items() if c.keeps_index)
+        raise ConfigError(
+            f"dedup_against: needs a stage that keeps an index among the stages ({able}; "
+            "exact_dedup at level document with method exact)"
+        )
+    return indexed
+
+
+def check_unique(run: RunConfig, runs: dict, names: list[tuple[str, str]]) -> None:
+    """No source of an earlier run shares its name with another source (two sources of this
+    config with one name: config.py's `check_sources`)."""
+    seen: dict[str, int] = {}
+    for i, s in enumerate(run.sources):
+        for name, _ in runs[i].sources if i in runs else [(s.name, s.origin)]:
+            if name in seen and seen[name] != i and (i in runs or seen[name] in runs):
+                by = f"source {name!r} of sources[{i}].run" if i in runs else f"name {name!r}"
+                raise ConfigError(f"sources[{i}]: {by} is also a source of sources[{seen[name]}]")
+            seen[name] = i
+
+
+def recorded(run: RunConfig, stages, runs: dict, dedup_against: list[str]) -> dict:
+    """The config with every default filled in, as recorded in the manifest. Without the
+    mixes: they are made from the finished shards, so changing one never re-runs a stage."""
+    data = run.model_dump(mode="json", exclude={"mix", *STORAGE_KEYS})
+    data["stages"] = [{s.name: s.params.model_dump(mode="json")} for s in stages]
+    data.pop("dedup_against")
+    for i, src in enumerate(data["sources"]):  # absent where unused: older runs keep a key
+        if src["run"] is None:
+            del src["run"], src["sources"]
+        else:
+            src["run"] = runs[i].path
+    if dedup_against:  # absent when empty: a run without it keeps its key
+        data["dedup_against"] = dedup_against
+    return data
+
+
+def config_hash(recorded: dict, stages) -> str:
+    """Keys the run's caches. Without the executor settings: every executor writes the same
+    bytes, so a run started on Slurm can be finished (or resumed) by another executor."""
+    data = {k: v for k, v in recorded.items() if k not in EXECUTOR_KEYS}
+    files = {s.name: s.cls.files_hash(s.params) for s in stages}
+    if any(files.values()):  # absent when no stage reads a file: such a run keeps its key
+        data["files"] = {k: v for k, v in files.items() if v}
+    return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def run_key(config_hash: str, inputs: list[dict], earlier: list[dict] | None, code: str) -> str:
+    """The run's key: config, inputs, earlier runs' indexes, and `code`, the print of the code
+    the run uses (pipeline/run/fingerprint.py): another version of it is another run, never
+    "up to date" with shards the old code wrote."""
+    parts = [config_hash, inputs, code] + ([earlier] if earlier else [])
+    blob = orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def plan_mixes(run: RunConfig, stages, origins: dict[str, str]) -> dict[str, ResolvedMix]:
+    """`mix:` holds one mix (it has `weights`) or a mapping of named mixes."""
+    if run.mix is None:
+        return {}
+    single = _one_mix(run.mix)
+    named = {"default": run.mix} if single else run.mix
+    out = {}
+    for name, spec in named.items():
+        where = "mix" if single else f"mix.{name}"
+        if not re.match(SOURCE_NAME, str(name)):  # it names a folder under mixes/
+            raise ConfigError(f"{where}: a mix name is letters, digits and _ . - (got {name!r})")
+        if not isinstance(spec, dict):
+            raise ConfigError(f"{where}: a mix is a mapping (seq_len, weights, guard, ...)")
+        try:
+            mix = MixConfig.model_validate(spec)
+        except ValidationError as e:
+            raise ConfigError(f"{where}.{format_error(e, MixConfig)}") from None
+        try:
+            out[name] = resolve(where, name, mix, origins)
+        except GristmillError as e:
+            raise ConfigError(str(e)) from None
+    if out and not any(s.cls.position == LAST for s in stages):
+        last = " or ".join(name for name, c in STAGES.items() if c.position == LAST)
+        raise ConfigError(f"mix: needs token shards; end the stages with tokenize, {last}")
+    return out
+
+
+def _one_mix(spec: dict) -> bool:
+    """`mix:` is one mix when a key is a mix's own (`weights`, `seq_len`, ...), or a typo of
+    one (`weight:`) while no value looks like a mix, so the typo is reported as a typo."""
+    keys = list(MixConfig.model_fields)
+    if any(k in keys for k in spec):
+        return True
+
+    def like_a_key(k) -> bool:
+        return bool(difflib.get_close_matches(str(k), keys, 1, 0.8))
+
+    looks_named = any(isinstance(v, dict) and any(map(like_a_key, v)) for v in spec.values())
+    return not looks_named and any(map(like_a_key, spec))
