@@ -1,0 +1,166 @@
+"""The Python API (pipeline/api.py): a run built from objects is the YAML's run (one plan, one
+key, one error per mistake), a stage class of one's own runs without an entry point and its code
+is in the key, and the result's readers give back the documents the run kept and dropped."""
+
+import importlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gristmill.pipeline.api import ConfigError, Run, Source
+from gristmill.pipeline.run.plan import RunPlan
+from gristmill.stages.langid import LangId
+from gristmill.stages.pack import Pack
+from gristmill.stages.tokenize import Tokenize
+from gristmill.stages.write import Write
+from tests.conftest import restored_logging
+
+# one document per script (langid keeps each in its own language), and two it drops
+TEXTS = {
+    "en": "The old mill stood beside the river for two hundred years, grinding the valley's "
+    "grain every autumn.",
+    "zh": "这座老磨坊在河边矗立了两百年，每年秋天都为山谷里的农民磨谷子。",
+    "ja": "その古い水車小屋は二百年のあいだ川のそばに立ち、毎年秋には谷の穀物をひいてきた。",
+    "ko": "그 오래된 방앗간은 이백 년 동안 강가에 서 있었고, 매년 가을 골짜기의 곡식을 빻았다.",
+    "th": "โรงสีเก่าตั้งอยู่ริมแม่น้ำมาสองร้อยปี และบดเมล็ดพืชของหุบเขาทุกฤดูใบไม้ร่วง",
+    "ar": "وقفت الطاحونة القديمة بجانب النهر مئتي عام، تطحن حبوب الوادي كل خريف.",
+    "hi": "पुरानी चक्की दो सौ वर्षों तक नदी के किनारे खड़ी रही और हर शरद घाटी का अनाज पीसती रही।",
+    "ru": "Старая мельница двести лет стояла у реки и каждую осень молола зерно долины.",
+}
+SHORT = {"tiny": "Hi　！", "tinier": "ok"}  # full-width space and exclamation mark
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    rows = [{"id": k, "text": v} for k, v in {**TEXTS, **SHORT}.items()]
+    path = tmp_path / "data" / "docs.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    return tmp_path
+
+
+LANGID = {"allowed_languages": sorted(TEXTS), "min_score": 0.3}
+AS_DICT = {
+    "output": "out",
+    "tasks": 2,
+    "sources": [{"name": "web", "paths": ["data"]}],
+    "stages": [{"langid": LANGID}, "tokenize", "pack"],
+}
+
+
+def run_of_objects(root: Path, *stages, **settings) -> Run:
+    stages = stages or ((LangId, LANGID), Tokenize, Pack)
+    return Run([Source("web", ["data"])], stages, "out", root, tasks=2, **settings)
+
+
+def quiet(run: Run, **kw):
+    with restored_logging():
+        return run.run(echo=None, report=False, **kw)
+
+
+def test_dict_objects_and_yaml_give_one_plan(corpus):
+    from_objects = run_of_objects(corpus).plan()
+    from_dict = Run.from_dict(AS_DICT, root=corpus).plan()
+    (corpus / "run.yaml").write_text(yaml.safe_dump(AS_DICT), encoding="utf-8")
+    from_yaml = RunPlan.load(corpus / "run.yaml")
+    for plan in (from_dict, from_yaml):
+        assert plan.recorded == from_objects.recorded
+        assert plan.key == from_objects.key
+        assert [s.cls for s in plan.stages] == [s.cls for s in from_objects.stages]
+    other = run_of_objects(corpus, (LangId, {**LANGID, "min_score": 0.5}), Tokenize, Pack)
+    assert other.plan().key != from_objects.key
+
+
+def test_a_bad_param_is_the_yaml_error_without_the_file(corpus):
+    bad = {**LANGID, "min_score": 2}
+    with pytest.raises(ConfigError) as from_python:
+        run_of_objects(corpus, (LangId, bad), Tokenize, Pack).plan()
+    data = AS_DICT | {"stages": [{"langid": bad}, "tokenize", "pack"]}
+    (corpus / "bad.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(ConfigError) as from_yaml:
+        RunPlan.load(corpus / "bad.yaml")
+    line = str(from_python.value)
+    assert "\n" not in line and line.startswith("stages[0].langid.min_score:")
+    assert str(from_yaml.value) == f"{corpus / 'bad.yaml'}: {line}"
+    with pytest.raises(ConfigError, match=r"^stages\[1\]: a pair is \(stage, "):
+        run_of_objects(corpus, (LangId, LANGID), (Tokenize,), Pack).plan()
+    with pytest.raises(ConfigError, match=r"^workers: "):
+        run_of_objects(corpus, workers=0).plan()
+
+
+STAGE_MODULE = """
+import unicodedata
+
+from pydantic import Field
+
+from gristmill.stages.base import Stage, StageParams
+
+
+class MinCharsParams(StageParams):
+    min_chars: int = Field(20, ge=1, description="fewest letters, marks and digits kept")
+
+
+class MinChars(Stage):
+    name = "min_chars"
+    Params = MinCharsParams
+
+    def process(self, doc):
+        n = sum(unicodedata.category(ch)[0] in "LMN" for ch in doc.text)
+        return None if n >= self.params.min_chars else "too_short"
+"""
+
+
+def test_a_class_of_ones_own_runs_and_its_code_is_in_the_key(corpus, monkeypatch):
+    (corpus / "lab").mkdir()
+    module = corpus / "lab" / "api_lab_stages.py"
+    module.write_text(STAGE_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(corpus / "lab"))
+    monkeypatch.delitem(sys.modules, "api_lab_stages", raising=False)
+    lab = importlib.import_module("api_lab_stages")
+    stages = ((LangId, LANGID), (lab.MinChars, {"min_chars": 10}), Tokenize, Pack)
+    result = quiet(run_of_objects(corpus, *stages))
+    m = result.manifest
+    assert m.stages["min_chars"].dropped == {"too_short": len(SHORT)}
+    assert {r["id"] for r in result.rejects("min_chars")} == set(SHORT)
+    assert m.config["stages"][1] == {"api_lab_stages:MinChars": {"min_chars": 10}}
+    with pytest.raises(ConfigError, match=r"^stages\[1\]\.api_lab_stages:MinChars\.min_chars"):
+        run_of_objects(corpus, (LangId, LANGID), (lab.MinChars, {"min_chars": 0}), Pack).plan()
+
+    module.write_text(STAGE_MODULE.replace('"LMN"', '"LN"'), encoding="utf-8")
+    lab = importlib.reload(lab)
+    stages = ((LangId, LANGID), (lab.MinChars, {"min_chars": 10}), Tokenize, Pack)
+    assert run_of_objects(corpus, *stages).plan().key != m.run_key
+
+
+def test_the_readers_give_back_what_the_run_kept_and_dropped(corpus):
+    every = {**TEXTS, **SHORT}
+    no_ru = (LangId, {**LANGID, "allowed_languages": sorted(set(TEXTS) - {"ru"})})
+    tokenized = quiet(run_of_objects(corpus, no_ru, Tokenize, Pack))
+    kept = {d["id"]: d for d in tokenized.documents()}
+    dropped = {r["id"]: r for r in tokenized.rejects()}
+    assert set(TEXTS) - {"ru"} <= set(kept) and "ru" in dropped
+    assert set(kept) | set(dropped) == set(every) and not set(kept) & set(dropped)
+    assert {k: d["text"] for k, d in kept.items()} == {k: every[k] for k in kept}  # decoded
+    assert {k: r["text"] for k, r in dropped.items()} == {k: every[k] for k in dropped}
+    assert dropped["ru"]["reason"] == "language_not_allowed"
+    assert sum(len(d["tokens"]) for d in kept.values()) == tokenized.manifest.totals.tokens.real
+    assert {d["source"] for d in kept.values()} == {"web"}
+    assert list(tokenized.documents(source="other")) == []
+    assert list(tokenized.rejects("input")) == []
+
+    written = quiet(run_of_objects(corpus, no_ru, Write))
+    docs = {d["id"]: d for d in written.documents()}
+    assert {k: d["text"] for k, d in docs.items()} == {k: every[k] for k in kept}
+    assert all(docs[k]["language"] == k for k in set(TEXTS) - {"ru"})
+    assert written.manifest.documents.docs == len(kept)
+
+
+def test_a_second_run_is_up_to_date(corpus):
+    first = quiet(run_of_objects(corpus))
+    lines = []
+    with restored_logging():
+        again = run_of_objects(corpus).run(echo=lines.append, report=False)
+    assert lines[0].startswith("up to date: ") and again.run_key == first.run_key
