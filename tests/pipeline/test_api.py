@@ -164,3 +164,63 @@ def test_a_second_run_is_up_to_date(corpus):
     with restored_logging():
         again = run_of_objects(corpus).run(echo=lines.append, report=False)
     assert lines[0].startswith("up to date: ") and again.run_key == first.run_key
+
+
+def sample_run(configs: Path) -> Run:
+    """configs/sample.yaml's run, built from objects (not by reading the YAML)."""
+    from gristmill.stages.dedup.exact import ExactDedup
+    from gristmill.stages.dedup.minhash.stage import MinHashDedup
+    from gristmill.stages.dedup.url import UrlDedup
+    from gristmill.stages.pii.stage import Pii
+    from gristmill.stages.quality.stage import Quality
+    from gristmill.stages.safety import Safety
+
+    languages = ["en", "de", "fr", "es", "ru", "zh", "ja"]
+    stages = [
+        (LangId, {"allowed_languages": languages, "min_score": 0.65}),
+        *(Quality, Safety, ExactDedup, MinHashDedup, UrlDedup, Pii),
+        (Tokenize, {"tokenizer": "gpt2"}),
+        Pack,
+    ]
+    sources = [
+        Source("web", ["../sample_data/web"], origin="real"),
+        Source("synthetic", ["../sample_data/synthetic"], origin="synthetic"),
+    ]
+    return Run(sources, stages, "../out/sample", configs, tasks=4, workers=2, keep_rejected=True)
+
+
+def file_hashes(out: Path) -> dict[str, str]:
+    import hashlib
+
+    return {
+        str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for folder in ("tokens", "rejected", "index")
+        for p in sorted((out / folder).rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.mark.slow
+def test_the_sample_run_from_python_is_the_yaml_run(tmp_path):
+    """configs/sample.yaml run from its file, then the same run built in Python into the same
+    output folder: the same run key and byte-identical shards and rejects; then up to date."""
+    from tests.conftest import run_quietly
+
+    repo = Path(__file__).resolve().parents[2]
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "sample.yaml").write_bytes((repo / "configs/sample.yaml").read_bytes())
+    (tmp_path / "sample_data").symlink_to(repo / "sample_data")
+    from_yaml = run_quietly(tmp_path / "configs" / "sample.yaml")
+    yaml_files = file_hashes(tmp_path / "out" / "sample")
+    (tmp_path / "out" / "sample").rename(tmp_path / "out" / "from_yaml")
+
+    python = sample_run(tmp_path / "configs")
+    result = quiet(python)
+    assert result.folder == tmp_path / "out" / "sample"
+    assert result.run_key == from_yaml["run_key"]
+    assert any(p.startswith("tokens/synthetic/") for p in yaml_files)
+    assert file_hashes(result.folder) == yaml_files
+    lines = []
+    with restored_logging():
+        python.run(echo=lines.append, report=False)
+    assert lines[0].startswith("up to date: ")
