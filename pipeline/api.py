@@ -28,6 +28,7 @@ from gristmill.pipeline.output.result import RunResult
 from gristmill.pipeline.run.config import ConfigError, RunConfig
 from gristmill.pipeline.run.config_errors import format_error, shape_hint
 from gristmill.pipeline.run.plan import RunPlan
+from gristmill.stages.base import GlobalStage, Stage
 from gristmill.stages.registry import STAGES, StageClass, UnknownStage, available, get_stage
 
 __all__ = ["ConfigError", "Run", "RunResult", "Source"]
@@ -61,9 +62,6 @@ class Source:
         }
 
 
-StageEntry = str | StageClass | tuple | Mapping
-
-
 class Run:
     """A run config built in Python. `stages`: each a stage's name (`"quality"`), a stage class
     (`Quality`, or one of your own), a pair of either and its parameters (`(LangId,
@@ -74,12 +72,14 @@ class Run:
 
     def __init__(self, sources, stages, output, root=None, **settings):
         given: dict[str, StageClass] = {}
-        self.data = {
-            "output": os.fspath(output),
+        data = {
+            "output": output if output is None else os.fspath(output),
             **settings,
-            "sources": [s.as_dict() if isinstance(s, Source) else dict(s) for s in sources],
-            "stages": [_entry(i, s, given) for i, s in enumerate(stages)],
+            "sources": _listed(sources, lambda i, s: s.as_dict() if isinstance(s, Source) else s),
+            "stages": _listed(stages, lambda i, s: _entry(i, s, given)),
         }
+        required = ("output", "sources", "stages")  # None: not given (`from_dict`)
+        self.data = {k: v for k, v in data.items() if k not in required or v is not None}
         self.given = given  # import path -> class, for the classes the registry does not hold
         self.root = Path(root if root is not None else Path.cwd()).resolve()
 
@@ -88,11 +88,14 @@ class Run:
         """A run from a mapping of the YAML config's shape (its stages may be classes too)."""
         if not isinstance(data, Mapping):
             raise ConfigError(f"the config must be a mapping of keys, got {type(data).__name__}")
-        rest = {k: v for k, v in data.items() if k not in ("sources", "stages", "output")}
-        for key in ("sources", "stages", "output"):
-            if key not in data:
-                raise ConfigError(f"{key}: required")
-        return cls(data["sources"], data["stages"], data["output"], root, **rest)
+        rest = dict(data)
+        return cls(
+            rest.pop("sources", None),
+            rest.pop("stages", None),
+            rest.pop("output", None),
+            root,
+            **rest,
+        )
 
     def config(self) -> RunConfig:
         """The config validated, as `gristmill run` validates a YAML file (one-line errors
@@ -108,8 +111,6 @@ class Run:
         run = self.config()
         if executor:
             run = run.model_copy(update={"executor": executor})
-        for name, cls in self.given.items():
-            _check_findable(name, cls)
         return RunPlan.resolve(run, self.root, strict=run.strict, keyed=keyed, given=self.given)
 
     def run(
@@ -158,40 +159,44 @@ class Run:
         return list(cls.Params.model_fields)
 
 
+def _listed(entries, each: Callable) -> list | Any:
+    """A list of `each(i, entry)`; anything but a list or tuple as it is, for the config's
+    validation to name."""
+    if isinstance(entries, list | tuple):
+        return [each(i, entry) for i, entry in enumerate(entries)]
+    return entries
+
+
 def _entry(i: int, entry, given: dict[str, StageClass]):
     """A stage entry in the YAML's form (`name` or `{name: params}`), a class's name noted in
     `given` where the registry does not hand out that class."""
     if isinstance(entry, tuple):
         if len(entry) != 2 or not isinstance(entry[1], Mapping):
             raise ConfigError(f"stages[{i}]: a pair is (stage, {{param: value}}), got {entry!r}")
-        return {_name(entry[0], given): dict(entry[1])}
+        return {_name(i, entry[0], given): dict(entry[1])}
     if isinstance(entry, Mapping) and len(entry) == 1:
         ((stage, params),) = entry.items()
-        return {_name(stage, given): params}
+        return {_name(i, stage, given): params}
     if isinstance(entry, type):
-        return _name(entry, given)
+        return _name(i, entry, given)
     return entry  # a name, or a wrong shape the config's validation names
 
 
-def _name(stage, given: dict[str, StageClass]) -> str:
+def _name(i: int, stage, given: dict[str, StageClass]) -> str:
     if not isinstance(stage, type):
         return stage
     name = getattr(stage, "name", None)
     if isinstance(name, str) and name in STAGES and STAGES[name] is stage:
         return name  # a built-in (or registered) stage: the YAML's name, so the same run key
     path = f"{stage.__module__}:{stage.__qualname__}"
+    module = sys.modules.get(stage.__module__)
+    if issubclass(stage, Stage | GlobalStage) and getattr(module, "__file__", None) is None:
+        raise ConfigError(  # what is not a stage at all, the resolver refuses as a plug-in
+            f"stages[{i}]: stage {path!r}: its module has no file, so the run key cannot "
+            "cover its code; define the class in a .py file"
+        )
     given[path] = stage
     return path
-
-
-def _check_findable(name: str, cls: StageClass) -> None:
-    """A class the run key can read the code of: in a module file (not typed into a session)."""
-    module = sys.modules.get(cls.__module__)
-    if getattr(module, "__file__", None) is None:
-        raise ConfigError(
-            f"stage {name!r}: its module has no file, so the run key cannot cover its code; "
-            "define the class in a .py file"
-        )
 
 
 def _check_importable(name: str, cls: StageClass) -> None:

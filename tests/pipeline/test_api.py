@@ -4,6 +4,7 @@ is in the key, and the result's readers give back the documents the run kept and
 
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from gristmill.stages.pack import Pack
 from gristmill.stages.tokenize import Tokenize
 from gristmill.stages.write import Write
 from tests.conftest import restored_logging
+from tests.pipeline.run.test_executors import local_ray as local_ray  # a fixture
 
 # one document per script (langid keeps each in its own language), and two it drops
 TEXTS = {
@@ -224,3 +226,58 @@ def test_the_sample_run_from_python_is_the_yaml_run(tmp_path):
     with restored_logging():
         python.run(echo=lines.append, report=False)
     assert lines[0].startswith("up to date: ")
+
+
+SCRIPT = f"""
+import sys
+
+from gristmill.pipeline.api import Run, Source
+{STAGE_MODULE}
+
+run = Run([Source("web", ["data"])], ["langid", (MinChars, {{"min_chars": 10}}), "write"], "out")
+print(run.plan().key)
+"""
+
+
+def test_a_class_of_the_running_script_is_in_the_key(corpus):
+    """A stage class defined in the script that runs (`__main__`): its file is the code."""
+    import subprocess
+
+    script = corpus / "my_run.py"
+
+    def key_of(text: str) -> str:
+        script.write_text(text, encoding="utf-8")
+        done = subprocess.run(
+            [sys.executable, str(script)], cwd=corpus, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()[-1]
+
+    first = key_of(SCRIPT)
+    assert key_of(SCRIPT) == first
+    assert key_of(SCRIPT.replace('"LMN"', '"LN"')) != first
+
+
+@pytest.fixture
+def lab_on_pythonpath(corpus, monkeypatch) -> Path:
+    """The module of a stage of one's own, its folder on PYTHONPATH before Ray starts, as Ray's
+    workers import a plug-in's."""
+    lab = corpus / "lab"
+    lab.mkdir()
+    (lab / "api_ray_stages.py").write_text(STAGE_MODULE, encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(lab), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.syspath_prepend(str(lab))
+    return lab
+
+
+@pytest.mark.cluster
+def test_ray_runs_a_class_of_ones_own_as_local_does(corpus, lab_on_pythonpath, local_ray):
+    lab = importlib.import_module("api_ray_stages")
+    stages = ((LangId, LANGID), (lab.MinChars, {"min_chars": 10}), Tokenize, Pack)
+    local = quiet(run_of_objects(corpus, *stages))
+    local_files = file_hashes(local.folder)
+    local.folder.rename(corpus / "local")
+    on_ray = quiet(run_of_objects(corpus, *stages, ray={"num_cpus": 2}), executor="ray")
+    assert on_ray.run_key == local.run_key
+    assert file_hashes(on_ray.folder) == local_files
+    assert on_ray.manifest.stages["min_chars"].dropped == {"too_short": len(SHORT)}
