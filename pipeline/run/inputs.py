@@ -31,9 +31,6 @@ class Storage:
 
     options: StorageOptions = field(default_factory=dict)
 
-    def is_url(self, path: str | Path) -> bool:
-        return is_url(path)
-
     def entry(self, path: str) -> dict:
         """{"bytes", "sha256"} of a file (a URL hashed as it streams), or why it is unreadable:
         the reader then rejects it with its reason, and the run goes on."""
