@@ -111,7 +111,7 @@ class Run:
         run = self.config()
         if executor:
             run = run.model_copy(update={"executor": executor})
-        return RunPlan.resolve(run, self.root, strict=run.strict, keyed=keyed, given=self.given)
+        return RunPlan.resolve(run, self.root, keyed=keyed, given=self.given)
 
     def run(
         self,

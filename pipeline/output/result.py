@@ -25,7 +25,6 @@ from gristmill.stages.formats.docio import read_records
 from gristmill.stages.formats.doctable import decode_rows
 from gristmill.stages.formats.fs import is_url
 from gristmill.stages.formats.shards import ShardReader
-from gristmill.stages.tokenize import reload_tokenizer
 
 
 class RunResult:
@@ -87,6 +86,8 @@ class RunResult:
                 yield from read_records(path)
 
     def _tokenized(self, m: Manifest, source: str | None) -> Iterator[dict[str, Any]]:
+        from gristmill.stages.tokenize import reload_tokenizer  # token shards only
+
         tokenizer = reload_tokenizer(m.tokenizer.dump(), str(self.local))[0]
         for shard in m.shards:
             if source is not None and shard.source != source:
