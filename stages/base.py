@@ -27,7 +27,7 @@ from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 from pydantic import BaseModel, ConfigDict
 
-from gristmill.stages.fields import Field
+from gristmill.stages.fields import SOURCE, Field
 from gristmill.stages.formats.docio import doc_to_record
 from gristmill.stages.formats.rejects import RejectWriter
 from gristmill.stages.formats.tokenizer import TokenizerInfo
@@ -95,7 +95,7 @@ DEFAULT_SOURCE = "default"  # the source of a document that names none (`apply`,
 
 def source_of(doc: Document) -> str:
     """The document's source as a report key: a string, `default` when it names none."""
-    src = doc.metadata.get("source")
+    src = SOURCE.of(doc)
     return DEFAULT_SOURCE if src is None else str(src)
 
 
@@ -250,6 +250,37 @@ class Stage(StageHooks, PipelineStep):
 
     def finish(self, rank: int) -> None:
         """Called once after the last document of a task (before the task is marked done)."""
+
+
+class SourceWriters(Stage):
+    """A stage that writes the run's output, a file (or shard) per source and task (pack's
+    shards, write's documents): each opened when the source's first document of the task
+    arrives (`open_writer`), closed in source order at the end of the task (the same order on
+    every run), aborted, leaving nothing, if the task fails."""
+
+    writes_output = True
+
+    def open_writer(self, source: str):
+        """The writer of `source`'s documents of this task (`self.rank`): `close()`, `abort()`."""
+        raise NotImplementedError
+
+    def writer(self, source: str):
+        if source not in self._writers:
+            self._writers[source] = self.open_writer(source)
+        return self._writers[source]
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
+        self.rank, self._writers = rank, {}
+        try:
+            yield from super().run(data, rank, world_size)
+        except BaseException:
+            for w in self._writers.values():
+                w.abort()
+            raise
+
+    def finish(self, rank: int) -> None:
+        for source in sorted(self._writers):
+            self._writers.pop(source).close()
 
 
 class GlobalStage(StageHooks):

@@ -84,20 +84,19 @@ class Extract(Stage):
             from trafilatura import extract
 
             self._extract = extract
-        meta = doc.metadata
-        if meta.get("decode_errors"):
-            self.stat_update("decode_errors", value=int(meta["decode_errors"]))
-        content_type = meta.get("content_type")
+        if errors := md.DECODE_ERRORS.of(doc):
+            self.stat_update("decode_errors", value=int(errors))
+        content_type = md.CONTENT_TYPE.of(doc)
         if content_type is not None and content_type not in HTML_TYPES:
             self.stat_update("passthrough")
             return None
         html = doc.text
         try:
-            text = self._extract(html, url=meta.get("url"), **self._kwargs)
+            text = self._extract(html, url=md.URL.of(doc), **self._kwargs)
         except Exception as e:  # noqa: BLE001 - one bad page must not stop a run
-            meta["extract_error"] = f"{type(e).__name__}: {e}"[:200]
+            EXTRACT_ERROR.put(doc, f"{type(e).__name__}: {e}"[:200])
             return "extraction_failed"
-        meta["html_chars"] = len(html)
+        HTML_CHARS.put(doc, len(html))
         if not text or not text.strip():
             return "no_text_extracted"
         doc.text = text

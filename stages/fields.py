@@ -46,6 +46,15 @@ class Field:
         """This key under another name (a stage's `url_field` parameter)."""
         return self if name == self.name else replace(self, name=name)
 
+    def of(self, doc, default: Any = None) -> Any:
+        """This key's value on a document (its `metadata`), or `default` where it has none."""
+        return doc.metadata.get(self.name, default)
+
+    def put(self, doc, value: Any) -> None:
+        """Sets this key on a document: a stage writes its declared keys through here, so a
+        misspelt key is a name that fails at import, not a string that fails in a task."""
+        doc.metadata[self.name] = value
+
 
 # -- what every run's reader writes (stages/read/sources.py) and provenance completes
 SOURCE = Field("source", str, "the source's name in the config (`tokens/<source>/`)")

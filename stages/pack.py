@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
-from datatrove.data import Document, DocumentsPipeline
+from datatrove.data import Document
 
 from gristmill.stages import fields as md
-from gristmill.stages.base import LAST, Stage, StageParams, source_of
+from gristmill.stages.base import LAST, SourceWriters, StageParams, source_of
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.shards import ShardWriter
 
@@ -20,50 +20,31 @@ class PackParams(StageParams):
     """None: the shard's token type follows the tokenizer that `tokenize` set up."""
 
 
-class Pack(Stage):
+class Pack(SourceWriters):
     name = "pack"
     Params = PackParams
     position = LAST
-    writes_output = True
     needs = ("tokenizer",)
     # the sidecar's columns (`bucket` only when some document of the shard has one)
     reads = (md.SOURCE.maybe(), md.ORIGIN.maybe(), md.SYNTHETIC.maybe(), md.BUCKET.maybe())
     preload = ("pyarrow.parquet",)  # the sidecar's writer
 
-    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
-        self._rank, self._writers = rank, {}
-        try:
-            yield from super().run(data, rank, world_size)
-        except BaseException:
-            for w in self._writers.values():
-                w.abort()
-            raise
-
-    def _writer(self, source: str) -> ShardWriter:
-        if source not in self._writers:
-            prefix = Path(self.ctx.out or ".") / "tokens" / source / f"{self._rank:05d}"
-            prefix.parent.mkdir(parents=True, exist_ok=True)
-            if self.ctx.tokenizer is None:
-                raise GristmillError(
-                    "pack: no tokenizer in the stage context (run `tokenize` first)"
-                )
-            self._writers[source] = ShardWriter(prefix, self.ctx.tokenizer.vocab_size)
-        return self._writers[source]
+    def open_writer(self, source: str) -> ShardWriter:
+        prefix = Path(self.ctx.out or ".") / "tokens" / source / f"{self.rank:05d}"
+        prefix.parent.mkdir(parents=True, exist_ok=True)
+        if self.ctx.tokenizer is None:
+            raise GristmillError("pack: no tokenizer in the stage context (run `tokenize` first)")
+        return ShardWriter(prefix, self.ctx.tokenizer.vocab_size)
 
     def process(self, doc: Document) -> str | None:
         tokens = doc.metadata.pop("_tokens", None)
         if tokens is None:
             raise GristmillError(f"pack: document {doc.id} has no tokens (run `tokenize` first)")
-        source, origin = source_of(doc), doc.metadata.get("origin", "real")
-        record = doc.metadata.get("synthetic")  # provenance's record; the sidecar keeps it
+        source, origin = source_of(doc), md.ORIGIN.of(doc, "real")
+        record = md.SYNTHETIC.of(doc)  # provenance's record; the sidecar keeps it
         synthetic = None if record is None else orjson.dumps(record, option=_SORTED).decode()
-        bucket = doc.metadata.get("bucket")
+        bucket = md.BUCKET.of(doc)
         bucket = bucket if isinstance(bucket, str) else None
-        self._writer(source).add(tokens, doc.id, source, origin, synthetic, bucket)
+        self.writer(source).add(tokens, doc.id, source, origin, synthetic, bucket)
         self.stat_update("tokens", value=len(tokens))
         return None
-
-    def finish(self, rank: int) -> None:
-        # sorted: shards of one task appear in the same order on every run
-        for source in sorted(self._writers):
-            self._writers.pop(source).close()

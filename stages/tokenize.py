@@ -345,12 +345,12 @@ class Tokenize(Stage):
         for doc, ids in zip(docs, all_ids, strict=True):
             if len(ids) < self.params.min_tokens:
                 reasons.append("too_short_in_tokens")
-                doc.metadata[md.N_TOKENS.name] = len(ids)
+                md.N_TOKENS.put(doc, len(ids))
                 continue
             if info.add_bos:
                 ids.insert(0, info.bos_id)
             ids.append(info.eos_id)
-            doc.metadata[md.N_TOKENS.name] = len(ids)
+            md.N_TOKENS.put(doc, len(ids))
             doc.metadata["_tokens"] = ids  # in memory only: handed to `pack`
             self.stat_update("tokens", value=len(ids))
             reasons.append(None)

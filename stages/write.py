@@ -13,11 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from datatrove.data import Document, DocumentsPipeline
+from datatrove.data import Document
 from pydantic import Field
 
 from gristmill.stages import fields as md
-from gristmill.stages.base import Stage, StageParams, source_of
+from gristmill.stages.base import SourceWriters, StageParams, source_of
 from gristmill.stages.formats.docio import AtomicWriter, dumps
 from gristmill.stages.formats.doctable import (
     DOCUMENTS,
@@ -61,10 +61,9 @@ class _Jsonl:
         self._w.abort()
 
 
-class Write(Stage):
+class Write(SourceWriters):
     name = "write"
     Params = WriteParams
-    writes_output = True
     reads = (md.SOURCE.maybe(),)  # its folder under documents/; every key is written as it is
     preload = ("pyarrow.parquet",)
 
@@ -75,26 +74,13 @@ class Write(Stage):
 
         pa.array([0])
 
-    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
-        self._rank, self._writers = rank, {}
-        try:
-            yield from super().run(data, rank, world_size)
-        except BaseException:
-            for w in self._writers.values():
-                w.abort()
-            raise
-
-    def _writer(self, source: str):
-        if source not in self._writers:
-            p = self.params
-            folder = Path(self.ctx.out or ".") / DOCUMENTS / source
-            path = folder / f"{self._rank:05d}{SUFFIXES[p.format]}"
-            if p.format == "jsonl":
-                self._writers[source] = _Jsonl(path, p.compression_level)
-            else:
-                level, declared = p.compression_level, self.declared()
-                self._writers[source] = DocTableWriter(path, p.row_group_bytes, level, declared)
-        return self._writers[source]
+    def open_writer(self, source: str):
+        p = self.params
+        folder = Path(self.ctx.out or ".") / DOCUMENTS / source
+        path = folder / f"{self.rank:05d}{SUFFIXES[p.format]}"
+        if p.format == "jsonl":
+            return _Jsonl(path, p.compression_level)
+        return DocTableWriter(path, p.row_group_bytes, p.compression_level, self.declared())
 
     def declared(self) -> dict[str, str]:
         """The columns the chain declares at this point (`ctx.fields`), with their kinds; the
@@ -104,12 +90,8 @@ class Write(Stage):
 
     def process(self, doc: Document) -> str | None:
         meta = {k: v for k, v in doc.metadata.items() if not k.startswith("_")}
-        self._writer(source_of(doc)).add(doc.id, doc.text, meta)
+        self.writer(source_of(doc)).add(doc.id, doc.text, meta)
         return None
-
-    def finish(self, rank: int) -> None:
-        for source in sorted(self._writers):  # the same order on every run
-            self._writers.pop(source).close()
 
     def finish_run(self, out: Path) -> None:
         """One schema for every parquet file of the run (stages/formats/doctable.py: `unify`);

@@ -117,7 +117,7 @@ def test_the_collector_finds_the_shapes_reasons_take():
         ("empty_file", "stages/read/sources.py"),
         ("language_score_low", "stages/langid/stage.py"),  # reasons.append(...)
         ("duplicate_url", "stages/dedup/url.py"),  # reason = "duplicate_url"
-        ("near_duplicate", "stages/dedup/fuzzy_phases.py"),  # return "near_duplicate"
+        ("near_duplicate", "stages/dedup/fuzzy/filter.py"),  # NEAR_DUPLICATE = "near_duplicate"
         ("contaminated", "stages/dedup/decont/stage.py"),  # out[i] = "contaminated"
     ]:
         assert found.get(reason) == where, reason

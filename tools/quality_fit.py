@@ -144,11 +144,11 @@ WORST, RIDGE = 0.05, 0.1
 def rank_weights(x: np.ndarray, y: np.ndarray, domains: list[str]) -> np.ndarray:
     """The score's weights on these deficits (columns in `score_spec()` order): the worst
     domain first, each weight pulled toward its prior."""
-    from gristmill.stages.quality.fit import fit_rank_weights
+    from gristmill.stages.quality.fit import RankFit, fit_rank_weights
     from gristmill.stages.quality.languages import score_spec
 
     prior = np.array([float(s.get("prior", 0.0)) for s in score_spec().values()])
-    return fit_rank_weights(x, y, domains, l2=RIDGE, prior=prior, worst=WORST)
+    return fit_rank_weights(x, y, domains, RankFit(l2=RIDGE, prior=prior, worst=WORST))
 
 
 def domain_matrix(rows: list[dict]) -> np.ndarray:

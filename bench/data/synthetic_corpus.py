@@ -36,8 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from bench.data.corpus import corpus_path, load_docs
-from gristmill.stages.dedup.minhash import core as mh
-from gristmill.stages.dedup.minhash.shingles import shingle_hashes
+from gristmill.stages.dedup.fuzzy import sets
+from gristmill.stages.dedup.fuzzy.shingles import shingle_hashes
 from gristmill.stages.formats.docio import AtomicWriter, dumps
 
 # (first code point, end) blocks permuted as a whole; pairs of (lower, upper) ranges permuted
@@ -90,8 +90,8 @@ def near_copy(text: str, target: float, rng: random.Random) -> str | None:
 
 def jaccard(a: str, b: str) -> float:
     """The exact Jaccard `minhash_dedup` confirms with (its word 5-grams, as uint32)."""
-    sa, sb = (mh.sorted_unique(shingle_hashes(t)[0].astype(np.uint32)) for t in (a, b))
-    return mh.jaccard(sa, sb)
+    sa, sb = (sets.sorted_unique(shingle_hashes(t)[0].astype(np.uint32)) for t in (a, b))
+    return sets.jaccard(sa, sb)
 
 
 def replica_records(docs: list[tuple[str, str]], replica: int):

@@ -28,8 +28,8 @@ from bench.data.corpus import corpus_path, load_docs
 from gristmill.stages.base import StageContext
 from gristmill.stages.dedup.earlier import IN_EARLIER_RUN
 from gristmill.stages.dedup.exact import ExactDedup
-from gristmill.stages.dedup.minhash import index
-from gristmill.stages.dedup.minhash.shingles import shingle_batch
+from gristmill.stages.dedup.fuzzy import index
+from gristmill.stages.dedup.fuzzy.shingles import shingle_batch
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.registry import get_stage
 

@@ -118,7 +118,7 @@ def candidates(rows: list[dict]) -> dict[str, np.ndarray]:
 def held_out(x0: np.ndarray, y, dom, col: np.ndarray | None) -> dict[str, float]:
     """Held-out AUC per domain with `col` (or nothing) as one more deficit, prior weight 0."""
     from bench.evals.quality_lodo import auc
-    from gristmill.stages.quality.fit import fit_rank_weights
+    from gristmill.stages.quality.fit import RankFit, fit_rank_weights
     from gristmill.stages.quality.languages import score_spec
     from tools.quality_fit import RIDGE, WORST
 
@@ -128,9 +128,8 @@ def held_out(x0: np.ndarray, y, dom, col: np.ndarray | None) -> dict[str, float]
     out = {}
     for d in sorted(set(dom)):
         train, test = dom != d, dom == d
-        w = fit_rank_weights(
-            x[train], y[train], list(dom[train]), l2=RIDGE, prior=prior, worst=WORST
-        )
+        fit = RankFit(l2=RIDGE, prior=prior, worst=WORST)
+        w = fit_rank_weights(x[train], y[train], list(dom[train]), fit)
         out[d] = auc(-x[test] @ w, y[test])
     return out
 

@@ -57,8 +57,8 @@ def load(path: Path, n: int) -> list[str]:
 
 
 def ours(texts: list[str], perms) -> np.ndarray:
+    from gristmill.stages.dedup.fuzzy.shingles import shingle_batch
     from gristmill.stages.dedup.minhash import core as mh
-    from gristmill.stages.dedup.minhash.shingles import shingle_batch
 
     out = []
     for i in range(0, len(texts), BATCH):
@@ -137,8 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     import xxhash
     from datasketch import MinHash, MinHashLSH
 
+    from gristmill.stages.dedup.fuzzy import sets
+    from gristmill.stages.dedup.fuzzy.shingles import shingle_hashes
     from gristmill.stages.dedup.minhash import core as mh
-    from gristmill.stages.dedup.minhash.shingles import shingle_hashes
 
     texts = load(path, args.docs)
     n = len(texts)
@@ -216,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     lean = [MinHash(hashvalues=s, scheme="affine32") for s in sigs]
 
     def our_query(sorted_keys):
-        return mh.candidate_pairs(sorted_keys[0], sorted_keys[1], max_bucket=100)
+        return sets.candidate_pairs(sorted_keys[0], sorted_keys[1], max_bucket=100)
 
     def ds_insert(rows_):
         lsh = MinHashLSH(num_perm=128, params=(bands, rows))

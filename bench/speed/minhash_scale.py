@@ -132,7 +132,7 @@ def run_once(inp: Path, root: Path, tasks: int, workers: int) -> dict:
     from gristmill.pipeline.run.phases import Phase, plan_run
     from gristmill.pipeline.run.plan import RunPlan
     from gristmill.pipeline.run.tasklog import quiet_parent_logs
-    from gristmill.stages.dedup.minhash.stage import MinHashFilter
+    from gristmill.stages.dedup.fuzzy.filter import FuzzyFilter
 
     cfg_path = root / f"run_w{workers}.yaml"
     out = root / f"out_w{workers}"
@@ -142,7 +142,7 @@ def run_once(inp: Path, root: Path, tasks: int, workers: int) -> dict:
     quiet_parent_logs(work / "run.log")
     phases, _ = plan_run(cfg, work)
     last = phases[-1]
-    cut = next(i for i, s in enumerate(last.steps) if isinstance(s, MinHashFilter))
+    cut = next(i for i, s in enumerate(last.steps) if isinstance(s, FuzzyFilter))
     last.steps = last.steps[: cut + 1]
     last.name = last.name.replace("tokenize-pack", "minhash_dedup-filter")
     rows = []

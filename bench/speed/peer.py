@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         # numba compiles the quality scan, langid's and MinHash's kernels once after an install
         # (about 15 CPU-s) and caches them on disk; warm that cache here (in this process,
         # outside the runs' CPU), as every run after the first finds it
-        import gristmill.stages.dedup.minhash.kernels  # noqa: F401
+        import gristmill.stages.dedup.fuzzy.kernels  # noqa: F401
         import gristmill.stages.langid.model  # noqa: F401
         import gristmill.stages.quality.scan  # noqa: F401
     results: dict[str, list[dict]] = {s: [] for s in sides}

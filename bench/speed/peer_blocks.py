@@ -50,8 +50,8 @@ def timed(fn):
 
 
 def blocks(shards: list[Path], run_dir: Path) -> dict[str, float]:
+    from gristmill.stages.dedup.fuzzy.shingles import shingle_batch
     from gristmill.stages.dedup.minhash import core as mh
-    from gristmill.stages.dedup.minhash.shingles import shingle_batch
     from gristmill.stages.dedup.minhash.stage import MinHashParams
     from gristmill.stages.formats.fasttext import load_fasttext
     from gristmill.stages.langid import (

@@ -1,4 +1,4 @@
-"""Memory of `minhash_dedup`'s roots, joins and labels tasks (`stages/dedup/minhash/roots.py`)
+"""Memory of `minhash_dedup`'s roots, joins and labels tasks (`stages/dedup/fuzzy/roots.py`)
 on a synthetic link set, per number of parts (`cluster_tasks`): each task runs in a process of
 its own and its peak RSS, less that of a process that did everything but run the task
 (imports, the compiled union-find), is its memory.
@@ -23,16 +23,10 @@ from pathlib import Path
 import numpy as np
 
 from gristmill.stages.base import StageContext
-from gristmill.stages.dedup.minhash.components import write_parts
-from gristmill.stages.dedup.minhash.roots import (
-    MinHashJoins,
-    MinHashLabels,
-    MinHashRoots,
-    load_labels,
-    resolve,
-)
-from gristmill.stages.dedup.minhash.stage import MinHashParams
-from gristmill.stages.dedup.minhash.store import NODE, Files
+from gristmill.stages.dedup.fuzzy.components import write_parts
+from gristmill.stages.dedup.fuzzy.roots import Joins, Labels, Roots, load_labels, resolve
+from gristmill.stages.dedup.fuzzy.store import NODE, Files
+from gristmill.stages.dedup.minhash.stage import MinHashDedup, MinHashParams
 
 
 def synthetic_links(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -63,13 +57,13 @@ def task(folder: str, phase: str, parts: int, rank: int) -> None:
     """One task in this process (`phase` "none": the baseline), then its peak RSS in KiB
     (VmHWM: ru_maxrss would carry the parent's peak over the exec)."""
     ctx = StageContext(work=Path(folder), tasks=1)
-    params = MinHashParams(cluster_tasks=parts)
-    from gristmill.stages.dedup.minhash.core import _kernels
+    fuzzy = MinHashDedup(MinHashParams(cluster_tasks=parts), ctx).fuzzy
+    from gristmill.stages.dedup.fuzzy.sets import compiled
 
-    _kernels()  # compiled (or loaded from numba's cache) in the baseline too
-    steps = {"roots": MinHashRoots, "joins": MinHashJoins, "labels": MinHashLabels}
+    compiled()  # compiled (or loaded from numba's cache) in the baseline too
+    steps = {"roots": Roots, "joins": Joins, "labels": Labels}
     if phase != "none":
-        list(steps[phase](params, ctx, parts).run(None, rank, parts))
+        list(steps[phase](fuzzy, ctx).run(None, rank, parts))
     status = Path("/proc/self/status").read_text().splitlines()
     print(next(int(x.split()[1]) for x in status if x.startswith("VmHWM:")))
 
@@ -81,7 +75,7 @@ def peak(folder: Path, phase: str, parts: int, rank: int) -> int:
 
 
 def measure(links: np.ndarray, roots: np.ndarray, parts: int, folder: Path) -> dict:
-    files = Files(StageContext(work=folder, tasks=1))
+    files = Files(StageContext(work=folder, tasks=1), MinHashDedup.name)
     which = np.random.default_rng(1).integers(0, parts, len(links))
     for j in range(parts):  # as the links tasks write them
         mine = links[which == j]

@@ -152,10 +152,10 @@ def plan(root: Path, name: str, paths: list[Path], stages: str, args, k: int):
     work = root / name / "_work"
     phases, _ = plan_run(RunPlan.load(cfg_path, keyed=False), work)
     if stages != "all":  # stop after minhash_dedup's filter
-        from gristmill.stages.dedup.minhash.stage import MinHashFilter
+        from gristmill.stages.dedup.fuzzy.filter import FuzzyFilter
 
         last = phases[-1]
-        cut = next(i for i, s in enumerate(last.steps) if isinstance(s, MinHashFilter))
+        cut = next(i for i, s in enumerate(last.steps) if isinstance(s, FuzzyFilter))
         last.steps, last.name = last.steps[: cut + 1], last.name.split("-")[0] + "-filter"
     return phases, work
 

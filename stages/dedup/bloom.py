@@ -35,16 +35,15 @@ from pathlib import Path
 import numpy as np
 import xxhash
 from datatrove.data import Document, DocumentsPipeline
-from datatrove.pipeline.base import PipelineStep
 
 from gristmill.stages.base import Stage, StageContext
 from gristmill.stages.dedup import paragraph as para
 from gristmill.stages.dedup.textnorm import normalize
+from gristmill.stages.fields import DUPLICATE_OF
 from gristmill.stages.formats.docio import AtomicWriter
 
 REC = np.dtype([("h1", "<u8"), ("h2", "<u8"), ("idx", "<u8")])
 CHUNK = 1 << 16  # records read, checked and filled at once
-FOLDER = "exact_dedup"
 
 
 class Bloom:
@@ -95,7 +94,7 @@ def halves(digest: bytes) -> tuple[int, int]:
 
 class _Files:
     def __init__(self, ctx: StageContext):
-        self.root = Path(ctx.work or ".") / FOLDER / "bloom"
+        self.root = Path(ctx.work or ".") / para.NAME / "bloom"
 
     def recs(self, bucket: int, task: int) -> Path:
         return self.root / "sigs" / f"{bucket:05d}" / f"{task:05d}.bin"
@@ -110,7 +109,7 @@ class _Files:
 class BloomMap(Stage):
     """Streams a record per document (or per long-enough unit) to its bucket's file."""
 
-    name = "exact_dedup.map"
+    name = f"{para.NAME}.map"
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         files, self._n = _Files(self.ctx), self.ctx.tasks
@@ -162,15 +161,8 @@ def _chunks(path: Path):
             yield np.frombuffer(raw, dtype=REC)
 
 
-class BloomReduce(PipelineStep):
+class BloomReduce(para.MethodReduce):
     """Per bucket: duplicates (documents) or the repeated-unit filter (paragraphs, lines)."""
-
-    name = "exact_dedup.reduce"
-    type = "dedup"
-
-    def __init__(self, params, ctx: StageContext):
-        super().__init__()
-        self.params, self.ctx = params, ctx
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         files = _Files(self.ctx)
@@ -211,7 +203,7 @@ class BloomReduce(PipelineStep):
 
 
 class BloomFilter(Stage):
-    name = "exact_dedup"
+    name = para.NAME
 
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)
@@ -237,7 +229,7 @@ class BloomFilter(Stage):
         if self.params.level == "document":
             if self._idx not in self._drops:
                 return None
-            doc.metadata["duplicate_of"] = None  # a Bloom filter does not say which copy
+            DUPLICATE_OF.put(doc, None)  # a Bloom filter does not say which copy
             return "duplicate_exact"
         return para.filter_units(self, doc, self._repeated)
 

@@ -22,7 +22,7 @@ many documents, the files, and `params`, what a later run's same stage must shar
   table settings (blocks, hamming) and the shingle settings.
 
 A later run's `minhash_dedup` / `simhash_dedup` map looks up every document's keys in each
-earlier index as it makes them (`stages/dedup/minhash/index.py`). The earlier texts are not
+earlier index as it makes them (`stages/dedup/fuzzy/index.py`). The earlier texts are not
 kept, so a candidate cannot be confirmed by exact Jaccard as pairs within a run are: it is
 confirmed by its signatures, MinHash's estimated Jaccard at least the later run's `threshold`
 (a standard error of sqrt(J (1 - J) / num_perm), 0.035 at J = 0.8 with 128 permutations, so a

@@ -89,30 +89,8 @@ class ExactDedupParams(StageParams):
         return self
 
 
-class ExactDedupSignature(KeyMap):
-    name = "exact_dedup.map"
-    Params = ExactDedupParams
-    folder = "exact_dedup"
-
-    def key(self, doc: Document) -> str:
-        return text_hash(doc.text)
-
-
-class ExactDedupReduce(KeyReduce):
-    name = "exact_dedup.reduce"
-    folder = "exact_dedup"
-    indexed = True
-
-
-class ExactDedupFilter(KeyFilter):
-    name = "exact_dedup"
-    Params = ExactDedupParams
-    folder = "exact_dedup"
-    reason = "duplicate_exact"
-
-
 class ExactDedup(GlobalStage):
-    name = "exact_dedup"
+    name = para.NAME  # its methods' steps are named from it too (`paragraph.py`, `bloom.py`)
     Params = ExactDedupParams
     keeps_index = True
     reads = READS
@@ -155,3 +133,22 @@ class ExactDedup(GlobalStage):
         if self.params.level != "document":
             return para.ParagraphFilter(self.params, self.ctx)
         return ExactDedupFilter(self.params, self.ctx)
+
+
+class ExactDedupSignature(KeyMap):
+    Params = ExactDedupParams
+    folder = ExactDedup.name  # and its name, `exact_dedup.map` (`keyed.named_from_folder`)
+
+    def key(self, doc: Document) -> str:
+        return text_hash(doc.text)
+
+
+class ExactDedupReduce(KeyReduce):
+    folder = ExactDedup.name
+    indexed = True
+
+
+class ExactDedupFilter(KeyFilter):
+    Params = ExactDedupParams
+    folder = ExactDedup.name
+    reason = "duplicate_exact"

@@ -32,6 +32,7 @@ import orjson
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
+from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageContext
 from gristmill.stages.dedup.earlier import IN_EARLIER_RUN, EarlierKeys
 from gristmill.stages.dedup.survivor import survivor_key
@@ -50,6 +51,14 @@ class KeyFiles:
 
     def drops(self, bucket: int) -> Path:
         return self.root / "drops" / f"{bucket:05d}.jsonl"
+
+
+def named_from_folder(cls: type, suffix: str) -> None:
+    """A step class that sets `folder` (its stage's name) and no `name` is named `<folder>` +
+    `suffix` (`.map`, `.reduce`; the filter: the stage's own name), as datatrove reads the
+    name from the class: the stage's name is written once, in the stage's class."""
+    if "folder" in cls.__dict__ and "name" not in cls.__dict__:
+        cls.name = cls.folder + suffix
 
 
 def write_groups(path: Path, groups) -> None:
@@ -81,6 +90,10 @@ def read_group(path: Path, k: int, what: str) -> list:
 
 class KeyMap(Stage):
     folder: ClassVar[str]  # under ctx.work
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        named_from_folder(cls, ".map")
 
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)
@@ -114,6 +127,10 @@ class KeyReduce(PipelineStep):
     type = "dedup"
     folder: ClassVar[str]  # and `name`: class attributes, as datatrove reads them in __init__
     indexed: ClassVar[bool] = False  # its keys are looked up in earlier runs' indexes
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        named_from_folder(cls, ".reduce")
 
     def __init__(self, ctx: StageContext):
         super().__init__()
@@ -151,6 +168,10 @@ class KeyFilter(Stage):
     reason: ClassVar[str]
     replays_cheaply = True  # a dict lookup a document
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        named_from_folder(cls, "")
+
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         files = KeyFiles(self.ctx, self.folder)
         self._drops: dict[int, str] = {}
@@ -167,10 +188,10 @@ class KeyFilter(Stage):
     def process(self, doc: Document) -> str | None:
         self._idx += 1
         if (run := self._earlier.get(self._idx)) is not None:
-            doc.metadata["in_earlier_run"] = run
+            md.IN_EARLIER_RUN.put(doc, run)
             return IN_EARLIER_RUN
         survivor = self._drops.get(self._idx)
         if survivor is None:
             return None
-        doc.metadata["duplicate_of"] = survivor
+        md.DUPLICATE_OF.put(doc, survivor)
         return self.reason

@@ -32,11 +32,14 @@ from gristmill.stages.dedup.textnorm import normalize
 from gristmill.stages.formats.docio import AtomicWriter
 
 SEPARATORS = {"paragraph": re.compile(r"(\n\s*\n)"), "line": re.compile(r"(\n)")}
-FOLDER = "exact_dedup"
-WRITES = (
-    md.Field("paragraphs_removed", int, "repeated paragraphs (or lines) removed from the text"),
-    md.Field("paragraph_chars_removed", int, "characters of those units"),
+# the stage these steps and the Bloom method's are of (`stages/dedup/exact.py` is named so):
+# their names, and their folder under the run's work folder
+NAME = "exact_dedup"
+PARAGRAPHS_REMOVED = md.Field(
+    "paragraphs_removed", int, "repeated paragraphs (or lines) removed from the text"
 )
+PARAGRAPH_CHARS_REMOVED = md.Field("paragraph_chars_removed", int, "characters of those units")
+WRITES = (PARAGRAPHS_REMOVED, PARAGRAPH_CHARS_REMOVED)
 
 
 def split_units(text: str, level: str) -> tuple[list[str], list[str]]:
@@ -72,7 +75,7 @@ def remove_units(units: list[str], seps: list[str], drop: list[bool]) -> tuple[s
 
 class _Files:
     def __init__(self, ctx: StageContext):
-        self.root = Path(ctx.work or ".") / FOLDER
+        self.root = Path(ctx.work or ".") / NAME
 
     def counts(self, bucket: int, rank: int) -> Path:
         return self.root / "sigs" / f"{bucket:05d}" / f"{rank:05d}.u64"
@@ -92,12 +95,23 @@ def map_outputs(paths: list[Path]) -> list[Path]:
     the Bloom methods'); the first missing one is named."""
     missing = [p for p in paths if not p.exists()]
     if missing:
-        raise RuntimeError(f"exact_dedup: map output missing: {missing[0]}")
+        raise RuntimeError(f"{NAME}: map output missing: {missing[0]}")
     return paths
 
 
+class MethodReduce(PipelineStep):
+    """The reduce of one of `exact_dedup`'s methods (paragraph counts, Bloom filters), per hash
+    bucket: given the stage's parameters and the run's context, as its map and filter are."""
+
+    name, type = f"{NAME}.reduce", "dedup"
+
+    def __init__(self, params, ctx: StageContext):
+        super().__init__()
+        self.params, self.ctx = params, ctx
+
+
 class ParagraphMap(Stage):
-    name = "exact_dedup.map"
+    name = f"{NAME}.map"
 
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)
@@ -125,14 +139,7 @@ class ParagraphMap(Stage):
         self._hashes = []
 
 
-class ParagraphReduce(PipelineStep):
-    name = "exact_dedup.reduce"
-    type = "dedup"
-
-    def __init__(self, params, ctx: StageContext):
-        super().__init__()
-        self.params, self.ctx = params, ctx
-
+class ParagraphReduce(MethodReduce):
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
         files = _Files(self.ctx)
         paths = map_outputs([files.counts(rank, r) for r in range(self.ctx.tasks)])
@@ -150,7 +157,7 @@ class ParagraphReduce(PipelineStep):
 
 
 class ParagraphFilter(Stage):
-    name = "exact_dedup"
+    name = NAME
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         files = _Files(self.ctx)
@@ -180,8 +187,8 @@ def filter_units(stage: Stage, doc: Document, repeated) -> str | None:
     p = stage.params
     units, seps = split_units(doc.text, p.level)
     text, n_removed, chars = remove_units(units, seps, repeated(units))
-    doc.metadata["paragraphs_removed"] = n_removed
-    doc.metadata["paragraph_chars_removed"] = chars
+    PARAGRAPHS_REMOVED.put(doc, n_removed)
+    PARAGRAPH_CHARS_REMOVED.put(doc, chars)
     if not n_removed:
         return None
     stage.stat_update("units_removed", value=n_removed)

@@ -33,12 +33,16 @@ from pydantic import Field
 
 from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams
-from gristmill.stages.dedup.minhash.shingles import WORD
+from gristmill.stages.dedup.fuzzy.shingles import WORD
 from gristmill.stages.formats.rejects import RejectWriter
 from gristmill.stages.text.scripts import SPACELESS, lookup_table
 
 SEP = 0xFF
 NO_SPACE = lookup_table(SPACELESS)
+
+
+SPANS_REMOVED = md.Field("substring_spans_removed", int, "repeated spans cut out of the text")
+CHARS_REMOVED = md.Field("substring_chars_removed", int, "characters those spans took")
 
 
 class SubstringParams(StageParams):
@@ -128,10 +132,7 @@ def char_spans(text: str, raw: bytes, spans, min_units: int) -> list[tuple[int, 
 class SubstringDedup(Stage):
     name = "substring_dedup"
     Params = SubstringParams
-    writes = (
-        md.Field("substring_spans_removed", int, "repeated spans cut out of the text"),
-        md.Field("substring_chars_removed", int, "characters those spans took"),
-    )
+    writes = (SPANS_REMOVED, CHARS_REMOVED)
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         path = self.rejected_path(rank)
@@ -172,8 +173,9 @@ class SubstringDedup(Stage):
 
     def process(self, doc: Document) -> str | None:
         spans = doc.metadata.pop("_substring_spans", [])
-        doc.metadata["substring_spans_removed"] = len(spans)
-        doc.metadata["substring_chars_removed"] = sum(e - s for s, e in spans)
+        chars = sum(e - s for s, e in spans)
+        SPANS_REMOVED.put(doc, len(spans))
+        CHARS_REMOVED.put(doc, chars)
         if not spans:
             return None
         text, pieces, last = doc.text, [], 0
@@ -185,7 +187,7 @@ class SubstringDedup(Stage):
             last = e
         pieces.append(text[last:])
         self.stat_update("spans_removed", value=len(spans))
-        self.stat_update("chars_removed", value=doc.metadata["substring_chars_removed"])
+        self.stat_update("chars_removed", value=chars)
         new = "".join(pieces)
         if not any(ch.isalnum() for ch in new):
             return "empty_after_substring_dedup"  # rejected/ keeps the whole original

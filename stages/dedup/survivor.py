@@ -48,7 +48,6 @@ def preference(text: str, prefer: Prefer) -> int:
 
 
 def survivor_key(doc: Document, ctx: StageContext, prefer: Prefer = "none") -> list:
-    m = doc.metadata
-    order = ctx.source_order.get(m.get("source"), len(ctx.source_order))
-    origin = ORIGIN_RANK.get(m.get("origin"), 0)
+    order = ctx.source_order.get(md.SOURCE.of(doc), len(ctx.source_order))
+    origin = ORIGIN_RANK.get(md.ORIGIN.of(doc), 0)
     return [origin, order, preference(doc.text, prefer), str(doc.id)]

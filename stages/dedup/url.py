@@ -165,38 +165,6 @@ class UrlDedupParams(StageParams):
     )
 
 
-class UrlDedupMap(KeyMap):
-    name = "url_dedup.map"
-    Params = UrlDedupParams
-    folder = "url_dedup"
-
-    def key(self, doc: Document) -> str | None:
-        url = doc.metadata.get(self.params.url_field)
-        doc.metadata["url_normalized"] = None
-        if not isinstance(url, str) or not url.strip():
-            self.stat_update("url_missing")
-            return None
-        try:
-            norm = normalize_url(url, self.params.drop_params)
-        except BadURL:
-            self.stat_update("url_malformed")
-            return None
-        doc.metadata["url_normalized"] = norm
-        return xxhash.xxh3_128_hexdigest(norm.encode("utf-8"))
-
-
-class UrlDedupReduce(KeyReduce):
-    name = "url_dedup.reduce"
-    folder = "url_dedup"
-
-
-class UrlDedupFilter(KeyFilter):
-    name = "url_dedup"
-    Params = UrlDedupParams
-    folder = "url_dedup"
-    reason = "duplicate_url"
-
-
 class UrlDedup(GlobalStage):
     name = "url_dedup"
     Params = UrlDedupParams
@@ -217,3 +185,36 @@ class UrlDedup(GlobalStage):
 
     def filter_step(self) -> Stage:
         return UrlDedupFilter(self.params, self.ctx)
+
+
+class UrlDedupMap(KeyMap):
+    Params = UrlDedupParams
+    folder = UrlDedup.name  # and its name, `url_dedup.map` (`keyed.named_from_folder`)
+
+    def __init__(self, params=None, ctx=None):
+        super().__init__(params, ctx)
+        self._url = md.URL.renamed(self.params.url_field)
+
+    def key(self, doc: Document) -> str | None:
+        url = self._url.of(doc)
+        URL_NORMALIZED.put(doc, None)
+        if not isinstance(url, str) or not url.strip():
+            self.stat_update("url_missing")
+            return None
+        try:
+            norm = normalize_url(url, self.params.drop_params)
+        except BadURL:
+            self.stat_update("url_malformed")
+            return None
+        URL_NORMALIZED.put(doc, norm)
+        return xxhash.xxh3_128_hexdigest(norm.encode("utf-8"))
+
+
+class UrlDedupReduce(KeyReduce):
+    folder = UrlDedup.name
+
+
+class UrlDedupFilter(KeyFilter):
+    Params = UrlDedupParams
+    folder = UrlDedup.name
+    reason = "duplicate_url"

@@ -135,30 +135,37 @@ def read_model(path: str | Path) -> Model | None:
     output = _dense(r)
     if model != SUPERVISED or loss != HS or word_ngrams > 1 or maxn <= 0 or size - nwords < 2:
         return None
-    return build(entries, counts, types, nwords, minn, maxn, bucket, pruned, pairs, rows, output)
+    dictionary = Dictionary(entries, counts, types, nwords, minn, maxn, bucket, pruned, pairs)
+    return build(dictionary, rows, output)
 
 
-def build(
-    entries: list[bytes],
-    counts: list[int],
-    types: list[int],
-    nwords: int,
-    minn: int,
-    maxn: int,
-    bucket: int,
-    pruned: int,
-    pairs: np.ndarray,
-    rows: np.ndarray,
-    output: np.ndarray,
-) -> Model:
-    """The kernel's arrays of a model's dictionary entries (bytes, count, WORD or LABEL), its
-    pruning index (pairs of n-gram bucket and row past nwords), input rows and output matrix.
+@dataclass(frozen=True)
+class Dictionary:
+    """A model's dictionary as its file holds it: the entries (bytes) with their counts and
+    kinds (WORD or LABEL), the first `nwords` of them words; the subword n-grams' lengths
+    (`minn` to `maxn`) and hash buckets; and its pruning index (`pruned` n-grams kept: pairs
+    of n-gram bucket and row past nwords; -1: not pruned)."""
+
+    entries: list[bytes]
+    counts: list[int]
+    types: list[int]
+    nwords: int
+    minn: int
+    maxn: int
+    bucket: int
+    pruned: int
+    pairs: np.ndarray
+
+
+def build(d: Dictionary, rows: np.ndarray, output: np.ndarray) -> Model:
+    """The kernel's arrays of a model's dictionary (`d`), input rows and output matrix.
 
     The n-grams' rows are put in the order of their buckets, so that a bucket's row is found by
     counting the kept buckets before it (`kept`: 2 bits a bucket, in the CPU's cache) rather
     than in a table as long as the buckets (8 MB for lid.176); their values do not change."""
-    kept = np.zeros((bucket // 64 + 1 if pruned > 0 else 0, 2), np.uint64)
-    if pruned > 0:
+    entries, nwords, pairs = d.entries, d.nwords, d.pairs
+    kept = np.zeros((d.bucket // 64 + 1 if d.pruned > 0 else 0, 2), np.uint64)
+    if d.pruned > 0:
         order = np.argsort(pairs[:, 0], kind="stable")
         take = np.concatenate([np.arange(nwords), nwords + pairs[order, 1]])
         rows = rows[take]
@@ -170,16 +177,16 @@ def build(
     word_end = np.cumsum([len(e) for e in entries], dtype=np.int64)
     m = Model(
         labels=[e.decode("utf-8", "replace") for e in entries[nwords:]],
-        nwords=nwords, minn=minn, maxn=maxn, bucket=bucket, pruned=pruned,
+        nwords=nwords, minn=d.minn, maxn=d.maxn, bucket=d.bucket, pruned=d.pruned,
         eos_id=entries.index(EOS) if EOS in entries else -1,
-        words=words, word_end=word_end, types=np.array(types, np.int8),
+        words=words, word_end=word_end, types=np.array(d.types, np.int8),
         word2int=_word_table(words, word_end), kept=kept,
         sub_end=np.zeros(0, np.int64), subs=np.zeros(0, np.int32),
         rows=_own(rows, _F32), output=_own(output, _F32),
         left=np.zeros(0, np.int32), right=np.zeros(0, np.int32),
     )  # fmt: skip
     m.sub_end, m.subs = _word_subwords(m)
-    m.left, m.right = _huffman([c for c, t in zip(counts, types, strict=True) if t == LABEL])
+    m.left, m.right = _huffman([c for c, t in zip(d.counts, d.types, strict=True) if t == LABEL])
     return m
 
 
@@ -275,8 +282,10 @@ class Predictor:
 # compiles the kernels (or loads them from numba's cache) at import, on a model of two labels:
 # a run's workers are forked from a process that imported this (`LangId.preload`)
 _TINY = build(
-    [EOS, b"a", b"__label__a", b"__label__b"], [1, 1, 2, 1], [WORD, WORD, LABEL, LABEL],
-    2, 2, 4, 64, -1, np.zeros((0, 2), np.int32),
+    Dictionary(
+        [EOS, b"a", b"__label__a", b"__label__b"], [1, 1, 2, 1], [WORD, WORD, LABEL, LABEL],
+        2, 2, 4, 64, -1, np.zeros((0, 2), np.int32),
+    ),
     np.ones((66, 2), _F32),
     np.ones((1, 2), _F32),
 )  # fmt: skip

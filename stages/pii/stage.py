@@ -207,8 +207,8 @@ class Pii(Stage):
         text, spans = self.redact(doc.text)
         doc.text = text
         counts = dict(sorted(Counter(t for _, _, t in spans).items()))
-        doc.metadata[md.PII.name] = [{"type": t, "start": s, "end": e} for s, e, t in spans]
-        doc.metadata[md.PII_COUNTS.name] = counts
+        md.PII.put(doc, [{"type": t, "start": s, "end": e} for s, e, t in spans])
+        md.PII_COUNTS.put(doc, counts)
         for t, n in counts.items():
             self.stat_update(f"pii_{t}", value=n)  # a key without "/" reaches the manifest
         return None

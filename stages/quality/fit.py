@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from dataclasses import dataclass
 from statistics import median
 
 import numpy as np
@@ -84,17 +85,23 @@ def fit_weights(
     return theta[:k], float(theta[k])
 
 
+@dataclass(frozen=True)
+class RankFit:
+    """The settings of `fit_rank_weights`: the ridge `l2` towards `prior` (default 0), random
+    (good, bad) `pairs` a group, Adam's `steps` and learning rate `lr`, the sampler's `seed`,
+    and `worst`, the soft maximum's temperature over the groups' losses (None: their mean)."""
+
+    l2: float = 0.01
+    pairs: int = 20_000
+    steps: int = 1500
+    lr: float = 0.05
+    seed: int = 0
+    prior: np.ndarray | None = None
+    worst: float | None = None
+
+
 def fit_rank_weights(
-    x: np.ndarray,
-    y: np.ndarray,
-    groups: list,
-    l2: float = 0.01,
-    pairs: int = 20_000,
-    steps: int = 1500,
-    lr: float = 0.05,
-    seed: int = 0,
-    prior: np.ndarray | None = None,
-    worst: float | None = None,
+    x: np.ndarray, y: np.ndarray, groups: list, fit: RankFit = RankFit()
 ) -> np.ndarray:
     """Non-negative weights w of the deficits `x` (penalty x @ w) that rank each group's
     y = 1 rows above its y = 0 rows: RankNet's pairwise loss, log(1 + exp(-(s_good - s_bad)))
@@ -105,7 +112,8 @@ def fit_rank_weights(
     not seen needs more than a higher mean. `l2` is the ridge on w - `prior` (default 0): a
     weight moves from its prior only as far as the loss gains. Projected Adam from w = prior
     with a seeded sampler: deterministic."""
-    rng = np.random.default_rng(seed)
+    pairs, steps, lr, l2, prior, worst = fit.pairs, fit.steps, fit.lr, fit.l2, fit.prior, fit.worst
+    rng = np.random.default_rng(fit.seed)
     labels, names = np.asarray(y), np.asarray(groups)
     diffs = []
     for g in sorted(set(groups)):

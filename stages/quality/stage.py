@@ -180,20 +180,21 @@ class Quality(Stage):
 
     def language(self, doc: Document) -> str | None:
         """The language `doc` is scored as: the `language` parameter, else its metadata's."""
-        return self.params.language or doc.metadata.get(md.LANGUAGE.name)
+        return self.params.language or md.LANGUAGE.of(doc)
 
     def process_batch(self, docs: list[Document]) -> list[str | None]:
         need_prob: list[Document] = []
         computed = 0
         for doc in docs:
-            sig = doc.metadata.get("quality_signals")
+            sig = md.QUALITY_SIGNALS.of(doc)
             if (
                 self.params.rescore
                 or not isinstance(sig, dict)
                 or not all(k in sig for k in SIGNALS)
             ):
                 prof = profile(self.language(doc))
-                doc.metadata["quality_signals"] = sig = compute_signals(doc.text, prof)
+                sig = compute_signals(doc.text, prof)
+                md.QUALITY_SIGNALS.put(doc, sig)
                 computed += 1
             if self.params.model and (self.params.rescore or MODEL_PROB not in sig):
                 need_prob.append(doc)
@@ -203,15 +204,15 @@ class Quality(Stage):
         if need_prob:
             probs = positive_probs(self.model, [d.text for d in need_prob])
             for doc, prob in zip(need_prob, probs, strict=True):
-                doc.metadata["quality_signals"][MODEL_PROB] = prob
+                md.QUALITY_SIGNALS.of(doc)[MODEL_PROB] = prob
 
         reasons = []
         for doc in docs:
-            sig = doc.metadata["quality_signals"]
+            sig = md.QUALITY_SIGNALS.of(doc)
             lang = self.language(doc)
             prob = sig.get(MODEL_PROB) if self.params.model else None
             score = blend(heuristic_score(sig, profile(lang)), prob, self.params.model_weight)
-            doc.metadata[md.QUALITY_SCORE.name] = score
+            md.QUALITY_SCORE.put(doc, score)
             if self.params.thresholds == "off":
                 reasons.append(None)
             else:

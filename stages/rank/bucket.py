@@ -19,16 +19,14 @@ from datatrove.data import Document
 from pydantic import Field, field_validator, model_validator
 
 from gristmill.stages import fields as md
-from gristmill.stages.base import GlobalStage, Stage, StageContext
+from gristmill.stages.base import GlobalStage, Stage
 from gristmill.stages.rank.cut import (
     NO_SCORE,
+    RankFilter,
     RankMap,
     RankParams,
     RankReduce,
-    group_of,
-    load_cuts,
     place,
-    rank_key,
     rank_reads,
     score_of,
 )
@@ -80,52 +78,6 @@ def label(i: int) -> str:
     return f"q{i}"
 
 
-class BucketByEdges(Stage):
-    """`bucket` with `edges`: a local stage."""
-
-    name = "bucket"
-    Params = BucketParams
-
-    def process(self, doc: Document) -> str | None:
-        score = score_of(doc, self.params.score)
-        if score is None:
-            return NO_SCORE
-        doc.metadata["bucket"] = label(1 + bisect.bisect_right(self.params.edges, score))
-        return None
-
-
-class BucketMap(RankMap):
-    name = "bucket.map"
-    folder = "bucket"
-
-
-class BucketReduce(RankReduce):
-    name = "bucket.reduce"
-    folder = "bucket"
-
-
-class BucketFilter(Stage):
-    """`bucket` with `quantiles`: the filter phase, which annotates."""
-
-    name = "bucket"
-    Params = BucketParams
-    replays_cheaply = True
-
-    def __init__(self, params: BucketParams, ctx: StageContext):
-        super().__init__(params, ctx)
-        self._cuts: dict[str, list] | None = None
-
-    def process(self, doc: Document) -> str | None:
-        if self._cuts is None:
-            self._cuts = load_cuts(self.ctx, "bucket")
-        score = score_of(doc, self.params.score)
-        if score is None:
-            return NO_SCORE
-        cuts = self._cuts[group_of(doc, self.params.by)]
-        doc.metadata["bucket"] = label(self.params.n_buckets - place(rank_key(doc, score), cuts))
-        return None
-
-
 class Bucket(GlobalStage):
     """`bucket: {score: quality_score, quantiles: 5}`: `q5` is the top fifth of the run."""
 
@@ -148,13 +100,38 @@ class Bucket(GlobalStage):
         return BucketByEdges(self.params, self.ctx) if self.params.edges is not None else None
 
     def map_step(self) -> Stage:
-        return BucketMap(self.params, self.ctx)
+        return RankMap(self.params, self.ctx, self.name)
 
     def reduce_steps(self):
         p, n = self.params, self.params.n_buckets
         shares = [j / n for j in range(1, n)]  # from the top: q_n, then q_n + q_{n-1}, ...
         about = {"score": p.score, "by": p.by, "weight": p.weight, "quantiles": n}
-        return [(BucketReduce(self.ctx, shares, about), 1)]
+        return [(RankReduce(self.ctx, self.name, shares, about), 1)]
 
     def filter_step(self) -> Stage:
         return BucketFilter(self.params, self.ctx)
+
+
+class BucketFilter(RankFilter):
+    """`bucket` with `quantiles`: the filter phase, which annotates."""
+
+    name = Bucket.name
+    Params = BucketParams
+
+    def decide(self, doc: Document, key: list, cuts: list | None) -> str | None:
+        md.BUCKET.put(doc, label(self.params.n_buckets - place(key, cuts)))
+        return None
+
+
+class BucketByEdges(Stage):
+    """`bucket` with `edges`: a local stage."""
+
+    name = Bucket.name
+    Params = BucketParams
+
+    def process(self, doc: Document) -> str | None:
+        score = score_of(doc, self.params.score)
+        if score is None:
+            return NO_SCORE
+        md.BUCKET.put(doc, label(1 + bisect.bisect_right(self.params.edges, score)))
+        return None

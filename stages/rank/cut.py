@@ -24,7 +24,7 @@ import math
 from fractions import Fraction
 from itertools import groupby
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Literal
 
 import orjson
 import xxhash
@@ -91,7 +91,7 @@ def score_of(doc: Document, key: str) -> float | None:
 
 def group_of(doc: Document, by: str) -> str:
     if by == "language":
-        return str(doc.metadata.get("language") or "unknown")
+        return str(md.LANGUAGE.of(doc) or "unknown")
     return source_of(doc) if by == "source" else ALL
 
 
@@ -99,7 +99,7 @@ def weight_of(doc: Document, weight: str) -> int:
     if weight == "chars":
         return len(doc.text)
     if weight == "tokens":
-        return int(doc.metadata.get("n_tokens") or 0)
+        return int(md.N_TOKENS.of(doc) or 0)
     return 1
 
 
@@ -126,11 +126,11 @@ class Files:
 
 
 class RankMap(Stage):
-    """Collects every scored document's rank record; keeps every document (the filter decides)."""
+    """Collects every scored document's rank record; keeps every document (the filter decides).
+    Named `<stage>.map`, its files under the stage's folder (`stage`: its name)."""
 
-    folder: ClassVar[str]  # and `name`: class attributes, as datatrove reads them in __init__
-
-    def __init__(self, params: RankParams, ctx: StageContext):
+    def __init__(self, params: RankParams, ctx: StageContext, stage: str):
+        self.name, self.folder = f"{stage}.map", stage  # before datatrove names its stats
         super().__init__(params, ctx)
         self._records: list[list] = []
 
@@ -158,12 +158,13 @@ def exact(share: float) -> Fraction:
 
 
 class RankReduce(PipelineStep):
-    """One task: the cut of every share in `shares` (increasing) in every group."""
+    """One task: the cut of every share in `shares` (increasing) in every group. Named
+    `<stage>.reduce`, its files under the stage's folder."""
 
     type = "rank"
-    folder: ClassVar[str]  # and `name`
 
-    def __init__(self, ctx: StageContext, shares: list[float], report: dict):
+    def __init__(self, ctx: StageContext, stage: str, shares: list[float], report: dict):
+        self.name, self.folder = f"{stage}.reduce", stage
         super().__init__()
         self.ctx, self.shares, self.about = ctx, shares, report
 
@@ -193,6 +194,31 @@ class RankReduce(PipelineStep):
         w.close()
         self.stat_update("groups", value=len(cuts))
         yield from ()
+
+
+class RankFilter(Stage):
+    """The filter of a cut by rank, named as its stage (`select`, `bucket`): a document's
+    score and group against the cuts its stage's reduce wrote; a document without a score is
+    dropped (`no_score`), one with a score `decide`s."""
+
+    replays_cheaply = True  # a comparison of keys a document
+
+    def __init__(self, params: RankParams, ctx: StageContext):
+        super().__init__(params, ctx)
+        self._cuts: dict[str, list] | None = None
+
+    def process(self, doc: Document) -> str | None:
+        if self._cuts is None:
+            self._cuts = load_cuts(self.ctx, self.name)
+        score = score_of(doc, self.params.score)
+        if score is None:
+            return NO_SCORE
+        return self.decide(doc, rank_key(doc, score), self._cuts.get(group_of(doc, self.params.by)))
+
+    def decide(self, doc: Document, key: list, cuts: list | None) -> str | None:
+        """Keep (None) or the reason, for a document of rank key `key` among its group's
+        `cuts` (None: the group has none)."""
+        raise NotImplementedError
 
 
 def _public(cut: dict) -> dict:

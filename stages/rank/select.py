@@ -10,19 +10,8 @@ from datatrove.data import Document
 from pydantic import Field
 
 from gristmill.stages import fields as md
-from gristmill.stages.base import GlobalStage, Stage, StageContext
-from gristmill.stages.rank.cut import (
-    NO_SCORE,
-    RankMap,
-    RankParams,
-    RankReduce,
-    group_of,
-    load_cuts,
-    place,
-    rank_key,
-    rank_reads,
-    score_of,
-)
+from gristmill.stages.base import GlobalStage, Stage
+from gristmill.stages.rank.cut import RankFilter, RankMap, RankParams, RankReduce, place, rank_reads
 
 BELOW_CUT = "below_cut"
 
@@ -36,35 +25,6 @@ class SelectParams(RankParams):
             "(`weight`), those with the highest scores"
         ),
     )
-
-
-class SelectMap(RankMap):
-    name = "select.map"
-    folder = "select"
-
-
-class SelectReduce(RankReduce):
-    name = "select.reduce"
-    folder = "select"
-
-
-class SelectFilter(Stage):
-    name = "select"
-    Params = SelectParams
-    replays_cheaply = True  # a comparison of keys a document
-
-    def __init__(self, params: SelectParams, ctx: StageContext):
-        super().__init__(params, ctx)
-        self._cuts: dict[str, list] | None = None
-
-    def process(self, doc: Document) -> str | None:
-        if self._cuts is None:
-            self._cuts = load_cuts(self.ctx, "select")
-        score = score_of(doc, self.params.score)
-        if score is None:
-            return NO_SCORE
-        cuts = self._cuts.get(group_of(doc, self.params.by), [None])
-        return None if place(rank_key(doc, score), cuts) == 0 else BELOW_CUT
 
 
 class Select(GlobalStage):
@@ -85,12 +45,20 @@ class Select(GlobalStage):
         return rank_reads(params)
 
     def map_step(self) -> Stage:
-        return SelectMap(self.params, self.ctx)
+        return RankMap(self.params, self.ctx, self.name)
 
     def reduce_steps(self):
         p = self.params
         about = {"score": p.score, "by": p.by, "weight": p.weight, "keep_top": p.keep_top}
-        return [(SelectReduce(self.ctx, [p.keep_top], about), 1)]
+        return [(RankReduce(self.ctx, self.name, [p.keep_top], about), 1)]
 
     def filter_step(self) -> Stage:
         return SelectFilter(self.params, self.ctx)
+
+
+class SelectFilter(RankFilter):
+    name = Select.name
+    Params = SelectParams
+
+    def decide(self, doc: Document, key: list, cuts: list | None) -> str | None:
+        return None if place(key, cuts or [None]) == 0 else BELOW_CUT

@@ -45,3 +45,35 @@ def test_a_key_is_named_once_with_one_type_across_all_stages():
             assert types.setdefault(f.name, f.type) == f.type, (cls.name, f.name)
             if f.name in md.SHARED:
                 assert f.type == md.SHARED[f.name].type and f.doc == md.SHARED[f.name].doc
+
+
+def test_a_key_is_read_and_written_through_its_declaration():
+    """`put` and `of` use the declared name: what a stage writes is what the check declared."""
+    from datatrove.data import Document
+
+    from gristmill.stages import fields as md
+
+    doc = Document(text="x", id="a")
+    assert md.BUCKET.of(doc) is None and md.ORIGIN.of(doc, "real") == "real"
+    md.BUCKET.put(doc, "q2")
+    assert doc.metadata == {"bucket": "q2"} and md.BUCKET.of(doc, "q1") == "q2"
+    md.URL.renamed("link").put(doc, "https://example.org/")
+    assert doc.metadata["link"] == "https://example.org/"
+
+
+def test_every_shared_key_a_stage_names_is_declared():
+    """A stage names a shared key as `md.NAME` (stages/fields.py): a misspelt one is a name
+    that does not exist, found here for every module of stages/, not in a task of some run."""
+    import re
+    from pathlib import Path
+
+    from gristmill.stages import fields as md
+
+    root = Path(md.__file__).parent
+    used = {
+        (p.relative_to(root).as_posix(), name)
+        for p in root.rglob("*.py")
+        for name in re.findall(r"\bmd\.([A-Z][A-Z0-9_]*)\b", p.read_text())
+    }
+    assert len(used) > 40  # the stages do name their keys so
+    assert [u for u in sorted(used) if not hasattr(md, u[1])] == []

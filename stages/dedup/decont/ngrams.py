@@ -22,7 +22,7 @@ import unicodedata
 
 import numpy as np
 
-from gristmill.stages.dedup.minhash.shingles import LETTER, WEIGHTS, WORD, fmix64, word_hashes
+from gristmill.stages.dedup.fuzzy.shingles import LETTER, WEIGHTS, WORD, fmix64, word_hashes
 from gristmill.stages.text.scripts import CONJOINING_JAMO, SPACELESS, lookup_table
 
 U64 = np.uint64

@@ -82,19 +82,25 @@ class DecontaminateParams(StageParams):
         ]
 
 
+DECONTAMINATED_SPANS = md.Field(
+    "decontaminated_spans", int, "benchmark spans cut out of the text"
+).maybe(REDACT)
+DECONTAMINATED_CHARS = md.Field("decontaminated_chars", int, "characters those spans took").maybe(
+    REDACT
+)
+CONTAMINATED_BY = md.Field(
+    "contaminated_by", list[str], "the benchmarks it shares an n-gram with", when=DROP
+)
+CONTAMINATED_NGRAM = md.Field(
+    "contaminated_ngram", str, "the first shared n-gram, as in the text", when=DROP
+)
+
+
 class Decontaminate(Stage):
     name = "decontaminate"
     Params = DecontaminateParams
-    writes = (
-        md.Field("decontaminated_spans", int, "benchmark spans cut out of the text").maybe(REDACT),
-        md.Field("decontaminated_chars", int, "characters those spans took").maybe(REDACT),
-    )
-    drops = (
-        md.Field(
-            "contaminated_by", list[str], "the benchmarks it shares an n-gram with", when=DROP
-        ),
-        md.Field("contaminated_ngram", str, "the first shared n-gram, as in the text", when=DROP),
-    )
+    writes = (DECONTAMINATED_SPANS, DECONTAMINATED_CHARS)
+    drops = (CONTAMINATED_BY, CONTAMINATED_NGRAM)
 
     @classmethod
     def writes_for(cls, params: DecontaminateParams) -> tuple[md.Field, ...]:
@@ -156,8 +162,8 @@ class Decontaminate(Stage):
                 self._hits[f"ngrams/{names[b]}"] += k
             if self.params.action == "drop":
                 s, e, _ = spans[0]
-                doc.metadata["contaminated_by"] = [names[b] for b in sorted(per_bench)]
-                doc.metadata["contaminated_ngram"] = doc.text[s:e]
+                CONTAMINATED_BY.put(doc, [names[b] for b in sorted(per_bench)])
+                CONTAMINATED_NGRAM.put(doc, doc.text[s:e])
                 out[i] = "contaminated"
             else:
                 out[i] = self._redact(doc, spans)
@@ -171,8 +177,8 @@ class Decontaminate(Stage):
             kept.append(text[last:s])
             last = e
         kept.append(text[last:])
-        doc.metadata["decontaminated_spans"] = len(merged)
-        doc.metadata["decontaminated_chars"] = sum(e - s for s, e in merged)
+        DECONTAMINATED_SPANS.put(doc, len(merged))
+        DECONTAMINATED_CHARS.put(doc, sum(e - s for s, e in merged))
         self._hits["redacted_spans"] += len(merged)
         new = "".join(kept)
         if not any(ch.isalnum() for ch in new):

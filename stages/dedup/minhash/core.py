@@ -1,5 +1,5 @@
 """MinHash as pure functions: signatures, LSH band keys and candidates, Jaccard (the shingles
-they start from are made in `stages/dedup/minhash/shingles.py`).
+they start from are made in `stages/dedup/fuzzy/shingles.py`).
 
 Signatures. datasketch's `affine32` scheme (its default since 2.0): `fmix32(h) * a + b` modulo
 2^32 with datasketch's own permutation parameters for (num_perm, seed), minimum over the
@@ -20,7 +20,7 @@ import functools
 
 import numpy as np
 
-from gristmill.stages.dedup.minhash.shingles import LETTER, WEIGHTS, fmix64
+from gristmill.stages.dedup.fuzzy.shingles import LETTER, WEIGHTS, fmix64
 
 U64 = np.uint64
 MAX32 = np.uint32(0xFFFFFFFF)
@@ -104,41 +104,6 @@ def estimate(sig_a: np.ndarray, sig_b: np.ndarray) -> np.ndarray:
     return (np.asarray(sig_a) == np.asarray(sig_b)).mean(axis=-1)
 
 
-def sorted_unique(a: np.ndarray) -> np.ndarray:
-    """np.unique by sorting: numpy 2's np.unique hashes instead, which is far slower on the
-    uint32/uint64 arrays sorted here."""
-    a = np.sort(a)
-    if len(a) < 2:
-        return a
-    keep = np.empty(len(a), dtype=bool)
-    keep[0] = True
-    np.not_equal(a[1:], a[:-1], out=keep[1:])
-    return a[keep]
-
-
-def unique_rows(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the distinct rows of an (n, 2) array, sorted; the index of each one's first copy)."""
-    order = np.lexsort((pairs[:, 1], pairs[:, 0]))
-    ordered = pairs[order]
-    first = np.r_[True, (ordered[1:] != ordered[:-1]).any(axis=1)] if len(pairs) else order > 0
-    return ordered[first], order[first]
-
-
-def jaccard(a: np.ndarray, b: np.ndarray) -> float:
-    """Exact Jaccard of two sets given as sorted unique arrays."""
-    if not len(a) or not len(b):
-        return float(len(a) == len(b))
-    inter = int(_kernels().intersection_size(a, b))
-    return inter / (len(a) + len(b) - inter)
-
-
-@functools.cache
-def _kernels():
-    from gristmill.stages.dedup.minhash import kernels  # numba's import: only where it is used
-
-    return kernels
-
-
 @functools.cache
 def lsh_params(threshold: float, num_perm: int, fp_weight: float, fn_weight: float):
     """(bands, rows) minimising datasketch's weighted false-positive/negative areas, as its
@@ -168,27 +133,3 @@ def lsh_params(threshold: float, num_perm: int, fp_weight: float, fn_weight: flo
 
 def candidate_probability(s: float, bands: int, rows: int) -> float:
     return 1.0 - (1.0 - s**rows) ** bands
-
-
-def candidate_pairs(keys: np.ndarray, members: np.ndarray, max_bucket: int) -> np.ndarray:
-    """Pairs of members sharing a key, from records sorted by key: (n, 2) uint64, each row
-    (smaller, larger), no row twice. A run of up to `max_bucket` members gives all its pairs;
-    a larger one (a hub: boilerplate, a template) gives each member paired with the run's
-    first and with its neighbour, enough to connect it without a quadratic blow-up."""
-    if len(keys) < 2:
-        return np.zeros((0, 2), dtype=U64)
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    lengths = np.diff(starts, append=len(keys))
-    twos = starts[lengths == 2]
-    parts = [np.stack([members[twos], members[twos + 1]], axis=1)]
-    for s, n in zip(starts[lengths > 2].tolist(), lengths[lengths > 2].tolist(), strict=True):
-        run = members[s : s + n]
-        if n <= max_bucket:
-            i, j = np.triu_indices(n, 1)
-        else:
-            i = np.r_[np.zeros(n - 1, dtype=np.int64), np.arange(1, n - 1)]
-            j = np.r_[np.arange(1, n), np.arange(2, n)]
-        parts.append(np.stack([run[i], run[j]], axis=1))
-    pairs = np.concatenate(parts).astype(U64)
-    pairs.sort(axis=1)
-    return unique_rows(pairs)[0]

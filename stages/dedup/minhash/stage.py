@@ -1,9 +1,8 @@
 """`minhash_dedup`: near-duplicate documents, found by MinHash LSH, confirmed, clustered, and
 one kept per cluster, globally across sources and tasks.
 
-Phases (the steps every fuzzy dedup shares and the hooks MinHash fills in:
-`stages/dedup/fuzzy.py`; files in `stages/dedup/minhash/store.py`, pure functions in
-`stages/dedup/minhash/shingles.py` and `stages/dedup/minhash/core.py`):
+MinHash's method (the hooks of `stages/dedup/fuzzy/__init__.py`; its pure functions in
+`stages/dedup/minhash/core.py`) and its stage. Phases (files in `stages/dedup/fuzzy/store.py`):
 
 map      per task: shingles and a signature per document (vectorised), written as they come;
          the band keys of every document, sorted per band bucket at the end of the task.
@@ -18,16 +17,16 @@ bands    per bucket: the bucket's band records of every task, sorted; documents 
 links    per part (`cluster_tasks` parts): the buckets' components that share a node.
 roots    per part: the components of the part's links (union-find); joins per part: the
          parts' components sharing a root; labels, one task: the label (smallest document) of
-         every component that spans buckets (`stages/dedup/minhash/roots.py`).
+         every component that spans buckets (`stages/dedup/fuzzy/roots.py`).
 clusters per part: union-find over the part's components' pairs, strongest first, with the
-         merge guard (`stages/dedup/minhash/cluster.py`); each clustered document's decision.
+         merge guard (`stages/dedup/fuzzy/cluster.py`); each clustered document's decision.
 report   one task: the report (largest clusters, documents removed per source) and the
-         safety-rail warnings (`stages/dedup/minhash/report.py`).
+         safety-rail warnings (`stages/dedup/fuzzy/report.py`).
 filter   per task: writes `cluster_id`, `cluster_size` on every clustered document and
          `duplicate_of`, `duplicate_similarity` on the removed ones; reason `near_duplicate`.
 
 Against earlier runs (`dedup_against`, `stages/dedup/earlier.py`): the map looks up each
-document's band keys in the earlier runs' indexes (`stages/dedup/minhash/index.py`); a document
+document's band keys in the earlier runs' indexes (`stages/dedup/fuzzy/index.py`); a document
 whose estimated Jaccard with a document an earlier run kept reaches `threshold` gets no band
 records (it takes part in nothing after) and the filter drops it, reason `in_earlier_run`. At
 the end of the run the kept documents' band keys and signatures become this run's index.
@@ -38,27 +37,21 @@ The survivor of a cluster follows `stages/dedup/survivor.py` (real before synthe
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from functools import cached_property
+from typing import Literal
 
 import numpy as np
 from pydantic import Field, model_validator
 
-from gristmill.stages.dedup import survivor
-from gristmill.stages.dedup.fuzzy import FuzzyDedup, FuzzyParams
-from gristmill.stages.dedup.fuzzy_phases import (
-    FuzzyBands,
-    FuzzyFilter,
-    FuzzyMap,
-    confirmed_edges,
-    edge_rows,
-)
+from gristmill.stages.dedup.fuzzy.bands import confirmed_edges, edge_rows
+from gristmill.stages.dedup.fuzzy.method import FuzzyMethod, FuzzyParams
+from gristmill.stages.dedup.fuzzy.stage import FuzzyDedup
+from gristmill.stages.dedup.fuzzy.store import DocStore
 from gristmill.stages.dedup.minhash import core as mh
-from gristmill.stages.dedup.minhash.store import DocStore
+from gristmill.stages.fields import DUPLICATE_SIMILARITY
 
 
 class MinHashParams(FuzzyParams):
-    stage: ClassVar[str] = "minhash_dedup"
-
     num_perm: int = Field(
         128,
         ge=8,
@@ -136,43 +129,42 @@ class MinHashParams(FuzzyParams):
         )
 
 
-class MinHashMap(FuzzyMap):
-    name = "minhash_dedup.map"
+class MinHash(FuzzyMethod):
+    """Signatures of `num_perm` minima, LSH bands for keys, the estimate (then, with `confirm:
+    exact`, the exact Jaccard) to confirm."""
+
     Params = MinHashParams
+    earlier_value = DUPLICATE_SIMILARITY
 
-    def run(self, data, rank: int = 0, world_size: int = 1):
-        self._perms = mh.permutations(self.params.num_perm, self.params.seed)
-        yield from super().run(data, rank, world_size)
+    @cached_property
+    def perms(self) -> tuple[np.ndarray, np.ndarray]:
+        return mh.permutations(self.params.num_perm, self.params.seed)
 
-    def _signatures(self, hashes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-        """Each document's signature from its shingle hashes (one row a document)."""
-        return mh.signatures(hashes, offsets, self._perms)
+    def signatures(self, hashes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        return mh.signatures(hashes, offsets, self.perms)
 
-    def _keys(self, sigs: np.ndarray) -> np.ndarray:
+    def keys(self, sigs: np.ndarray) -> np.ndarray:
         """The candidate keys of each signature (its LSH bands)."""
-        return mh.band_keys(sigs, *self._lsh)
+        return mh.band_keys(sigs, *self.lsh)
 
-    def _keys_at(self, sigs: np.ndarray, lsh: tuple[int, int]) -> np.ndarray:
+    def keys_at(self, sigs: np.ndarray, lsh: tuple[int, int]) -> np.ndarray:
         """MinHash's bands and rows follow the threshold, which may differ between the runs:
         the same signatures banded as that index's were."""
         return mh.band_keys(sigs, *lsh)
 
-    def _stored(self, rows: np.ndarray) -> np.ndarray:
-        return rows  # uint32, num_perm a document, as `_signatures` makes them
+    def stored(self, rows: np.ndarray) -> np.ndarray:
+        return rows  # uint32, num_perm a document, as `signatures` makes them
 
-    earlier_value = "duplicate_similarity"
-
-    def _agree(self, a: np.ndarray, b: np.ndarray):
+    def agree(self, a: np.ndarray, b: np.ndarray):
         """The estimated Jaccard, at least `threshold` (the earlier texts are not kept:
         nothing exact to confirm with)."""
         est = mh.estimate(a, b)
         return est >= self.params.threshold, est, est
 
+    def estimate(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return mh.estimate(a, b)
 
-class MinHashBands(FuzzyBands):
-    name = "minhash_dedup.bands"
-
-    def _confirm(self, store: DocStore, pairs: np.ndarray) -> np.ndarray:
+    def confirm(self, store: DocStore, pairs: np.ndarray, stat_update) -> np.ndarray:
         """Estimated Jaccard at least `threshold - estimate_margin`, then (`confirm: exact`)
         exact Jaccard at least `threshold`; or (`confirm: estimate`) the estimate alone at
         least `threshold`."""
@@ -180,31 +172,16 @@ class MinHashBands(FuzzyBands):
         est = mh.estimate(store.signatures(pairs[:, 0]), store.signatures(pairs[:, 1]))
         margin = 0.0 if p.confirm == "estimate" else p.estimate_margin
         keep = est >= p.threshold - margin
-        self.stat_update("below_threshold_estimate", value=int((~keep).sum()))
+        stat_update("below_threshold_estimate", value=int((~keep).sum()))
         if p.confirm == "estimate":
             return edge_rows(pairs, keep, est)
-        return confirmed_edges(store, pairs, keep, p.threshold, self.stat_update)
-
-
-class MinHashFilter(FuzzyFilter):
-    name = "minhash_dedup"
-    Params = MinHashParams
-    earlier_value = MinHashMap.earlier_value
-
-
-class MinHashDedup(FuzzyDedup):
-    name = "minhash_dedup"
-    Params = MinHashParams
-    Map = MinHashMap
-    Bands = MinHashBands
-    Filter = MinHashFilter
-    reads, writes, drops = survivor.READS, survivor.NEAR_WRITES, survivor.NEAR_DROPS
+        return confirmed_edges(store, pairs, keep, p.threshold, stat_update)
 
     @classmethod
     def index_params(cls, params: MinHashParams) -> dict:
         """What makes two runs' signatures comparable. Not the bands and rows, which follow
         the threshold: the index records its own, and a later run looks its documents up with
-        those (`stages/dedup/minhash/index.py`)."""
+        those (`stages/dedup/fuzzy/index.py`)."""
         return {
             "num_perm": params.num_perm,
             "seed": params.seed,
@@ -212,3 +189,8 @@ class MinHashDedup(FuzzyDedup):
             "ngram_words": params.ngram_words,
             "ngram_chars": params.ngram_chars,
         }
+
+
+class MinHashDedup(FuzzyDedup):
+    name = "minhash_dedup"
+    Method = MinHash

@@ -3,7 +3,7 @@ independent hashes), the permuted block tables whose keys make close documents c
 the Hamming distance a candidate at the threshold stays within.
 
 Fingerprint. Each distinct shingle of a text (MinHash's 32-bit shingle hashes,
-`stages/dedup/minhash/shingles.py`) is spread to 64 bits (MurmurHash3's finaliser, a different
+`stages/dedup/fuzzy/shingles.py`) is spread to 64 bits (MurmurHash3's finaliser, a different
 offset for each fingerprint); bit j of a fingerprint is set when more than half of the shingles
 have it set (Charikar, 2002). Two sets' fingerprints differ in a bit with probability
 p = angle / pi between their indicator vectors; for sets of Jaccard J and equal sizes the cosine
@@ -30,7 +30,7 @@ from itertools import combinations
 
 import numpy as np
 
-from gristmill.stages.dedup.minhash.shingles import LETTER, fmix64
+from gristmill.stages.dedup.fuzzy.shingles import LETTER, fmix64
 
 U64 = np.uint64
 SPREAD = U64(0x2545F4914F6CDD1D)

@@ -1,6 +1,6 @@
 """`simhash_dedup`: near-duplicate documents by 64-bit SimHash, confirmed by exact Jaccard,
 clustered and one kept per cluster, as `minhash_dedup` does: both are `FuzzyDedup`s
-(`stages/dedup/fuzzy.py`), with the same phases after the candidates.
+(`stages/dedup/fuzzy/stage.py`), with the same phases after the candidates.
 
 Phases (fingerprints and tables in `stages/dedup/simhash/core.py`):
 
@@ -17,33 +17,27 @@ then     the phases every fuzzy dedup runs on the confirmed pairs: components, c
          `near_duplicate`, with `cluster_id`, `cluster_size`, `duplicate_of` and
          `duplicate_similarity`.
 
-The files are the shared ones (`stages/dedup/minhash/store.py`) under `<work>/simhash_dedup/`
-(the parameters' `stage`), a fingerprint stored as the signature (two 32-bit halves each: the
+The files are the shared ones (`stages/dedup/fuzzy/store.py`) under `<work>/simhash_dedup/`
+(the stage's name), a fingerprint stored as the signature (two 32-bit halves each: the
 parameters' `width`); the runner removes their `sigs/` and `drops/` as MinHash's.
 """
 
 from __future__ import annotations
 
 import math
-from typing import ClassVar
 
 import numpy as np
 from pydantic import Field, model_validator
 
 from gristmill.stages import fields as md
 from gristmill.stages.dedup import survivor
-from gristmill.stages.dedup.fuzzy import FuzzyDedup, FuzzyParams
-from gristmill.stages.dedup.fuzzy_phases import (
-    FuzzyBands,
-    FuzzyFilter,
-    FuzzyMap,
-    confirmed_edges,
-)
-from gristmill.stages.dedup.minhash.store import DocStore
+from gristmill.stages.dedup.fuzzy.bands import confirmed_edges
+from gristmill.stages.dedup.fuzzy.method import FuzzyMethod, FuzzyParams
+from gristmill.stages.dedup.fuzzy.stage import FuzzyDedup
+from gristmill.stages.dedup.fuzzy.store import DocStore
 from gristmill.stages.dedup.simhash import core
 from gristmill.stages.errors import GristmillError
 
-NAME = "simhash_dedup"
 DUPLICATE_HAMMING = md.Field(
     "duplicate_hamming",
     int,
@@ -53,8 +47,6 @@ DUPLICATE_HAMMING = md.Field(
 
 
 class SimHashParams(FuzzyParams):
-    stage: ClassVar[str] = NAME
-
     # the defaults: 4 x C(7, 5) = 84 tables keyed by 18 or 19 bits (2 of 7 blocks), chosen on
     # the near-duplicate set's tune split (bench/RESULTS.md, "simhash_dedup beside
     # minhash_dedup"); at J = 0.8 a bit differs with p = 0.152, a block of 9 bits is clean with
@@ -95,12 +87,6 @@ class SimHashParams(FuzzyParams):
     def width(self) -> int:
         return 2 * self.fingerprints  # each fingerprint as two 32-bit values
 
-    @property
-    def num_perm(self) -> int:
-        """`width` under the name the shared files' readers give it (kept for callers that
-        size a stored signature by it)."""
-        return self.width
-
     def lsh(self) -> tuple[int, int]:
         return self.fingerprints * math.comb(self.blocks, self.hamming), self.hamming
 
@@ -111,77 +97,62 @@ class SimHashParams(FuzzyParams):
         }
 
 
-class SimHashMap(FuzzyMap):
-    """Fingerprints for signatures, permuted block tables' keys for candidate keys."""
+class SimHash(FuzzyMethod):
+    """Fingerprints for signatures, permuted block tables' keys for candidate keys, the
+    Hamming distance (then the exact Jaccard) to confirm."""
 
-    name = "simhash_dedup.map"
     Params = SimHashParams
+    earlier_value = DUPLICATE_HAMMING
 
-    def _signatures(self, hashes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    def signatures(self, hashes: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         return core.fingerprints(hashes, offsets, self.params.fingerprints)
 
-    def _keys(self, sigs: np.ndarray) -> np.ndarray:
+    def keys(self, sigs: np.ndarray) -> np.ndarray:
         """Every fingerprint's permuted block tables' keys: documents within `hamming` bits on
         one fingerprint share one of its keys."""
         return core.table_keys(sigs, self.params.blocks, self.params.hamming)
 
-    def _keys_at(self, sigs: np.ndarray, lsh: tuple[int, int]) -> np.ndarray:
+    def keys_at(self, sigs: np.ndarray, lsh: tuple[int, int]) -> np.ndarray:
         """An earlier index's (tables, hamming) follow parameters both runs share (checked
-        before any work): one that is not this run's is an index this map cannot key."""
-        if tuple(lsh) != self.params.lsh():
+        before any work): one that is not this run's is an index this method cannot key."""
+        if tuple(lsh) != self.lsh:
             raise GristmillError(
-                f"{NAME}: an earlier index's tables and hamming are {tuple(lsh)}, this run's "
-                f"{self.params.lsh()}: its keys cannot be made here"
+                f"{SimHashDedup.name}: an earlier index's tables and hamming are {tuple(lsh)}, "
+                f"this run's {self.lsh}: its keys cannot be made here"
             )
-        return self._keys(sigs)
+        return self.keys(sigs)
 
-    def _stored(self, rows: np.ndarray) -> np.ndarray:
+    def stored(self, rows: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(rows).view("<u8")  # two uint32 halves: a fingerprint
 
-    earlier_value = "duplicate_hamming"
-
-    def _agree(self, a: np.ndarray, b: np.ndarray):
+    def agree(self, a: np.ndarray, b: np.ndarray):
         """Against an earlier run's index (no texts to confirm with): fingerprints whose
         distance estimates a Jaccard of at least `threshold`, as MinHash's estimate does: at
         most the distance expected there, 64 x acos(2t / (1 + t)) / pi bits a fingerprint (a
         bit differs with probability angle / pi; two equal-sized sets of Jaccard t have cosine
         2t / (1 + t)): 9.7 of 64 at 0.8."""
-        fa = np.asarray(a, dtype=np.uint64).reshape(len(a), -1)  # as `_signatures` made them
-        fb = self._stored(b)  # as the index holds them
+        fa = np.asarray(a, dtype=np.uint64).reshape(len(a), -1)  # as `signatures` made them
+        fb = self.stored(b)  # as the index holds them
         d = core.hamming(fa, fb).astype(np.int64)
         return d <= fa.shape[1] * 64 * core.bit_flip(self.params.threshold), -d, d
 
-
-class SimHashBands(FuzzyBands):
-    name = "simhash_dedup.bands"
-
-    def _confirm(self, store: DocStore, pairs: np.ndarray) -> np.ndarray:
+    def confirm(self, store: DocStore, pairs: np.ndarray, stat_update) -> np.ndarray:
         """At most `max_distance()` bits apart, then exact Jaccard at least `threshold`."""
         p = self.params
         fa = store.signatures(pairs[:, 0]).view("<u8")
         fb = store.signatures(pairs[:, 1]).view("<u8")
         keep = core.hamming(fa, fb) <= p.max_distance()
-        self.stat_update("over_max_distance", value=int((~keep).sum()))
-        return confirmed_edges(store, pairs, keep, p.threshold, self.stat_update)
-
-
-class SimHashFilter(FuzzyFilter):
-    name = NAME
-    Params = SimHashParams
-    earlier_value = SimHashMap.earlier_value
-
-
-class SimHashDedup(FuzzyDedup):
-    name = NAME
-    Params = SimHashParams
-    Map = SimHashMap
-    Bands = SimHashBands
-    Filter = SimHashFilter
-    reads, writes = survivor.READS, survivor.NEAR_WRITES
-    drops = (*survivor.NEAR_DROPS, DUPLICATE_HAMMING)
+        stat_update("over_max_distance", value=int((~keep).sum()))
+        return confirmed_edges(store, pairs, keep, p.threshold, stat_update)
 
     @classmethod
     def index_params(cls, params: SimHashParams) -> dict:
         """What makes two runs' table keys and fingerprints comparable."""
         keep = ("fingerprints", "blocks", "hamming", "shingles", "ngram_words", "ngram_chars")
         return {k: getattr(params, k) for k in keep}
+
+
+class SimHashDedup(FuzzyDedup):
+    name = "simhash_dedup"
+    Method = SimHash
+    drops = (*survivor.NEAR_DROPS, DUPLICATE_HAMMING)

@@ -29,11 +29,11 @@ import orjson
 import pytest
 
 from gristmill.pipeline.output.verify import verify_run
+from gristmill.stages.dedup.fuzzy.shingles import shingle_batch
 from gristmill.stages.dedup.minhash import core as mh
-from gristmill.stages.dedup.minhash.shingles import shingle_batch
 from gristmill.stages.dedup.minhash.stage import MinHashParams
 from gristmill.stages.dedup.simhash import core as sh
-from gristmill.stages.dedup.simhash.stage import SimHashDedup, SimHashMap, SimHashParams
+from gristmill.stages.dedup.simhash.stage import SimHash, SimHashDedup, SimHashParams
 from gristmill.stages.errors import GristmillError
 from tests.pipeline.run.against import (
     ALPHABETS,
@@ -238,12 +238,12 @@ def test_simhash_against_an_earlier_run(fuzzy_ab, simhash_ab):
     seen = sorted(seen_by(b, "simhash_dedup"))
     p = SimHashParams()
 
-    step = SimHashMap(p)  # the stage's own fingerprints and table keys; the lookup is tested
+    method = SimHash(p)  # the stage's own fingerprints and table keys; the lookup is tested
 
     def fingerprints(ids):
         hashes, offsets, _ = shingle_batch([docs[i] for i in ids])
-        fps = step._signatures(hashes, offsets)
-        return fps.reshape(len(ids), -1), step._keys(fps)
+        fps = method.signatures(hashes, offsets)
+        return fps.reshape(len(ids), -1), method.keys(fps)
 
     (fa, ta), (fb, tb) = fingerprints(sorted(ka)), fingerprints(seen)
     dist = np.array(

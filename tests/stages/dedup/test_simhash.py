@@ -14,8 +14,8 @@ from datatrove.data import Document
 from pydantic import ValidationError
 
 from gristmill.stages.base import StageContext
-from gristmill.stages.dedup.minhash.report import MinHashReport
-from gristmill.stages.dedup.minhash.shingles import shingle_batch
+from gristmill.stages.dedup.fuzzy.report import Report
+from gristmill.stages.dedup.fuzzy.shingles import shingle_batch
 from gristmill.stages.dedup.simhash import core
 from gristmill.stages.dedup.simhash.stage import SimHashDedup, SimHashParams
 from tests.scripts_text import ALPHABETS, text_in
@@ -171,8 +171,8 @@ def test_copies_near_the_threshold_are_found_in_every_script(tmp_path, lang):
 
 
 def test_a_missing_file_of_the_report_names_simhash_dedup(tmp_path):
-    """The report's phases are MinHash's: a missing input names the stage that ran them."""
+    """The report's phases are shared: a missing input names the stage that ran them."""
     stage = SimHashDedup(None, StageContext(work=tmp_path, tasks=1))
-    report = MinHashReport(stage.params, stage.ctx, 1)
+    report = Report(stage.fuzzy, stage.ctx)
     with pytest.raises(RuntimeError, match="^simhash_dedup: clusters output missing: "):
         list(report.run())

@@ -132,7 +132,7 @@ def _two_domains(seed=0, n=400):
 
 @pytest.mark.slow
 def test_rank_fit_with_worst_raises_the_worst_domain():
-    from gristmill.stages.quality.fit import fit_rank_weights
+    from gristmill.stages.quality.fit import RankFit, fit_rank_weights
     from gristmill.stages.quality.model import roc_auc
 
     x, y, groups = _two_domains()
@@ -141,20 +141,20 @@ def test_rank_fit_with_worst_raises_the_worst_domain():
     def aucs(w):
         return [roc_auc(list(-x[g == d] @ w), list(y[g == d])) for d in ("a", "b")]
 
-    mean = fit_rank_weights(x, y, groups, steps=600)
-    worst = fit_rank_weights(x, y, groups, steps=600, worst=0.02)
+    mean = fit_rank_weights(x, y, groups, RankFit(steps=600))
+    worst = fit_rank_weights(x, y, groups, RankFit(steps=600, worst=0.02))
     assert (mean >= 0).all() and (worst >= 0).all()
     assert min(aucs(worst)) > min(aucs(mean)) + 0.01
     assert aucs(worst)[0] < aucs(mean)[0]  # what the worst domain gains, the best one pays
-    assert (fit_rank_weights(x, y, groups, steps=600, worst=0.02) == worst).all()
+    assert (fit_rank_weights(x, y, groups, RankFit(steps=600, worst=0.02)) == worst).all()
 
 
 @pytest.mark.slow
 def test_rank_fit_keeps_a_prior_weight_the_data_do_not_contradict():
-    from gristmill.stages.quality.fit import fit_rank_weights
+    from gristmill.stages.quality.fit import RankFit, fit_rank_weights
 
     x, y, groups = _two_domains()
     prior = np.array([0.0, 0.0, 2.0])
-    w = fit_rank_weights(x, y, groups, steps=600, l2=1.0, prior=prior)
+    w = fit_rank_weights(x, y, groups, RankFit(steps=600, l2=1.0, prior=prior))
     assert w[2] > 1.0  # noise: held near its prior by the ridge
-    assert fit_rank_weights(x, y, groups, steps=600, l2=1.0)[2] < 0.2  # near 0 without one
+    assert fit_rank_weights(x, y, groups, RankFit(steps=600, l2=1.0))[2] < 0.2  # near 0 without one

@@ -140,7 +140,7 @@ def test_unknown_script_names_the_known_ones():
 def test_quality_minhash_and_safety_agree_on_what_is_written_without_spaces(
     lang, text, name, spaceless
 ):
-    from gristmill.stages.dedup.minhash.shingles import shingle_hashes
+    from gristmill.stages.dedup.fuzzy.shingles import shingle_hashes
     from gristmill.stages.quality.languages import CHAR_UNITS
     from gristmill.stages.safety import matches_anywhere
 

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from datasketch import MinHash
 
+from gristmill.stages.dedup.fuzzy import sets
+from gristmill.stages.dedup.fuzzy.shingles import shingle_hashes
 from gristmill.stages.dedup.minhash import core as mh
-from gristmill.stages.dedup.minhash.shingles import shingle_hashes
 
 RNG = np.random.RandomState(7)
 VOCAB = [f"w{i}" for i in range(5000)]
@@ -47,7 +48,7 @@ def test_estimate_error_is_within_its_standard_error_and_as_good_as_datasketch()
         other = edited(base, RNG.randint(0, 60))
         a, b = " ".join(base), " ".join(other)
         sa, sb = shingle_set(a), shingle_set(b)
-        exact.append(mh.jaccard(sa, sb))
+        exact.append(sets.jaccard(sa, sb))
         sig = mh.signatures_of([shingle_hashes(a)[0], shingle_hashes(b)[0]], perms)
         ours.append(mh.estimate(sig[0], sig[1]))
         ds = []  # datasketch's own pipeline: SHA-1 of the shingle strings
@@ -69,24 +70,24 @@ def test_estimate_error_is_within_its_standard_error_and_as_good_as_datasketch()
 
 def test_jaccard():
     a, b = np.array([1, 2, 3, 4], np.uint32), np.array([3, 4, 5], np.uint32)
-    assert mh.jaccard(a, b) == 2 / 5
-    assert mh.jaccard(a, a) == 1.0
-    assert mh.jaccard(a[:0], b[:0]) == 1.0
+    assert sets.jaccard(a, b) == 2 / 5
+    assert sets.jaccard(a, a) == 1.0
+    assert sets.jaccard(a[:0], b[:0]) == 1.0
 
 
 def test_the_compiled_jaccard_equals_the_sets_one():
     rng = np.random.default_rng(3)
     for dtype, top in [(np.uint32, 2**32), (np.uint64, 2**64), (np.uint32, 40)]:
         for n, m in [(1, 1), (5, 900), (700, 700), (300, 2)]:
-            a = mh.sorted_unique(rng.integers(0, top, n, dtype=dtype))
-            b = mh.sorted_unique(
+            a = sets.sorted_unique(rng.integers(0, top, n, dtype=dtype))
+            b = sets.sorted_unique(
                 np.concatenate([a[: len(a) // 2], rng.integers(0, top, m, dtype=dtype)])
             )
             sa, sb = set(a.tolist()), set(b.tolist())
-            assert mh.jaccard(a, b) == len(sa & sb) / len(sa | sb)
-            assert mh.jaccard(b, a) == mh.jaccard(a, b)
+            assert sets.jaccard(a, b) == len(sa & sb) / len(sa | sb)
+            assert sets.jaccard(b, a) == sets.jaccard(a, b)
     top = np.array([2**32 - 1], np.uint32)  # the largest value, at the end of both
-    assert mh.jaccard(np.array([0, 2**32 - 1], np.uint32), top) == 1 / 2
+    assert sets.jaccard(np.array([0, 2**32 - 1], np.uint32), top) == 1 / 2
 
 
 @pytest.mark.slow
@@ -119,7 +120,7 @@ def test_band_keys_differ_per_band_and_match_equal_rows():
 def test_candidate_pairs_all_pairs_then_star_and_chain_for_hubs():
     keys = np.array([1, 1, 1, 2, 3, 3, 4, 4, 4, 4, 4], dtype=np.uint64)
     members = np.array([5, 2, 9, 7, 8, 1, 10, 11, 12, 13, 14], dtype=np.uint64)
-    pairs = mh.candidate_pairs(keys, members, max_bucket=4)
+    pairs = sets.candidate_pairs(keys, members, max_bucket=4)
     got = {tuple(p) for p in pairs.tolist()}
     assert {(2, 5), (5, 9), (2, 9), (1, 8)} <= got  # small runs: every pair, ordered
     hub = {p for p in got if p[0] >= 10}

@@ -6,12 +6,12 @@ import pytest
 from datatrove.data import Document
 
 from gristmill.stages.base import StageContext
-from gristmill.stages.dedup.minhash import core as mh
-from gristmill.stages.dedup.minhash.cluster import SourceLossError
-from gristmill.stages.dedup.minhash.report import MinHashReport
-from gristmill.stages.dedup.minhash.shingles import shingle_hashes
+from gristmill.stages.dedup.fuzzy import sets
+from gristmill.stages.dedup.fuzzy.cluster import SourceLossError
+from gristmill.stages.dedup.fuzzy.report import Report
+from gristmill.stages.dedup.fuzzy.shingles import shingle_hashes
+from gristmill.stages.dedup.fuzzy.store import Files
 from gristmill.stages.dedup.minhash.stage import MinHashDedup, MinHashParams
-from gristmill.stages.dedup.minhash.store import Files
 from tests.conftest import rejected_records, run_step, stats
 from tests.stages.global_stage import run_global
 
@@ -44,7 +44,7 @@ def doc(doc_id, text_words, source="web", origin="real") -> Document:
 
 def exact(a: Document, b: Document) -> float:
     sa, sb = (np.unique(shingle_hashes(d.text)[0]) for d in (a, b))
-    return mh.jaccard(sa, sb)
+    return sets.jaccard(sa, sb)
 
 
 def dedup(tmp_path, corpus, tasks=1, **params):
@@ -207,7 +207,9 @@ def test_estimate_confirmation_and_its_stats(tmp_path):
 def test_report_and_source_loss_rail(tmp_path):
     corpus = corpus_with_clusters()
     dedup(tmp_path, corpus, max_source_loss=0.4)
-    report = orjson.loads(Files(StageContext(work=tmp_path / "work")).report().read_bytes())
+    report = orjson.loads(
+        Files(StageContext(work=tmp_path / "work"), "minhash_dedup").report().read_bytes()
+    )
     assert report["removed"] == REMOVED
     assert [c["size"] for c in report["largest_clusters"][:4]] == [4, 4, 4, 3]
     assert report["largest_clusters"][0]["sources"] == {"web": 4}  # c11: web before books
@@ -229,7 +231,9 @@ def test_report_without_sources(tmp_path):
     for d in corpus:
         del d.metadata["source"]
     dedup(tmp_path, corpus)
-    report = orjson.loads(Files(StageContext(work=tmp_path / "work")).report().read_bytes())
+    report = orjson.loads(
+        Files(StageContext(work=tmp_path / "work"), "minhash_dedup").report().read_bytes()
+    )
     assert list(report["sources"]) == ["default"]
     assert report["sources"]["default"]["removed"] == REMOVED
     assert report["largest_clusters"][0]["sources"] == {"default": 4}
@@ -252,7 +256,7 @@ def test_the_share_removed_leaves_out_what_was_dropped_for_an_earlier_run():
     documents the run deduplicated among themselves: 4 removed of 10 seen, 5 of which were
     dropped for an earlier run first, is 0.8 of 5, over max_source_loss 0.5."""
     share = {"removed_by_source": {"web": 4}, "largest": [], "clusters": 2, "clustered_docs": 6}
-    step = MinHashReport(MinHashParams(), StageContext(), 1)
+    step = Report(MinHashDedup(MinHashParams(), StageContext()).fuzzy, StageContext())
     earlier = (Counter({"web": 5}), Counter({"../a": 5}))
     report = step.report([share], Counter({"web": 10}), earlier)
     assert report["sources"]["web"] == {

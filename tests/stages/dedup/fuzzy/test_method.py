@@ -1,4 +1,4 @@
-"""The fuzzy dedup's protocol (`stages/dedup/fuzzy.py`): a third way of finding candidates, a
+"""The fuzzy dedup's protocol (`stages/dedup/fuzzy/`): a third way of finding candidates, a
 toy bottom-k sketch written here, plugs into the shared phases by implementing the declared
 hooks and nothing else, and clusters, drops and indexes as MinHash does; a method missing a hook
 is refused when it is built; MinHash and SimHash are siblings, neither one posing as the other."""
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 import re
-from typing import ClassVar
 
 import numpy as np
 import orjson
@@ -16,16 +15,13 @@ from datatrove.data import Document
 from pydantic import Field
 
 import gristmill.stages.dedup.fuzzy as fuzzy_module
+from gristmill.stages import fields as md
 from gristmill.stages.base import StageContext
-from gristmill.stages.dedup.fuzzy import FuzzyDedup, FuzzyParams
-from gristmill.stages.dedup.fuzzy_phases import (
-    FuzzyBands,
-    FuzzyFilter,
-    FuzzyMap,
-    confirmed_edges,
-)
-from gristmill.stages.dedup.minhash.stage import MinHashDedup, MinHashMap, MinHashParams
-from gristmill.stages.dedup.simhash.stage import SimHashDedup, SimHashMap, SimHashParams
+from gristmill.stages.dedup.fuzzy.bands import confirmed_edges
+from gristmill.stages.dedup.fuzzy.method import FuzzyMethod, FuzzyParams
+from gristmill.stages.dedup.fuzzy.stage import FuzzyDedup
+from gristmill.stages.dedup.minhash.stage import MinHash, MinHashDedup, MinHashParams
+from gristmill.stages.dedup.simhash.stage import SimHash, SimHashDedup, SimHashParams
 from gristmill.stages.errors import GristmillError
 from tests.scripts_text import ALPHABETS, text_in
 from tests.stages.global_stage import run_global
@@ -34,7 +30,6 @@ SAT = np.uint32(0xFFFFFFFF)  # the empty slot of a sketch of fewer than k shingl
 
 
 class BottomKParams(FuzzyParams):
-    stage: ClassVar[str] = "bottomk_dedup"
     k: int = Field(16, ge=1, description="smallest shingle hashes kept a document")
 
     @property
@@ -48,14 +43,13 @@ class BottomKParams(FuzzyParams):
         return {"bottom_k": self.k}
 
 
-class BottomKMap(FuzzyMap):
+class BottomK(FuzzyMethod):
     """A document's k smallest distinct shingle hashes; each one a candidate key."""
 
-    name = "bottomk_dedup.map"
     Params = BottomKParams
-    earlier_value = "duplicate_shared"
+    earlier_value = md.Field("duplicate_shared", float, "the share of sketch values shared")
 
-    def _signatures(self, hashes, offsets):
+    def signatures(self, hashes, offsets):
         k = self.params.k
         out = np.full((len(offsets) - 1, k), SAT, dtype=np.uint32)
         for i in range(len(offsets) - 1):
@@ -63,47 +57,34 @@ class BottomKMap(FuzzyMap):
             out[i, : len(low)] = low
         return out
 
-    def _keys(self, sigs):
+    def keys(self, sigs):
         return np.asarray(sigs, dtype=np.uint64)
 
-    def _keys_at(self, sigs, lsh):
+    def keys_at(self, sigs, lsh):
         if tuple(lsh) != self.params.lsh():
             raise GristmillError(f"bottomk_dedup: an index of layout {tuple(lsh)}")
-        return self._keys(sigs)
+        return self.keys(sigs)
 
-    def _stored(self, rows):
+    def stored(self, rows):
         return rows
 
-    def _agree(self, a, b):
+    def agree(self, a, b):
         shared = np.array([len(np.intersect1d(x, y)) for x, y in zip(a, b, strict=True)])
         share = shared / self.params.k
         return share >= self.params.threshold, share, share
 
-
-class BottomKBands(FuzzyBands):
-    name = "bottomk_dedup.bands"
-
-    def _confirm(self, store, pairs):
+    def confirm(self, store, pairs, stat_update):
         keep = np.ones(len(pairs), dtype=bool)  # every candidate checked by exact Jaccard
-        return confirmed_edges(store, pairs, keep, self.params.threshold, self.stat_update)
-
-
-class BottomKFilter(FuzzyFilter):
-    name = "bottomk_dedup"
-    Params = BottomKParams
-    earlier_value = BottomKMap.earlier_value
-
-
-class BottomKDedup(FuzzyDedup):
-    name = "bottomk_dedup"
-    Params = BottomKParams
-    Map = BottomKMap
-    Bands = BottomKBands
-    Filter = BottomKFilter
+        return confirmed_edges(store, pairs, keep, self.params.threshold, stat_update)
 
     @classmethod
     def index_params(cls, params: BottomKParams) -> dict:
         return {"k": params.k, "shingles": params.shingles}
+
+
+class BottomKDedup(FuzzyDedup):
+    name = "bottomk_dedup"
+    Method = BottomK
 
 
 def near_copy(text: str, lang: str) -> str:
@@ -152,8 +133,8 @@ def test_a_third_candidate_method_plugs_into_the_shared_phases(tmp_path, tasks):
 
 
 def test_its_index_serves_a_later_run(tmp_path):
-    """The shared index, written with the toy's `_stored` and `_keys`, and looked up with its
-    `_keys_at` and `_agree`: a later run drops the earlier kept text and its near copy."""
+    """The shared index, written with the toy's `stored` and `keys`, and looked up with its
+    `keys_at` and `agree`: a later run drops the earlier kept text and its near copy."""
     docs = {d.id: d for d in corpus()}
     first = [docs["ru-a"], docs["ja-other"]]
     kept, _ = run_global(BottomKDedup, first, tmp_path / "a", 2)
@@ -173,32 +154,31 @@ def test_its_index_serves_a_later_run(tmp_path):
 
 def test_the_hooks_are_the_documented_abstract_methods():
     """What a method must implement is what the base declares and its docstring describes."""
-    hooks = {"_signatures", "_keys", "_keys_at", "_stored", "_agree"}
-    assert FuzzyMap.__abstractmethods__ == hooks
-    assert FuzzyBands.__abstractmethods__ == {"_confirm"}
-    assert FuzzyDedup.__abstractmethods__ == {"index_params"}
+    hooks = {"signatures", "keys", "keys_at", "stored", "agree", "confirm", "index_params"}
+    assert FuzzyMethod.__abstractmethods__ == hooks
     assert FuzzyParams.__abstractmethods__ == {"width", "lsh", "lsh_report"}
-    for hook in [*hooks, "_confirm"]:
+    for hook in hooks:
         assert re.search(rf"^{hook}\(", fuzzy_module.__doc__, re.M), hook
 
 
 def test_a_method_missing_a_hook_is_refused_when_built():
-    class NoAgree(BottomKMap):
-        _agree = FuzzyMap._agree  # back to the abstract declaration
+    class NoAgree(BottomK):
+        agree = FuzzyMethod.agree  # back to the abstract declaration
 
-    with pytest.raises(TypeError, match="_agree"):
+    with pytest.raises(TypeError, match="agree"):
         NoAgree(BottomKParams())
 
-    class NoIndexParams(FuzzyDedup):
+    class NoIndexParams(BottomK):
+        index_params = FuzzyMethod.index_params
+
+    class NoIndexParamsDedup(FuzzyDedup):
         name = "x"
-        Params = BottomKParams
+        Method = NoIndexParams
 
     with pytest.raises(TypeError, match="index_params"):
-        NoIndexParams()
+        NoIndexParamsDedup()
 
     class NoWidth(FuzzyParams):
-        stage: ClassVar[str] = "x"
-
         def lsh(self):
             return 1, 1
 
@@ -211,11 +191,11 @@ def test_a_method_missing_a_hook_is_refused_when_built():
 
 def test_minhash_and_simhash_are_siblings():
     """SimHash subclasses the base, not MinHash, and takes none of MinHash's parameters."""
-    assert not issubclass(SimHashDedup, MinHashDedup) and not issubclass(SimHashMap, MinHashMap)
+    assert not issubclass(SimHashDedup, MinHashDedup) and not issubclass(SimHash, MinHash)
     assert not issubclass(SimHashParams, MinHashParams)
     for cls in (SimHashDedup, MinHashDedup):
         assert issubclass(cls, FuzzyDedup)
-        assert cls.Map.Params is cls.Params and cls.Filter.Params is cls.Params
+        assert cls.Method.Params is cls.Params
     minhash_only = set(MinHashParams.model_fields) - set(FuzzyParams.model_fields)
     assert {"num_perm", "seed", "bands", "rows", "confirm"} <= minhash_only
     assert not minhash_only & set(SimHashParams.model_fields)

@@ -11,15 +11,15 @@ import pytest
 from datatrove.data import Document
 
 from gristmill.stages.base import StageContext
-from gristmill.stages.dedup.minhash.components import (
+from gristmill.stages.dedup.fuzzy.components import (
     crossing_links,
     local_components,
     read_part,
     write_nodes,
 )
-from gristmill.stages.dedup.minhash.roots import components_by_parts, resolve
+from gristmill.stages.dedup.fuzzy.roots import components_by_parts, resolve
+from gristmill.stages.dedup.fuzzy.store import EDGE, Files
 from gristmill.stages.dedup.minhash.stage import MinHashDedup, MinHashParams
-from gristmill.stages.dedup.minhash.store import EDGE, Files
 from tests.conftest import run_step, stats
 from tests.stages.global_stage import copies
 
@@ -67,7 +67,7 @@ def graph(rng) -> list[tuple[int, int]]:
 def test_components_over_buckets_and_parts_are_the_graphs(tmp_path, buckets, parts):
     rng = np.random.RandomState(buckets * 10 + parts)
     edges = graph(rng)
-    files = Files(StageContext(work=tmp_path, tasks=buckets))
+    files = Files(StageContext(work=tmp_path, tasks=buckets), "minhash_dedup")
     per_bucket = defaultdict(list)
     for e in edges:  # each pair in one to three buckets, as bands in different buckets find it
         for b in set(rng.randint(0, buckets, rng.randint(1, 4)).tolist()):
@@ -143,7 +143,7 @@ def run(tmp_path, tasks: int, cluster_tasks: int) -> tuple[dict, bytes, dict]:
         got = copies(mapped[rank])
         kept = {d.id for d in run_step(stage.filter_step(), got, rank, tasks)}
         out.update({d.id: (d.id in kept, sorted(d.metadata.items())) for d in got})
-    return out, Files(ctx).report().read_bytes(), dict(counts)
+    return out, stage.fuzzy.files(ctx).report().read_bytes(), dict(counts)
 
 
 @pytest.mark.slow

@@ -1,7 +1,8 @@
-"""The compiled loop of MinHash's exact confirmation: the size of the intersection of two sorted
-sets, one merge over both (numba, cached on disk like the quality scan's kernels): numpy would
-look every value of the smaller set up in the larger one (`searchsorted`, several numpy calls a
-pair), which dominates the bands phase when there are many candidate pairs."""
+"""The compiled loops of the fuzzy dedup. The exact confirmation's: the size of the
+intersection of two sorted sets, one merge over both (numba, cached on disk like the quality
+scan's kernels): numpy would look every value of the smaller set up in the larger one
+(`searchsorted`, several numpy calls a pair), which dominates the bands phase when there are
+many candidate pairs. And the components of a graph's edges (union-find)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The files `minhash_dedup` passes between its phases, under `<work>/minhash_dedup/` (or the
-folder of another stage that runs these phases, `simhash_dedup`'s: `Files(ctx, folder)`).
+"""The files a fuzzy dedup passes between its phases, under `<work>/<stage>/` (`Files(ctx,
+stage)`: `minhash_dedup`'s, `simhash_dedup`'s, each its own).
 
     sigs/docs/<task>.sig         uint32 (docs, num_perm): every document's signature, in order
     sigs/docs/<task>.shingles    uint32: every document's shingle set (sorted, no repeats),
@@ -54,7 +54,6 @@ EDGE = np.dtype([("a", "<u8"), ("b", "<u8"), ("sim", "<f8")])
 REDGE = np.dtype([("a", "<u8"), ("b", "<u8"), ("sim", "<f8"), ("root", "<u8")])
 NODE = np.dtype([("node", "<u8"), ("root", "<u8")])
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: gids of one task spread evenly
-FOLDER = "minhash_dedup"
 
 
 def gid(task: int, index) -> np.ndarray:
@@ -119,7 +118,7 @@ def meta_lines(files: Files, task: int):
 
 
 class Files:
-    def __init__(self, ctx: StageContext, folder: str = FOLDER):
+    def __init__(self, ctx: StageContext, folder: str):
         self.root, self.folder = Path(ctx.work or ".") / folder, folder
 
     def docs(self, task: int, ext: str) -> Path:
@@ -172,7 +171,7 @@ class DocStore:
         for t in range(tasks):
             path = files.docs(t, "sig")
             if not path.exists():
-                raise RuntimeError(f"minhash_dedup: map output missing: {path}")
+                raise RuntimeError(f"{files.folder}: map output missing: {path}")
 
     def _task(self, t: int) -> tuple:
         """(signatures, shingles, ends) of map task `t`."""
@@ -202,7 +201,7 @@ class DocStore:
 def read_array(path: Path, dtype, what: str) -> np.ndarray:
     """A file an earlier phase wrote, whole; a missing one names that phase's output."""
     if not path.exists():
-        raise RuntimeError(f"minhash_dedup: {what} output missing: {path}")
+        raise RuntimeError(f"{what} output missing: {path}")
     return np.fromfile(path, dtype=dtype)
 
 

@@ -4,16 +4,16 @@
 A link is an edge between two bucket roots; the components of the links graph join the
 buckets' components into the graph's. No task holds every link:
 
-roots    per part (`minhash_dedup.roots`): the links whose smallest root falls in the part
+roots    per part (`<stage>.roots`): the links whose smallest root falls in the part
          (the links phase wrote them so), union-find over them; every root of those links gets
          its part label, the smallest root of its component within the part. The (root, part
          label) records are written by the part of the root.
-joins    per part (`minhash_dedup.joins`): the (root, part label) records of the part's roots
+joins    per part (`<stage>.joins`): the (root, part label) records of the part's roots
          from every roots task. A root that two roots tasks saw joins their components: each
          of its other part labels is joined to its smallest (`crossing_links`, as the links
          phase does for buckets). Each root's smallest part label is written where it is not
          the root itself.
-labels   one task (`minhash_dedup.labels`): union-find over the joins; every joined part
+labels   one task (`<stage>.labels`): union-find over the joins; every joined part
          label gets its label, the smallest part label of its joined set.
 
 A root's label is then `labels(smallest part label(root))`. That is the smallest root of its
@@ -37,27 +37,27 @@ from __future__ import annotations
 
 import numpy as np
 from datatrove.data import DocumentsPipeline
-from datatrove.pipeline.base import PipelineStep
 
-from gristmill.stages.dedup.minhash import core as mh
-from gristmill.stages.dedup.minhash.components import (
+from gristmill.stages.dedup.fuzzy import sets
+from gristmill.stages.dedup.fuzzy.components import (
     crossing_links,
     label_map,
     labels_of,
     read_slice,
     write_parts,
 )
-from gristmill.stages.dedup.minhash.store import NODE, Files, part_of, read_array, write_array
+from gristmill.stages.dedup.fuzzy.method import FuzzyStep
+from gristmill.stages.dedup.fuzzy.store import NODE, Files, part_of, read_array, write_array
 
 
 def part_labels(links: np.ndarray) -> np.ndarray:
     """NODE records (root, part label) for every root of `links`, ascending by root."""
     if not len(links):
         return np.zeros(0, dtype=NODE)
-    roots = mh.sorted_unique(np.concatenate([links["node"], links["root"]]))
+    roots = sets.sorted_unique(np.concatenate([links["node"], links["root"]]))
     ia, ib = np.searchsorted(roots, links["node"]), np.searchsorted(roots, links["root"])
     out = np.empty(len(roots), dtype=NODE)
-    out["node"], out["root"] = roots, roots[mh._kernels().components(ia, ib, len(roots))]
+    out["node"], out["root"] = roots, roots[sets.compiled().components(ia, ib, len(roots))]
     return out
 
 
@@ -95,19 +95,14 @@ def load_labels(files: Files, parts: int) -> tuple[np.ndarray, np.ndarray]:
     return relabel, read_array(files.roots(), NODE, "labels")
 
 
-class MinHashRoots(PipelineStep):
+class Roots(FuzzyStep):
     """Per part: the part labels of the links whose smallest root falls in the part."""
 
-    name = "minhash_dedup.roots"
-    type = "dedup"
-    preload = ("gristmill.stages.dedup.minhash.kernels",)
-
-    def __init__(self, params, ctx, parts: int):
-        super().__init__()
-        self.params, self.ctx, self.parts = params, ctx, parts
+    phase = "roots"
+    preload = ("gristmill.stages.dedup.fuzzy.kernels",)
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        files = Files(self.ctx, self.params.stage)
+        files = self.files
         links = [read_slice(files.links(j), rank, "links") for j in range(self.parts)]
         links = np.concatenate(links) if links else np.zeros(0, dtype=NODE)
         recs = part_labels(links)
@@ -117,19 +112,14 @@ class MinHashRoots(PipelineStep):
         yield from ()
 
 
-class MinHashJoins(PipelineStep):
+class Joins(FuzzyStep):
     """Per part: the joins between the roots tasks' components that share a root of the part,
     and each of its roots' smallest part label."""
 
-    name = "minhash_dedup.joins"
-    type = "dedup"
-
-    def __init__(self, params, ctx, parts: int):
-        super().__init__()
-        self.params, self.ctx, self.parts = params, ctx, parts
+    phase = "joins"
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        files = Files(self.ctx, self.params.stage)
+        files = self.files
         recs = [read_slice(files.labels(j), rank, "roots") for j in range(self.parts)]
         recs = np.concatenate(recs) if recs else np.zeros(0, dtype=NODE)
         joins, relabel = crossing_links(recs), smallest_labels(recs)
@@ -140,19 +130,14 @@ class MinHashJoins(PipelineStep):
         yield from ()
 
 
-class MinHashLabels(PipelineStep):
+class Labels(FuzzyStep):
     """One task: the label of every part label that a join moves, from every part's joins."""
 
-    name = "minhash_dedup.labels"
-    type = "dedup"
-    preload = ("gristmill.stages.dedup.minhash.kernels",)
-
-    def __init__(self, params, ctx, parts: int):
-        super().__init__()
-        self.params, self.ctx, self.parts = params, ctx, parts
+    phase, per = "labels", "one"
+    preload = ("gristmill.stages.dedup.fuzzy.kernels",)
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        files = Files(self.ctx, self.params.stage)
+        files = self.files
         joins = [read_array(files.joins(k), NODE, "joins") for k in range(self.parts)]
         joins = np.concatenate(joins) if joins else np.zeros(0, dtype=NODE)
         labels = label_map(joins)

@@ -5,7 +5,7 @@ The pairs stay where the bands phase found them, in its buckets. Three steps:
 1. Per bucket (in the bands phase): union-find over the bucket's pairs; every node gets the
    smallest node of its component within the bucket, its local root. The bucket writes its
    pairs with their root, and its (node, root) records ordered by the node's part.
-2. Per part (`minhash_dedup.links`, `cluster_tasks` tasks): the (node, root) records of the
+2. Per part (`<stage>.links`, `cluster_tasks` tasks): the (node, root) records of the
    part's nodes from every bucket. A node with several roots joins their components: each of
    its other roots is linked to its smallest one. The links are written by the part of that
    smallest root.
@@ -31,10 +31,10 @@ from pathlib import Path
 
 import numpy as np
 from datatrove.data import DocumentsPipeline
-from datatrove.pipeline.base import PipelineStep
 
-from gristmill.stages.dedup.minhash import core as mh
-from gristmill.stages.dedup.minhash.store import (
+from gristmill.stages.dedup.fuzzy import sets
+from gristmill.stages.dedup.fuzzy.method import FuzzyStep
+from gristmill.stages.dedup.fuzzy.store import (
     NODE,
     REDGE,
     Files,
@@ -47,9 +47,9 @@ from gristmill.stages.dedup.minhash.store import (
 def local_components(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(REDGE: the EDGE records with their component's smallest node; NODE: (node, root) for
     every node of the edges, ascending)."""
-    nodes = mh.sorted_unique(np.concatenate([edges["a"], edges["b"]]))
+    nodes = sets.sorted_unique(np.concatenate([edges["a"], edges["b"]]))
     ia, ib = np.searchsorted(nodes, edges["a"]), np.searchsorted(nodes, edges["b"])
-    root = nodes[mh._kernels().components(ia, ib, len(nodes))]
+    root = nodes[sets.compiled().components(ia, ib, len(nodes))]
     out = np.empty(len(edges), dtype=REDGE)
     for f in ("a", "b", "sim"):
         out[f] = edges[f]
@@ -123,9 +123,9 @@ def label_map(links: np.ndarray) -> np.ndarray:
     """NODE records (root, label) sorted by root, for the linked roots whose label is another."""
     if not len(links):
         return np.zeros(0, dtype=NODE)
-    roots = mh.sorted_unique(np.concatenate([links["node"], links["root"]]))
+    roots = sets.sorted_unique(np.concatenate([links["node"], links["root"]]))
     ia, ib = np.searchsorted(roots, links["node"]), np.searchsorted(roots, links["root"])
-    label = roots[mh._kernels().components(ia, ib, len(roots))]
+    label = roots[sets.compiled().components(ia, ib, len(roots))]
     moved = label != roots
     out = np.empty(int(moved.sum()), dtype=NODE)
     out["node"], out["root"] = roots[moved], label[moved]
@@ -140,18 +140,13 @@ def labels_of(roots: np.ndarray, root: np.ndarray) -> np.ndarray:
     return np.where(roots["node"][i] == root, roots["root"][i], root)
 
 
-class MinHashLinks(PipelineStep):
+class Links(FuzzyStep):
     """Per part: the links between the buckets' roots that share a node of the part."""
 
-    name = "minhash_dedup.links"
-    type = "dedup"
-
-    def __init__(self, params, ctx, parts: int):
-        super().__init__()
-        self.params, self.ctx, self.parts = params, ctx, parts
+    phase = "links"
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        files = Files(self.ctx, self.params.stage)
+        files = self.files
         recs = [read_part(files, b, rank) for b in range(self.ctx.tasks)]
         recs = np.concatenate(recs) if recs else np.zeros(0, dtype=NODE)
         links = crossing_links(recs)

@@ -48,6 +48,7 @@ import math
 import shutil
 from array import array
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -61,8 +62,8 @@ from gristmill.stages.dedup.earlier import (
     save_npy,
     write_meta,
 )
-from gristmill.stages.dedup.minhash.core import unique_rows
-from gristmill.stages.dedup.minhash.store import Files, read_memmap
+from gristmill.stages.dedup.fuzzy.sets import unique_rows
+from gristmill.stages.dedup.fuzzy.store import Files, read_memmap
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path
 from gristmill.stages.formats.docio import read_records
@@ -82,25 +83,32 @@ Agree = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndar
 KeysAt = Callable[[tuple[int, int]], np.ndarray]
 
 
+@dataclass(frozen=True)
+class IndexSpec:
+    """What an index is of: its stage, its signatures' `width` (uint32 values a document),
+    how the keys of stored signature rows are made (`keys_of(rows)`: (docs, bands) keys, made
+    with `lsh`), and what a later run must share (`params`, recorded in meta.json with `lsh`,
+    with which a later run makes its lookup keys)."""
+
+    stage: str
+    width: int
+    keys_of: Callable[[np.ndarray], np.ndarray]
+    params: dict
+    lsh: tuple[int, int]
+
+
 def write_index(
+    spec: IndexSpec,
     files: Files,
     tasks: int,
-    num_perm: int,
-    keys_of: Callable[[np.ndarray], np.ndarray],
     kept: set[tuple[int, str]],
     folder: Path,
-    stage: str,
-    params: dict,
-    lsh: tuple[int, int],
     part_pairs: int = PART_PAIRS,
     chunk: int = CHUNK,
 ) -> Path | None:
     """The index of the `kept` documents ((source rank, id)) from the map files of `tasks`
-    tasks; `keys_of(rows)` gives the (docs, bands) keys of their signatures (rows as the map
-    files hold them), made with `lsh` (bands, rows; SimHash: tables, hamming), recorded in
-    meta.json for a later run to make its lookup keys the same way. `chunk` documents are
-    keyed at once, and the keys sorted in parts of about `part_pairs` (the bytes are the same
-    for every value of both)."""
+    tasks, in `folder`. `chunk` documents are keyed at once, and the keys sorted in parts of
+    about `part_pairs` (the bytes are the same for every value of both)."""
     if not all(files.docs(t, "meta.jsonl").exists() for t in range(tasks)):
         # the run's scratch is removed after its index is written: a rerun of a run that ended
         # but lost its manifest keeps the index it has
@@ -109,25 +117,27 @@ def write_index(
     picks, ends = _write_ids(files, tasks, kept, folder)
     n = len(ends)
     if n >= MAX_ROWS:  # rows.npy names a document by a uint32
-        raise GristmillError(f"{stage}: {n} kept documents: an index holds fewer than {MAX_ROWS}")
+        raise GristmillError(
+            f"{spec.stage}: {n} kept documents: an index holds fewer than {MAX_ROWS}"
+        )
     spill = _Spill(files.root / "sigs" / "index", part_pairs)
     with atomic_path(folder / "signatures.npy") as tmp:
-        out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.uint32, shape=(n, num_perm))
+        out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.uint32, shape=(n, spec.width))
         at = 0
         for t, sel in enumerate(picks):
             if not len(sel):
                 continue
-            task = read_memmap(files.docs(t, "sig"), np.uint32).reshape(-1, num_perm)
+            task = read_memmap(files.docs(t, "sig"), np.uint32).reshape(-1, spec.width)
             for c in range(0, len(sel), chunk):
                 sigs = task[sel[c : c + chunk]]
                 out[at : at + len(sigs)] = sigs
-                spill.add(keys_of(sigs), at, n)
+                spill.add(spec.keys_of(sigs), at, n)
                 at += len(sigs)
         out.flush()
         del out
     pairs = spill.write(folder / "keys.npy", folder / "rows.npy")
     save_npy(folder / "ids_ends.npy", np.frombuffer(ends, dtype=np.uint64))
-    write_meta(folder, stage, n, FILES, keys=pairs, lsh=list(lsh), params=params)
+    write_meta(folder, spec.stage, n, FILES, keys=pairs, lsh=list(spec.lsh), params=spec.params)
     return folder
 
 

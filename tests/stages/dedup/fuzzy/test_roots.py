@@ -7,8 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gristmill.stages.dedup.minhash.roots import components_by_parts, resolve
-from gristmill.stages.dedup.minhash.store import NODE
+from gristmill.stages.dedup.fuzzy.roots import components_by_parts, resolve
+from gristmill.stages.dedup.fuzzy.store import NODE
 from gristmill.stages.dedup.unionfind import UnionFind
 
 
@@ -65,18 +65,18 @@ def test_a_clusters_task_reads_every_pair_of_its_part_and_no_other(links, pairs,
     from pathlib import Path
 
     from gristmill.stages.base import StageContext
-    from gristmill.stages.dedup.minhash.cluster import MinHashCluster
-    from gristmill.stages.dedup.minhash.components import write_parts
-    from gristmill.stages.dedup.minhash.stage import MinHashParams
-    from gristmill.stages.dedup.minhash.store import REDGE, Files, part_of, write_array
+    from gristmill.stages.dedup.fuzzy.cluster import Clusters
+    from gristmill.stages.dedup.fuzzy.components import write_parts
+    from gristmill.stages.dedup.fuzzy.store import REDGE, part_of, write_array
+    from gristmill.stages.dedup.minhash.stage import MinHashDedup, MinHashParams
 
     relabel, labels = components_by_parts(links_of(links), parts)
     roots = sorted({x for e in links for x in e}) or [1]
     buckets = 3
     with tempfile.TemporaryDirectory() as tmp:
         ctx = StageContext(work=Path(tmp), tasks=buckets)
-        step = MinHashCluster(MinHashParams(), ctx, parts)
-        files = Files(ctx, step.params.stage)
+        step = Clusters(MinHashDedup(MinHashParams(cluster_tasks=parts), ctx).fuzzy, ctx)
+        files = step.files
         every = []
         for b in range(buckets):
             mine = [p for i, p in enumerate(pairs) if i % buckets == b]

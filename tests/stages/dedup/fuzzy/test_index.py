@@ -12,11 +12,11 @@ import pytest
 from datatrove.data import Document
 
 from gristmill.stages.base import StageContext
+from gristmill.stages.dedup.fuzzy import index
+from gristmill.stages.dedup.fuzzy.shingles import shingle_batch
+from gristmill.stages.dedup.fuzzy.store import Files
 from gristmill.stages.dedup.minhash import core as mh
-from gristmill.stages.dedup.minhash import index
-from gristmill.stages.dedup.minhash.shingles import shingle_batch
 from gristmill.stages.dedup.minhash.stage import MinHashDedup, MinHashParams
-from gristmill.stages.dedup.minhash.store import Files
 from gristmill.stages.dedup.simhash.stage import SimHashDedup
 from gristmill.stages.errors import GristmillError
 from tests.stages.global_stage import run_global
@@ -159,9 +159,10 @@ def test_a_rewrite_removes_the_mark_of_a_whole_index_first(tmp_path):
         raise KeyboardInterrupt
 
     p = MinHashParams()
-    files = Files(StageContext(work=tmp_path / "a" / "work", tasks=2), p.stage)
+    files = Files(StageContext(work=tmp_path / "a" / "work", tasks=2), "minhash_dedup")
+    spec = index.IndexSpec("minhash_dedup", 128, killed, {}, p.lsh())
     with pytest.raises(KeyboardInterrupt):
-        index.write_index(files, 2, 128, killed, {(0, "a")}, folder, p.stage, {}, p.lsh())
+        index.write_index(spec, files, 2, {(0, "a")}, folder)
     assert not (folder / "meta.json").exists()
 
 
@@ -182,21 +183,16 @@ def test_the_index_is_the_same_bytes_sorted_in_many_parts_and_chunks(tmp_path, c
     stage = cls(None, StageContext(work=tmp_path / "a" / "work", tasks=2))
 
     def written(name, **split):
-        p, step = stage.params, stage.map_step()
+        p, method, name_ = stage.params, stage.fuzzy.method, stage.name
         folder = tmp_path / name
-        got = index.write_index(
-            Files(stage.ctx, p.stage),
-            2,
-            p.num_perm,
-            lambda rows: step._keys(step._stored(rows)),
-            {(0, d.id) for d in docs},
-            folder,
-            p.stage,
-            stage.index_params(p),
+        spec = index.IndexSpec(
+            name_, p.width, lambda rows: method.keys(method.stored(rows)), stage.index_params(p),
             p.lsh(),
-            **split,
+        )  # fmt: skip
+        got = index.write_index(
+            spec, stage.fuzzy.files(stage.ctx), 2, {(0, d.id) for d in docs}, folder, **split
         )
-        assert not (stage.ctx.work / p.stage / "sigs" / "index").exists()  # spill removed
+        assert not (stage.ctx.work / name_ / "sigs" / "index").exists()  # spill removed
         return {f: (got / f).read_bytes() for f in [*index.FILES, "meta.json"]}
 
     whole = written("whole", part_pairs=10**9)  # one part: one stable sort of every pair
@@ -235,21 +231,21 @@ def test_simhash_keys_an_earlier_index_only_in_its_own_tables(tmp_path):
     """SimHash's earlier-index keys are its table keys, never MinHash's bands of the
     fingerprints; an index laid out otherwise is an error."""
     stage = SimHashDedup(None, StageContext(work=tmp_path, tasks=1))
-    step = stage.map_step()
+    method = stage.fuzzy.method
     rng = np.random.RandomState(1)
-    fps = rng.randint(0, 2**32, (3, stage.params.num_perm), dtype=np.uint64).astype(np.uint32)
-    fps = fps.view("<u8")  # as `_signatures` makes them
+    fps = rng.randint(0, 2**32, (3, stage.params.width), dtype=np.uint64).astype(np.uint32)
+    fps = fps.view("<u8")  # as `signatures` makes them
     lsh = stage.params.lsh()
-    assert np.array_equal(step._keys_at(fps, lsh), step._keys(fps))
+    assert np.array_equal(method.keys_at(fps, lsh), method.keys(fps))
     with pytest.raises(GristmillError, match="tables and hamming"):
-        step._keys_at(fps, (lsh[0], lsh[1] + 1))
+        method.keys_at(fps, (lsh[0], lsh[1] + 1))
 
 
 def test_an_index_of_as_many_documents_as_a_row_can_name_is_an_error(tmp_path, monkeypatch):
     docs = corpus()
     earlier_run(MinHashDedup, tmp_path, [docs["a"], docs["b"]])
     p = MinHashParams()
-    files = Files(StageContext(work=tmp_path / "a" / "work", tasks=2), p.stage)
+    files = Files(StageContext(work=tmp_path / "a" / "work", tasks=2), "minhash_dedup")
     monkeypatch.setattr(index, "MAX_ROWS", 2)  # rows.npy's uint32: 2**32 documents
 
     def keys(rows):
@@ -257,4 +253,5 @@ def test_an_index_of_as_many_documents_as_a_row_can_name_is_an_error(tmp_path, m
 
     kept = {(0, "a"), (0, "b")}
     with pytest.raises(GristmillError, match="2 kept documents: an index holds fewer than 2"):
-        index.write_index(files, 2, 128, keys, kept, tmp_path / "i", p.stage, {}, p.lsh())
+        spec = index.IndexSpec("minhash_dedup", 128, keys, {}, p.lsh())
+        index.write_index(spec, files, 2, kept, tmp_path / "i")

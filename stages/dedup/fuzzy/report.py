@@ -1,5 +1,5 @@
-"""The report of `minhash_dedup` (one task, after the clusters phase), or of the stage its
-parameters name (`stage`: `simhash_dedup` runs these phases too): every part's share merged
+"""The report of a fuzzy dedup (one task, after the clusters phase), under its stage's name
+(`<work>/reports/<stage>.json`, the manifest's `reports`): every part's share merged
 into the largest clusters and the documents removed per source. A source losing more
 than `max_source_loss` of its documents is a warning, or an error with `strict`.
 
@@ -17,25 +17,19 @@ from collections import Counter
 
 import orjson
 from datatrove.data import DocumentsPipeline
-from datatrove.pipeline.base import PipelineStep
 from loguru import logger
 
-from gristmill.stages.dedup.minhash.cluster import SourceLossError
-from gristmill.stages.dedup.minhash.store import Files
+from gristmill.stages.dedup.fuzzy.cluster import SourceLossError
+from gristmill.stages.dedup.fuzzy.method import FuzzyStep
 from gristmill.stages.formats.docio import AtomicWriter, read_records
 
 
-class MinHashReport(PipelineStep):
-    name = "minhash_dedup.report"
-    type = "dedup"
-
-    def __init__(self, params, ctx, parts: int):
-        super().__init__()
-        self.params, self.ctx, self.parts = params, ctx, parts
+class Report(FuzzyStep):
+    phase, per = "report", "one"
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        files = Files(self.ctx, self.params.stage)
-        stage = self.params.stage
+        files = self.files
+        stage = self.fuzzy.name
         shares = [_load(stage, files.part_report(j), "clusters") for j in range(self.parts)]
         per_source: Counter = Counter()
         for t in range(self.ctx.tasks):
@@ -54,7 +48,7 @@ class MinHashReport(PipelineStep):
         for line in report["warnings"]:
             logger.warning(line)
         if self.params.strict and report["warnings"]:
-            raise SourceLossError("; ".join(report["warnings"]) + f" [{self.params.stage} strict]")
+            raise SourceLossError("; ".join(report["warnings"]) + f" [{self.fuzzy.name} strict]")
         yield from ()
 
     def report(
@@ -78,7 +72,7 @@ class MinHashReport(PipelineStep):
         self.stat_update("sources_over_loss_limit", value=len(warnings))
         n_clusters = sum(share["clusters"] for share in shares)
         n_removed = sum(removed_by_source.values())
-        summary = f"{p.stage}: {n_clusters:,} clusters, {n_removed:,} documents removed"
+        summary = f"{self.fuzzy.name}: {n_clusters:,} clusters, {n_removed:,} documents removed"
         if largest:
             top = largest[0]
             summary += f"; largest cluster {top['size']:,} documents ({top['cluster_id']})"
@@ -88,7 +82,7 @@ class MinHashReport(PipelineStep):
             summary += tail
         return {
             "summary": [summary],
-            "stage": p.stage,
+            "stage": self.fuzzy.name,
             **p.lsh_report(),
             "clusters": n_clusters,
             "clustered_docs": sum(share["clustered_docs"] for share in shares),
@@ -122,7 +116,7 @@ class MinHashReport(PipelineStep):
             } | ({"in_earlier_run": before} if earlier is not None else {})
             if share > p.max_source_loss:
                 warnings.append(
-                    f"{p.stage}: source {src!r} loses {removed[src]} of "
+                    f"{self.fuzzy.name}: source {src!r} loses {removed[src]} of "
                     f"{per_source[src] - before} documents ({share:.1%}), over "
                     f"max_source_loss {p.max_source_loss:.0%}"
                 )

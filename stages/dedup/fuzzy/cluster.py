@@ -1,4 +1,4 @@
-"""The clusters phase of `minhash_dedup` (`cluster_tasks` tasks, by component):
+"""The clusters phase of a fuzzy dedup (`cluster_tasks` tasks, by component):
 confirmed pairs -> clusters -> decisions.
 
 1. Load the confirmed pairs of the part's components (`components.py`: a pair's component is
@@ -29,12 +29,12 @@ from collections import Counter, defaultdict
 import numpy as np
 import orjson
 from datatrove.data import DocumentsPipeline
-from datatrove.pipeline.base import PipelineStep
 
-from gristmill.stages.dedup.minhash import core as mh
-from gristmill.stages.dedup.minhash.components import read_slices
-from gristmill.stages.dedup.minhash.roots import load_labels, resolve
-from gristmill.stages.dedup.minhash.store import (
+from gristmill.stages.dedup.fuzzy import sets
+from gristmill.stages.dedup.fuzzy.components import read_slices
+from gristmill.stages.dedup.fuzzy.method import FuzzyStep
+from gristmill.stages.dedup.fuzzy.roots import load_labels, resolve
+from gristmill.stages.dedup.fuzzy.store import (
     EDGE,
     REDGE,
     DocStore,
@@ -53,18 +53,13 @@ class SourceLossError(GristmillError):
     pass
 
 
-class MinHashCluster(PipelineStep):
-    name = "minhash_dedup.clusters"
-    type = "dedup"
-
-    def __init__(self, params, ctx, parts: int = 1):
-        super().__init__()
-        self.params, self.ctx, self.parts = params, ctx, parts
+class Clusters(FuzzyStep):
+    phase = "clusters"
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        p, files = self.params, Files(self.ctx, self.params.stage)
+        p, files = self.params, self.files
         edges = self._edges(files, rank)
-        nodes = mh.sorted_unique(np.concatenate([edges["a"], edges["b"]]))
+        nodes = sets.sorted_unique(np.concatenate([edges["a"], edges["b"]]))
         keys, sources = self._read_meta(files, nodes)
         # number the documents in survivor order: a smaller number is a better survivor
         order = sorted(range(len(nodes)), key=lambda i: (keys[i], int(nodes[i])))
@@ -90,7 +85,7 @@ class MinHashCluster(PipelineStep):
         # a bucket's pairs are filed by the part of their root; a pair belongs to the part of
         # its root's label, which differs only for the roots the labels changed: read this
         # part's slices, and the slices of the parts such roots came from
-        changed = mh.sorted_unique(np.concatenate([relabel["node"], labels["node"]]))
+        changed = sets.sorted_unique(np.concatenate([relabel["node"], labels["node"]]))
         to_me = part_of(resolve(relabel, labels, changed), self.parts) == part
         slices = sorted({part, *part_of(changed[to_me], self.parts).tolist()})
         mine = []
@@ -101,7 +96,7 @@ class MinHashCluster(PipelineStep):
         edges = np.empty(len(got), dtype=EDGE)
         for f in ("a", "b", "sim"):
             edges[f] = got[f]
-        _, first = mh.unique_rows(np.stack([edges["a"], edges["b"]], axis=1))
+        _, first = sets.unique_rows(np.stack([edges["a"], edges["b"]], axis=1))
         return edges[np.sort(first)]
 
     def _read_meta(self, files: Files, nodes: np.ndarray):
@@ -117,7 +112,7 @@ class MinHashCluster(PipelineStep):
         return keys, sources
 
     def _exact(self, x: int, y: int) -> float:
-        return mh.jaccard(
+        return sets.jaccard(
             self.store.shingle_set(self.docs[x][0]), self.store.shingle_set(self.docs[y][0])
         )
 
@@ -148,11 +143,11 @@ class MinHashCluster(PipelineStep):
             survivor = group[0]  # nodes are numbered in survivor order
             self.stat_update("clusters")
             out.append((survivor, survivor, len(group), None, False))
-            exact = p.guard or p.exact_pairs
+            exact, estimate = p.guard or p.exact_pairs, self.fuzzy.method.estimate
             if not exact:
                 sigs = self.store.signatures(np.array([self.docs[n][0] for n in group], np.uint64))
             for k, node in enumerate(group[1:], start=1):
-                s = self._exact(node, survivor) if exact else float(mh.estimate(sigs[k], sigs[0]))
+                s = self._exact(node, survivor) if exact else float(estimate(sigs[k], sigs[0]))
                 removed = not p.guard or s >= p.survivor_floor()
                 self.stat_update("guard_kept", value=int(not removed))
                 out.append((node, survivor, len(group), round(s, 6), removed))

@@ -1,4 +1,4 @@
-"""Text to shingles for MinHash, as pure vectorised functions of (texts, parameters).
+"""Text to shingles for every fuzzy method, as pure vectorised functions of (texts, parameters).
 
 Text is normalised (NFKC, lower case) and cut into words: runs of letters, marks, digits and
 `_` (Unicode categories L, M, N; code points above the BMP count as letters), so punctuation

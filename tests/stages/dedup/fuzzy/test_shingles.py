@@ -2,9 +2,9 @@
 
 import numpy as np
 
+from gristmill.stages.dedup.fuzzy import shingles as ms
+from gristmill.stages.dedup.fuzzy.shingles import shingle_batch, shingle_hashes
 from gristmill.stages.dedup.minhash import core as mh
-from gristmill.stages.dedup.minhash import shingles as ms
-from gristmill.stages.dedup.minhash.shingles import shingle_batch, shingle_hashes
 
 RNG = np.random.RandomState(3)
 VOCAB = [f"w{i}" for i in range(5000)]
