@@ -67,7 +67,8 @@ class RunResult:
     def documents(self, source: str | None = None) -> Iterator[dict[str, Any]]:
         """The kept documents, in the files' order: `id`, `text`, `source` and the rest of
         their record (`write`'s documents), or `id`, `source`, `origin`, `synthetic`, `tokens`
-        (the ids, a numpy array) and `text` (decoded) from the token shards."""
+        (the ids, EOS and any BOS included, a numpy array) and `text` (decoded, without them) from
+        the token shards."""
         m = self.manifest
         if m.documents is not None:
             yield from self._written(m, source)
