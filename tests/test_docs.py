@@ -174,12 +174,16 @@ def reads_a_run(page: Path) -> bool:
 
 
 MAKES_RUNS = {"publishing.md"}  # curates a run, then tokenizes it twice
+RUNS_OWN = {"python.md"}  # runs of its own on its own few documents: slow, with no `run_tree`
 
 
 @pytest.mark.parametrize(
     "page",
     # a page that reads or makes runs: slow
-    [pytest.param(p, marks=pytest.mark.slow) if reads_a_run(p) else p for p in SNIPPET_PAGES],
+    [
+        pytest.param(p, marks=pytest.mark.slow) if reads_a_run(p) or p.name in RUNS_OWN else p
+        for p in SNIPPET_PAGES
+    ],
     ids=lambda page: page.name,
 )
 def test_python_blocks_run(page, tmp_path, monkeypatch, request):

@@ -89,7 +89,17 @@ def installed_roots(classes: Iterable[StageClass]) -> dict[str, Path]:
         top = cls.__module__.split(".")[0]
         if top != OWN and top not in roots and (found := _spec_root(top)) is not None:
             roots[top] = found
+        elif top == "__main__" and (found := _main_file()) is not None:
+            roots[top] = found  # a class of the script that runs (the Python API)
     return roots
+
+
+def _main_file() -> Path | None:
+    """The file of the script that runs as `__main__`, if it has one (not an interactive
+    session): a stage class it defines is its code."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    return Path(path).resolve() if path else None
 
 
 def _spec_root(name: str) -> Path | None:

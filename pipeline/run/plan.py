@@ -88,13 +88,15 @@ class RunPlan:
 
     @classmethod
     def resolve(
-        cls, run: RunConfig, root: Path, strict=False, keyed=True, path: Path | None = None
+        cls, run: RunConfig, root: Path, strict=False, keyed=True, path=None, given=None
     ) -> RunPlan:
-        """The plan of a parsed config whose relative paths are relative to `root`."""
+        """The plan of a parsed config whose relative paths are relative to `root`; `path`: the
+        config file, where there is one; `given`: stage name -> class, for the stages passed
+        in as classes (pipeline/api.py)."""
         url = run.output if is_url(run.output) else None
         out = work_folder(root, url, run.work_dir) if url else resolve_path(root, run.output)
         storage = Storage(run.storage_options)
-        stages = rs.plan_stages(run, root)
+        stages = rs.plan_stages(run, root, given)
         found = list_sources(run, root, url or root / local_path(run.output), storage)
         rs.check_unique(run, found.runs, found.names)
         mixes = rs.plan_mixes(run, stages, dict(found.names))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, resolve
 from gristmill.stages.base import FIRST, LAST, StageParams
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.fields import Field
+from gristmill.stages.plugins import check_class
 from gristmill.stages.registry import (
     STAGES,
     StageClass,
@@ -50,11 +52,16 @@ class PlannedStage:
     index: dict | None  # its `index_params`: it keeps an index of what the run kept
 
     @classmethod
-    def of(cls, i: int, name: str, params: dict, root: Path) -> PlannedStage:
+    def of(
+        cls, i: int, name: str, params: dict, root: Path, given: Mapping | None = None
+    ) -> PlannedStage:
         """`stages[i]` of a config; a param that names a file reads `context["root"]` (the
-        config's folder) to resolve a relative path."""
+        config's folder) to resolve a relative path. `given`: name -> a stage class passed in
+        as a class (the Python API, pipeline/api.py), checked as a plug-in's is."""
         try:
-            stage = get_stage(name)
+            given = given or {}
+            where = f"stage {name!r}"
+            stage = check_class(given[name], where, STAGES) if name in given else get_stage(name)
         except UnknownStage as e:
             raise ConfigError(f"stages[{i}]: {e}") from None
         try:
@@ -72,8 +79,11 @@ class PlannedStage:
         )
 
 
-def plan_stages(run: RunConfig, root: Path) -> tuple[PlannedStage, ...]:
-    return tuple(PlannedStage.of(i, s.name, s.params, root) for i, s in enumerate(run.stages))
+def plan_stages(
+    run: RunConfig, root: Path, given: Mapping[str, StageClass] | None = None
+) -> tuple[PlannedStage, ...]:
+    stages = run.stages
+    return tuple(PlannedStage.of(i, s.name, s.params, root, given) for i, s in enumerate(stages))
 
 
 def check_stages(stages: tuple[PlannedStage, ...]) -> None:

@@ -40,7 +40,7 @@ from gristmill.stages.errors import GristmillError
 
 
 def run(
-    config_path: str,
+    config_path: str | RunPlan,
     strict: bool = False,
     echo: Callable[[str], None] = print,
     executor: str | None = None,
@@ -51,9 +51,12 @@ def run(
     """Runs CONFIG; `after(out, shown)` runs once the outputs are complete (or up to date), and
     the lines it returns close the summary (the CLI writes the report there). `overwrite`:
     replacing another run may delete its materialised mixes and files gristmill did not write
-    (pipeline/output/replace.py)."""
+    (pipeline/output/replace.py). A RunPlan for CONFIG: a plan resolved already (the Python
+    API, pipeline/api.py), its executor and strictness its own."""
     cpu = CpuMeter()  # the run process's CPU counts from here, the config's loading included
-    plan = RunPlan.load(config_path, executor=executor, strict=strict)
+    plan = config_path
+    if not isinstance(plan, RunPlan):
+        plan = RunPlan.load(config_path, executor=executor, strict=strict)
     if dry_run and plan.run.executor != "slurm":
         raise GristmillError("--dry-run: only with `executor: slurm` (it writes sbatch scripts)")
     after = after or (lambda out, shown: [])
