@@ -37,8 +37,12 @@ from gristmill.stages.formats.docio import (
     read_records,
     record_to_doc,
 )
-from gristmill.stages.read.sources import InputFile, ReadSources
+from gristmill.stages.read.sources import InputFile, ReadSources, input_kind
+from gristmill.stages.read.split_read import ReadSplits
+from gristmill.stages.read.splits import splitting
 from gristmill.stages.registry import StageClass, get_stage, implicit_first, is_global
+
+READ_SPLITS = "00-read-splits"  # the read phase of large files, before phase 01
 
 
 @dataclass
@@ -132,19 +136,29 @@ def plan_run(cfg: LoadedConfig, work: Path, strict: bool) -> tuple[list[Phase], 
     """The run's phases, and the stage context after its last stage (the tokenizer it used)."""
     run = cfg.run
     ctx = run_context(cfg, work)
+    files = input_files(cfg)
+    bases = [
+        (f.path, input_kind(f.path), i if f.task is None else f.task) for i, f in enumerate(files)
+    ]
+    split = splitting(bases, run.task_bytes, run.block_bytes, work)
     reader = ReadSources(
-        input_files(cfg),
+        files,
         ctx,
         strict=strict or run.strict,
         max_doc_chars=run.max_doc_chars,
         storage_options=cfg.storage_options,
+        splitting=split,
     )
     stages = [(get_stage(entry.name), params) for entry, params in cfg.stage_params]
     implicit = [(cls, None) for cls in implicit_first() if cls not in [c for c, _ in stages[:1]]]
     # the keys every document carries as it reaches each stage, from the declarations
     chain, given = metadata.chain(cfg), metadata.sources_give(cfg)
     fields = [tuple(present(given, chain[:j]).values()) for j in range(len(chain))]
-    return compile_phases(reader, [*implicit, *stages], ctx, work, run.tasks, fields=fields)
+    phases, ctx = compile_phases(reader, [*implicit, *stages], ctx, work, run.tasks, fields=fields)
+    if split.splits:  # large JSON-lines files: read in splits first (stages/read/split_read.py)
+        step = ReadSplits(split, [f.path for f in files], run.tasks)
+        phases.insert(0, Phase(READ_SPLITS, [step], len(split.splits)))
+    return phases, ctx
 
 
 def compile_phases(
