@@ -114,7 +114,8 @@ def _layouts(
             continue
         if kind == "parquet":
             groups = row_groups(path)
-            how, size = f"{len(groups)} row groups, read where they go", sum(g.size for g in groups)
+            how = f"{len(groups)} row group{'s' * (len(groups) != 1)}, read where they go"
+            size = sum(g.size for g in groups)
             out[i] = FileLayout(i, base, "rows", groups=groups, how=how, data_bytes=size)
         else:
             splits, how = line_splits(i, path, task_bytes)
@@ -132,13 +133,20 @@ def layout_lines(s: Splitting, displays: list[str], tasks: int) -> list[str]:
         return []
     lines = [f"large inputs (over block_bytes, {s.block_bytes:,}): their records by block"]
     for i, lay in s.layouts.items():
-        if lay.data_bytes is None:
+        if lay.kind == "rows":
+            blocks = {g.place // s.block_bytes for g in lay.groups}
+            spread = _spread(len(blocks), len({(lay.base + b) % tasks for b in blocks}))
+        elif lay.data_bytes is None:
             spread = f"block by block over up to {tasks} tasks"
         else:
-            spread = f"{-(-lay.data_bytes // s.block_bytes):,} blocks over "
-            spread += f"{min(tasks, -(-lay.data_bytes // s.block_bytes))} tasks"
+            n = -(-lay.data_bytes // s.block_bytes)
+            spread = _spread(n, min(n, tasks))
         lines.append(f"  {displays[i]}: {lay.how}; {spread}")
     return lines
+
+
+def _spread(blocks: int, tasks: int) -> str:
+    return f"{blocks:,} block{'s' * (blocks != 1)} over {tasks} task{'s' * (tasks != 1)}"
 
 
 def line_splits(file: int, path: str, task_bytes: int) -> tuple[tuple[Split, ...], str]:
