@@ -137,8 +137,9 @@ class ReadSources(PipelineStep):
 
     def _pieces(self, f: InputFile, lay: FileLayout, rank: int, world_size: int):
         """A large file's records that go to task `rank`: lines from the read phase's work
-        files, row groups straight from the parquet file; its damage (at the line where the
-        reading stopped) and emptiness are said once, by the task of its block 0."""
+        files, row groups straight from the parquet file, WARC records from their blocks; its
+        damage (at the line where the reading stopped) and emptiness are said once, by the task
+        of its block 0."""
         home = lay.base % world_size == rank
         if lay.kind == "lines":
             for n, line, error in split_lines(self.splitting.work, lay, rank):
@@ -146,7 +147,15 @@ class ReadSources(PipelineStep):
                     yield from self._line(n, line)
                 elif home:
                     yield n, None, BadRecord(*error)
-            return
+        elif lay.kind == "records":
+            from gristmill.stages.read.warc import warc_records  # imports warcio
+
+            for span in lay.blocks_of(rank, self.splitting.block_bytes, world_size):
+                yield from warc_records(f.path, self.storage_options, span)
+        else:
+            yield from self._row_groups(f, lay, rank, world_size, home)
+
+    def _row_groups(self, f: InputFile, lay: FileLayout, rank: int, world_size: int, home: bool):
         block, last = self.splitting.block_bytes, 0
         mine = [g for g in lay.groups if lay.task_of(g.place, block, world_size) == rank]
         try:

@@ -15,6 +15,9 @@ A record's place:
   its end, so a line across a split's edge is read once, by the split before.
 - parquet: the row group's place, the uncompressed bytes of the row groups before it (from the
   file's metadata); its rows are read straight from the file by the tasks they go to.
+- WARC/WET gzipped per record (as Common Crawl writes them): the record's offset in the file;
+  each task reads its blocks straight from the file, from the first gzip member header in each.
+  A plain or one-member file is read whole.
 
 How a file of JSON lines splits: plain, at any byte; `.zst` of several frames whose headers
 give their sizes, at frame starts (the frames found by walking their block headers: no
@@ -32,6 +35,7 @@ import zstandard
 
 from gristmill.stages.formats.fs import is_url
 
+KINDS = ("jsonl", "parquet", "warc")  # `input_kind`s that split; text files are one document
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 SKIPPABLE = range(0x184D2A50, 0x184D2A60)  # skippable frames' magic numbers (little-endian)
 
@@ -81,6 +85,19 @@ class FileLayout:
     def task_of(self, place: int, block_bytes: int, tasks: int) -> int:
         return (self.base + place // block_bytes) % tasks
 
+    def blocks_of(self, task: int, block_bytes: int, tasks: int) -> list[tuple[int, int]]:
+        """The byte ranges of the blocks that go to `task`, adjacent ones joined."""
+        spans: list[tuple[int, int]] = []
+        for b in range(-(-(self.data_bytes or 0) // block_bytes)):
+            if (self.base + b) % tasks != task:
+                continue
+            lo, hi = b * block_bytes, (b + 1) * block_bytes
+            if spans and spans[-1][1] == lo:
+                spans[-1] = (spans[-1][0], hi)
+            else:
+                spans.append((lo, hi))
+        return spans
+
 
 @dataclass(frozen=True)
 class Splitting:
@@ -110,9 +127,15 @@ def _layouts(
 ) -> dict[int, FileLayout]:
     out = {}
     for i, (path, kind, base) in enumerate(files):
-        if is_url(path) or kind not in ("jsonl", "parquet") or os.path.getsize(path) <= block_bytes:
+        if is_url(path) or kind not in KINDS or os.path.getsize(path) <= block_bytes:
             continue
-        if kind == "parquet":
+        if kind == "warc":
+            from gristmill.stages.read.warc import members_per_record  # imports warcio
+
+            if path.lower().endswith(".gz") and members_per_record(path):
+                how, size = "gzip per record: blocks read where they go", os.path.getsize(path)
+                out[i] = FileLayout(i, base, "records", how=how, data_bytes=size)
+        elif kind == "parquet":
             groups = row_groups(path)
             how = f"{len(groups)} row group{'s' * (len(groups) != 1)}, read where they go"
             size = sum(g.size for g in groups)

@@ -20,6 +20,7 @@ from gristmill.stages.formats.docio import read_records
 from tests.conftest import run_quietly
 from tests.pipeline.run.test_executors import local_ray  # noqa: F401 - a fixture
 from tests.pipeline.run.test_runner import tree_bytes
+from tests.stages.read.test_warc import response, write_warc
 
 pytestmark = pytest.mark.slow
 
@@ -65,6 +66,9 @@ def write_corpus(folder: Path) -> None:
     rows[25]["text"] = " "  # rejected, as a group's first row: `empty_text`, row 26
     pq.write_table(pa.Table.from_pylist(rows), folder / "f.parquet", row_group_size=25)
     pq.write_table(pa.Table.from_pylist(rows[:60]), folder / "g.parquet")  # one row group
+    pages = [response("200 OK", "text/html", f"<p>{n} {rows[n]['text']}</p>".encode(), 1)
+             for n in range(40)]  # fmt: skip
+    write_warc(folder / "h.warc.gz", pages, gz=True)  # gzip per record
 
 
 def config(tmp: Path, name: str, **extra) -> Path:
