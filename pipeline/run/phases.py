@@ -137,10 +137,9 @@ def plan_run(cfg: LoadedConfig, work: Path, strict: bool) -> tuple[list[Phase], 
     run = cfg.run
     ctx = run_context(cfg, work)
     files = input_files(cfg)
-    bases = [
-        (f.path, input_kind(f.path), i if f.task is None else f.task) for i, f in enumerate(files)
-    ]
-    split = splitting(bases, run.task_bytes, run.block_bytes, work)
+    # an earlier run's documents stay whole, in the task that wrote them (`InputFile.task`)
+    kinds = [(f.path, input_kind(f.path) if f.task is None else None) for f in files]
+    split = splitting(kinds, run.task_bytes, run.block_bytes, work)
     reader = ReadSources(
         files,
         ctx,

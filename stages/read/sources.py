@@ -140,7 +140,7 @@ class ReadSources(PipelineStep):
         files, row groups straight from the parquet file, WARC records from their blocks; its
         damage (at the line where the reading stopped) and emptiness are said once, by the task
         of its block 0."""
-        home = lay.base % world_size == rank
+        home = lay.file % world_size == rank
         if lay.kind == "lines":
             for n, line, error in split_lines(self.splitting.work, lay, rank):
                 if error is None:

@@ -74,8 +74,7 @@ class RowGroup:
 class FileLayout:
     """A file larger than one block: its splits (JSON lines) or its row groups (parquet)."""
 
-    file: int
-    base: int  # task of its block 0, before the modulo: its place in the list (or its `task`)
+    file: int  # its place in the input list: the task of its block 0, before the modulo
     kind: str  # "lines" or "rows"
     splits: tuple[Split, ...] = ()
     groups: tuple[RowGroup, ...] = ()
@@ -83,13 +82,13 @@ class FileLayout:
     data_bytes: int | None = None  # its records' bytes (decompressed), where known
 
     def task_of(self, place: int, block_bytes: int, tasks: int) -> int:
-        return (self.base + place // block_bytes) % tasks
+        return (self.file + place // block_bytes) % tasks
 
     def blocks_of(self, task: int, block_bytes: int, tasks: int) -> list[tuple[int, int]]:
         """The byte ranges of the blocks that go to `task`, adjacent ones joined."""
         spans: list[tuple[int, int]] = []
         for b in range(-(-(self.data_bytes or 0) // block_bytes)):
-            if (self.base + b) % tasks != task:
+            if (self.file + b) % tasks != task:
                 continue
             lo, hi = b * block_bytes, (b + 1) * block_bytes
             if spans and spans[-1][1] == lo:
@@ -114,19 +113,19 @@ class Splitting:
 
 
 def splitting(
-    files: list[tuple[str, str, int]], task_bytes: int, block_bytes: int, work: Path
+    files: list[tuple[str, str | None]], task_bytes: int, block_bytes: int, work: Path
 ) -> Splitting:
-    """The run's large files' layouts; `files` holds each input's path, kind (`input_kind` of
-    stages/read/sources.py) and base task. Files no larger than one block, of other kinds, or at
-    URLs are read whole, as before."""
+    """The run's large files' layouts; `files` holds each input's path and kind (`input_kind`
+    of stages/read/sources.py; None: read whole). Files no larger than one block, of other
+    kinds, or at URLs are read whole, as before."""
     return Splitting(_layouts(files, task_bytes, block_bytes), block_bytes, work)
 
 
 def _layouts(
-    files: list[tuple[str, str, int]], task_bytes: int, block_bytes: int
+    files: list[tuple[str, str | None]], task_bytes: int, block_bytes: int
 ) -> dict[int, FileLayout]:
     out = {}
-    for i, (path, kind, base) in enumerate(files):
+    for i, (path, kind) in enumerate(files):
         if is_url(path) or kind not in KINDS or os.path.getsize(path) <= block_bytes:
             continue
         if kind == "warc":
@@ -134,18 +133,18 @@ def _layouts(
 
             if path.lower().endswith(".gz") and members_per_record(path):
                 how, size = "gzip per record: blocks read where they go", os.path.getsize(path)
-                out[i] = FileLayout(i, base, "records", how=how, data_bytes=size)
+                out[i] = FileLayout(i, "records", how=how, data_bytes=size)
         elif kind == "parquet":
             groups = row_groups(path)
             how = f"{len(groups)} row group{'s' * (len(groups) != 1)}, read where they go"
             size = sum(g.size for g in groups)
-            out[i] = FileLayout(i, base, "rows", groups=groups, how=how, data_bytes=size)
+            out[i] = FileLayout(i, "rows", groups=groups, how=how, data_bytes=size)
         else:
             splits, how = line_splits(i, path, task_bytes)
             last = splits[-1]  # a plain file's size, or a zstd one's from its frames
             size = None if last.whole else last.dstart + sum(f.content for f in last.frames)
             size = last.end if not last.frames and not last.whole else size
-            out[i] = FileLayout(i, base, "lines", splits=splits, how=how, data_bytes=size)
+            out[i] = FileLayout(i, "lines", splits=splits, how=how, data_bytes=size)
     return out
 
 
@@ -158,7 +157,7 @@ def layout_lines(s: Splitting, displays: list[str], tasks: int) -> list[str]:
     for i, lay in s.layouts.items():
         if lay.kind == "rows":
             blocks = {g.place // s.block_bytes for g in lay.groups}
-            spread = _spread(len(blocks), len({(lay.base + b) % tasks for b in blocks}))
+            spread = _spread(len(blocks), len({(lay.file + b) % tasks for b in blocks}))
         elif lay.data_bytes is None:
             spread = f"block by block over up to {tasks} tasks"
         else:

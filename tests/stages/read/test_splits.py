@@ -192,8 +192,7 @@ def test_which_files_are_large_and_how_the_plan_says_so(tmp_path):
     big.write_bytes(corpus(7))
     text = tmp_path / "t.txt"
     text.write_bytes(b"x" * 50_000)
-    files = [(str(p), k, i) for i, (p, k) in enumerate([(small, "jsonl"), (big, "jsonl"),
-                                                        (text, "text")])]  # fmt: skip
+    files = [(str(small), "jsonl"), (str(big), "jsonl"), (str(text), "text")]
     block = small.stat().st_size + 1
     sp = splitting(files, 5000, block, tmp_path)
     assert list(sp.layouts) == [1]  # the small file and the text file are read whole

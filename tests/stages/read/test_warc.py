@@ -237,7 +237,7 @@ def test_a_large_per_record_gzip_warc_is_read_block_by_block(tmp_path):
     data[offsets[hit] + 20 : offsets[hit] + 60] = b"\x00" * 40  # its deflate data broken
     path.write_bytes(bytes(data))
     files = [InputFile(str(path), path.name, "web", "real")]
-    sp = splitting([(str(path), "warc", 0)], 10**9, block, tmp_path)
+    sp = splitting([(str(path), "warc")], 10**9, block, tmp_path)
     assert sp.layouts[0].kind == "records" and not sp.splits
     got, bad = [], []
     for rank in range(3):
@@ -251,4 +251,4 @@ def test_a_large_per_record_gzip_warc_is_read_block_by_block(tmp_path):
     assert [(r["offset"], r["reason"]) for r in bad] == [(offsets[hit], "corrupt_record")]
     plain = tmp_path / "big.warc"
     write_warc(plain, pages, gz=False)
-    assert not splitting([(str(plain), "warc", 0)], 10**9, block, tmp_path).layouts
+    assert not splitting([(str(plain), "warc")], 10**9, block, tmp_path).layouts
