@@ -117,7 +117,7 @@ def _yaml(path: Path) -> dict:
     return yaml.safe_load(path.read_text())
 
 
-def run_all(data: Path, sizes: list[int], work: Path, stages: list[str]) -> dict:
+def run_all(data: Path, sizes: list[int], work: Path, stages: list[str], keep: bool) -> dict:
     text_mb = _text_bytes(data) / 1e6
     trials = {"whole": {"block_bytes": 1 << 50}}
     trials |= {f"split-{s}": {"task_bytes": s << 20} for s in sizes}
@@ -130,6 +130,8 @@ def run_all(data: Path, sizes: list[int], work: Path, stages: list[str]) -> dict
         shutil.rmtree(work / f"{name}_out", ignore_errors=True)
         results[name] = one_run(config(work, name, data, stages, **run), text_mb)
         print(name, json.dumps(results[name]), flush=True)
+        if not keep:
+            shutil.rmtree(work / f"{name}_out")
     split = {results[n]["sha256"] for n in trials if n != "whole"}
     results["split_outputs_identical"] = len(split) == 1
     return results
@@ -161,24 +163,28 @@ def main(argv: list[str] | None = None) -> None:
     mk.add_argument("--repeat", type=int, default=1)
     mk.add_argument("--frame-mib", type=int, default=4)
     mk.add_argument("--shards", type=int, default=None, help="only the first N shards")
+    mk.add_argument("--only", choices=("zst", "parquet"), default=None)
     rn = sub.add_parser("run")
     rn.add_argument("data", type=Path)
     rn.add_argument("--sizes", default="16,64,256", help="task_bytes in MiB, comma-separated")
     rn.add_argument("--work", type=Path, default=None)
     rn.add_argument("--stages", default="tokenize,pack")
     rn.add_argument("--json", type=Path, default=None)
+    rn.add_argument("--keep", action="store_true", help="keep each run's output folder")
     a = ap.parse_args(argv)
     if a.cmd == "make":
         a.out.mkdir(parents=True, exist_ok=True)
         paths = shards(a.grown, a.repeat, a.shards)
-        text = make_zst(paths, a.out / "big.jsonl.zst", a.frame_mib << 20)
-        make_parquet(paths, a.out / "big.parquet")
-        print(f"{text / 1e6:,.0f} MB of text: big.jsonl.zst, big.parquet in {a.out}")
+        if a.only != "parquet":
+            text = make_zst(paths, a.out / "big.jsonl.zst", a.frame_mib << 20)
+            print(f"{text / 1e6:,.0f} MB of JSON lines: big.jsonl.zst in {a.out}")
+        if a.only != "zst":
+            make_parquet(paths, a.out / "big.parquet")
         return
     work = a.work or a.data.parent / f"runs_{a.data.name.split('.')[-1]}"
     work.mkdir(parents=True, exist_ok=True)
     sizes = [int(s) for s in a.sizes.split(",")]
-    results = run_all(a.data.resolve(), sizes, work.resolve(), a.stages.split(","))
+    results = run_all(a.data.resolve(), sizes, work.resolve(), a.stages.split(","), a.keep)
     print(json.dumps({k: v for k, v in results.items() if not isinstance(v, dict)}))
     if a.json:
         a.json.write_text(json.dumps(results, indent=1))

@@ -79,7 +79,9 @@ class InputFile:
 
 class ReadSources(PipelineStep):
     """First step of the first phase: task `rank` reads files `rank`, `rank + world_size`, ...
-    (a file with its own `task`: the task of that number, modulo the tasks)."""
+    (a file with its own `task`: the task of that number, modulo the tasks), and of each file
+    larger than a block the records whose block goes to it (`splitting`: stages/read/splits.py;
+    a large JSON-lines file's lines from the read phase's work files)."""
 
     name = "input"
     type = "reader"

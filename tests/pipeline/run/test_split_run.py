@@ -109,6 +109,7 @@ def runs(tmp_path_factory):
     made = {}
     for size in (500, 4000, 10**9):
         made[size] = run_quietly(config(tmp, f"s{size}", task_bytes=size))
+    made["w1"] = run_quietly(config(tmp, "sw1", task_bytes=700, workers=1))
     return tmp, made
 
 
@@ -116,7 +117,7 @@ def test_every_split_size_gives_the_same_bytes(runs):
     tmp, made = runs
     ref = tree_bytes(tmp / "out_s500")
     assert any(k.startswith("tokens/web/00002") for k in ref)  # the tasks all got documents
-    for size, manifest in made.items():
+    for size, manifest in made.items():  # and one worker
         assert tree_bytes(tmp / f"out_s{size}") == ref, size
         assert {k: manifest[k] for k in SAME} == {k: made[500][k] for k in SAME}
     # the plan differs: 500-byte splits make many read tasks, a huge size one per file
