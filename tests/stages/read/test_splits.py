@@ -202,3 +202,46 @@ def test_which_files_are_large_and_how_the_plan_says_so(tmp_path):
     assert lines[1] == f"  big.jsonl: {n} read tasks by byte range; " + (
         f"{-(-big.stat().st_size // block):,} blocks over 3 tasks"
     )
+
+
+def read_as_a_run(tmp: Path, path: Path, task_bytes: int, block: int, tasks: int = 2):
+    """The read phase's tasks, then phase 01's reader in each task: per task, its documents'
+    (id, text) and its rejected lines' (line, reason)."""
+    from gristmill.stages.base import StageContext
+    from gristmill.stages.read.sources import InputFile, ReadSources
+    from gristmill.stages.read.split_read import ReadSplits
+    from tests.conftest import rejected_records, run_step
+
+    work = tmp / f"w{task_bytes}"
+    sp = splitting([(str(path), "jsonl")], task_bytes, block, work)
+    step = ReadSplits(sp, [str(path)], tasks)
+    for rank in range(len(sp.splits)):
+        run_step(step, rank=rank, world_size=len(sp.splits))
+    out = []
+    for rank in range(tasks):
+        ctx = StageContext(rejected=work / "rejected")
+        reader = ReadSources([InputFile(str(path), path.name, "web", "real")], ctx, splitting=sp)
+        docs = run_step(reader, rank=rank, world_size=tasks)
+        rej = rejected_records(work / "rejected" / "input" / f"{rank:05d}.jsonl.zst")
+        out.append(([(d.id, d.text) for d in docs], [(r["line"], r["reason"]) for r in rej]))
+    return out
+
+
+def test_a_damaged_frame_stops_the_file_at_the_same_line_for_every_split_size(tmp_path):
+    data = corpus(8)
+    frames = [data[i : i + 1000] for i in range(0, len(data), 1000)]
+    cctx = zstandard.ZstdCompressor(write_checksum=True)
+    blobs = [bytearray(cctx.compress(f)) for f in frames]
+    k = len(blobs) // 2
+    blobs[k][-8:-4] = bytes(b ^ 0xFF for b in blobs[k][-8:-4])  # its last block's data
+    path = tmp_path / "a.jsonl.zst"
+    path.write_bytes(b"".join(blobs))
+    assert zstd_frames(str(path)) is not None  # its headers still parse: it is split
+    lost = data[: k * 1000].count(b"\n") + 1  # the first line not whole before the frame
+    runs = [read_as_a_run(tmp_path, path, size, 4000) for size in (1, 2500, 10**9)]
+    assert runs[0] == runs[1] == runs[2]
+    ids = [i for docs, _ in runs[0] for i, _ in docs]
+    assert ids and max(int(i.rsplit(":", 1)[1]) for i in ids) < lost
+    rejects = [r for _, rej in runs[0] for r in rej]
+    assert rejects.count((lost, "unreadable_file")) == 1
+    assert all(line < lost for line, reason in rejects if reason != "unreadable_file")
