@@ -84,7 +84,10 @@ def outputs_sha(out: Path) -> str:
     for sub in ("tokens", "documents", "rejected"):
         for p in sorted((out / sub).rglob("*")):
             if p.is_file():
-                h.update(p.relative_to(out).as_posix().encode() + p.read_bytes())
+                h.update(p.relative_to(out).as_posix().encode())
+                with open(p, "rb") as fh:
+                    while chunk := fh.read(1 << 24):
+                        h.update(chunk)
     return h.hexdigest()
 
 
