@@ -33,6 +33,7 @@ from pathlib import Path
 
 import zstandard
 
+from gristmill.stages.formats.docio import DAMAGED
 from gristmill.stages.formats.fs import is_url
 
 KINDS = ("jsonl", "parquet", "warc")  # `input_kind`s that split; text files are one document
@@ -126,26 +127,37 @@ def _layouts(
 ) -> dict[int, FileLayout]:
     out = {}
     for i, (path, kind) in enumerate(files):
-        if is_url(path) or kind not in KINDS or os.path.getsize(path) <= block_bytes:
+        try:
+            if is_url(path) or kind not in KINDS or not os.path.isfile(path):
+                continue
+            if os.path.getsize(path) <= block_bytes:
+                continue
+            lay = _layout(i, path, kind, task_bytes)
+        except DAMAGED:  # not what its name says: read whole, and rejected as it always is
             continue
-        if kind == "warc":
-            from gristmill.stages.read.warc import members_per_record  # imports warcio
-
-            if path.lower().endswith(".gz") and members_per_record(path):
-                how, size = "gzip per record: blocks read where they go", os.path.getsize(path)
-                out[i] = FileLayout(i, "records", how=how, data_bytes=size)
-        elif kind == "parquet":
-            groups = row_groups(path)
-            how = f"{len(groups)} row group{'s' * (len(groups) != 1)}, read where they go"
-            size = sum(g.size for g in groups)
-            out[i] = FileLayout(i, "rows", groups=groups, how=how, data_bytes=size)
-        else:
-            splits, how = line_splits(i, path, task_bytes)
-            last = splits[-1]  # a plain file's size, or a zstd one's from its frames
-            size = None if last.whole else last.dstart + sum(f.content for f in last.frames)
-            size = last.end if not last.frames and not last.whole else size
-            out[i] = FileLayout(i, "lines", splits=splits, how=how, data_bytes=size)
+        if lay is not None:
+            out[i] = lay
     return out
+
+
+def _layout(i: int, path: str, kind: str, task_bytes: int) -> FileLayout | None:
+    if kind == "warc":
+        from gristmill.stages.read.warc import members_per_record  # imports warcio
+
+        if not (path.lower().endswith(".gz") and members_per_record(path)):
+            return None
+        how, size = "gzip per record: blocks read where they go", os.path.getsize(path)
+        return FileLayout(i, "records", how=how, data_bytes=size)
+    if kind == "parquet":
+        groups = row_groups(path)
+        how = f"{len(groups)} row group{'s' * (len(groups) != 1)}, read where they go"
+        size = sum(g.size for g in groups)
+        return FileLayout(i, "rows", groups=groups, how=how, data_bytes=size)
+    splits, how = line_splits(i, path, task_bytes)
+    last = splits[-1]  # a plain file's size, or a zstd one's from its frames
+    size = None if last.whole else last.dstart + sum(f.content for f in last.frames)
+    size = last.end if not last.frames and not last.whole else size
+    return FileLayout(i, "lines", splits=splits, how=how, data_bytes=size)
 
 
 def layout_lines(s: Splitting, displays: list[str], tasks: int) -> list[str]:

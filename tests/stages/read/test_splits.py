@@ -245,3 +245,17 @@ def test_a_damaged_frame_stops_the_file_at_the_same_line_for_every_split_size(tm
     rejects = [r for _, rej in runs[0] for r in rej]
     assert rejects.count((lost, "unreadable_file")) == 1
     assert all(line < lost for line, reason in rejects if reason != "unreadable_file")
+
+
+def test_a_file_that_is_not_what_its_name_says_is_read_whole(tmp_path):
+    """Planning never fails on one: the reader rejects it as `unreadable_file`, as always."""
+    for name in ("bad.parquet", "bad.warc.gz", "bad.jsonl.gz"):
+        (tmp_path / name).write_bytes(b"not this kind at all " * 100)
+    (tmp_path / "dir.jsonl").mkdir()
+    kinds = {"bad.parquet": "parquet", "bad.warc.gz": "warc", "bad.jsonl.gz": "jsonl"}
+    files = [(str(tmp_path / n), k) for n, k in kinds.items()] + [
+        (str(tmp_path / "dir.jsonl"), "jsonl")
+    ]
+    sp = splitting(files, 100, 10, tmp_path)
+    assert list(sp.layouts) == [2]  # the gzip one is one read task, which says it is damaged
+    assert sp.splits[0].whole
