@@ -14,10 +14,11 @@ import pytest
 import yaml
 import zstandard
 
-from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run.phases import READ_SPLITS
+from gristmill.pipeline.run.runner import run
+from gristmill.stages.errors import InputError
 from gristmill.stages.formats.docio import read_records
-from tests.conftest import run_quietly
+from tests.conftest import restored_logging, run_quietly
 from tests.pipeline.run.test_executors import local_ray  # noqa: F401 - a fixture
 from tests.pipeline.run.test_runner import tree_bytes
 from tests.stages.read.test_warc import response, write_warc
@@ -140,14 +141,15 @@ def test_line_numbers_and_documents_are_those_of_one_reader(runs):
 
 
 def test_a_killed_split_reruns_alone(runs, tmp_path):
-    """One split's output and marker gone (as a kill leaves it), and the run's later phases:
-    the rerun reads that split again, keeps the others' files, and ends with the same bytes."""
+    """A run stopped in phase 01 (`--strict`, at the first malformed line: the same run key)
+    with the read phase done; one split's files and marker then gone, as a kill leaves it: the
+    rerun reads that split alone, keeps the others', and ends with the same bytes."""
     tmp, _ = runs
     (tmp_path / "data").symlink_to(tmp / "data")
     cfg = config(tmp_path, "k", task_bytes=500)
-    run_quietly(cfg)
-    out = tmp_path / "out_k"
-    (work,) = (out / "_work").iterdir()
+    with pytest.raises(InputError):
+        run_quietly(cfg, strict=True)
+    (work,) = (tmp_path / "out_k" / "_work").iterdir()
     done = sorted((work / READ_SPLITS / "completions").iterdir())
     splits = sorted((work / "splits").glob("*.json"))
     assert len(done) == len(splits) > 10
@@ -155,16 +157,15 @@ def test_a_killed_split_reruns_alone(runs, tmp_path):
     for p in [lost, *lost.with_suffix("").iterdir()]:
         p.unlink()
     done[5].unlink()
-    for phase in work.iterdir():
-        if phase.name[:2].isdigit() and phase.name != READ_SPLITS:
-            for marker in (phase / "completions").iterdir():
-                marker.unlink()
-    (out / mf.MANIFEST).unlink()
-    before = {p: p.stat().st_mtime_ns for p in splits if p != lost}
-    run_quietly(cfg)
-    assert lost.exists()
-    assert {p: p.stat().st_mtime_ns for p in before} == before  # the others were not re-read
-    assert tree_bytes(out) == tree_bytes(tmp / "out_s500")
+    kept = {p: p.stat().st_mtime_ns for p in done if p != done[5]}
+    rerun = []
+    with restored_logging():
+        run(str(cfg), echo=rerun.append)
+    assert done[5].exists()  # its task ran again; the others' markers are the first run's
+    assert {p: p.stat().st_mtime_ns for p in kept} == kept
+    assert tree_bytes(tmp_path / "out_k") == tree_bytes(tmp / "out_s500")
+    assert not (work / "splits").exists()  # scratch, once the run is done
+    assert any("resum" in line for line in rerun), rerun
 
 
 @pytest.mark.cluster
