@@ -11,7 +11,8 @@ file). `run` runs `gristmill run` on one of them, with `tokenize` and `pack` by 
 
 all with `tasks: 2`, `workers: 2`. Per run it prints the load average before it, wall seconds,
 CPU-s (the tasks' and the run process's), CPU-s per MB of text of the read phase and of the
-reader of phase 01, each phase's peak RSS of a task, and the sha256 of everything under
+reader of phase 01 (per MB of the file's `text`: `--text-mb`, else counted: of a `.jsonl.zst`
+its decompressed bytes), each phase's peak RSS of a task, and the sha256 of everything under
 `tokens/`, `documents/` and `rejected/`; the split runs must agree.
 
     python -m bench.speed.split make GROWN -o OUT [--repeat 1] [--frame-mib 4] [--shards N]
@@ -120,8 +121,9 @@ def _yaml(path: Path) -> dict:
     return yaml.safe_load(path.read_text())
 
 
-def run_all(data: Path, sizes: list[int], work: Path, stages: list[str], keep: bool) -> dict:
-    text_mb = _text_bytes(data) / 1e6
+def run_all(data: Path, sizes: list[int], work: Path, stages: list[str], keep: bool,
+            text_mb: float | None = None) -> dict:  # fmt: skip
+    text_mb = text_mb or _text_bytes(data) / 1e6
     trials = {"whole": {"block_bytes": 1 << 50}}
     trials |= {f"split-{s}": {"task_bytes": s << 20} for s in sizes}
     results = {
@@ -174,6 +176,7 @@ def main(argv: list[str] | None = None) -> None:
     rn.add_argument("--stages", default="tokenize,pack")
     rn.add_argument("--json", type=Path, default=None)
     rn.add_argument("--keep", action="store_true", help="keep each run's output folder")
+    rn.add_argument("--text-mb", type=float, default=None, help="the file's MB, if known")
     a = ap.parse_args(argv)
     if a.cmd == "make":
         a.out.mkdir(parents=True, exist_ok=True)
@@ -187,7 +190,8 @@ def main(argv: list[str] | None = None) -> None:
     work = a.work or a.data.parent / f"runs_{a.data.name.split('.')[-1]}"
     work.mkdir(parents=True, exist_ok=True)
     sizes = [int(s) for s in a.sizes.split(",")]
-    results = run_all(a.data.resolve(), sizes, work.resolve(), a.stages.split(","), a.keep)
+    stages = a.stages.split(",")
+    results = run_all(a.data.resolve(), sizes, work.resolve(), stages, a.keep, a.text_mb)
     print(json.dumps({k: v for k, v in results.items() if not isinstance(v, dict)}))
     if a.json:
         a.json.write_text(json.dumps(results, indent=1))
