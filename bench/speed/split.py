@@ -99,7 +99,8 @@ def one_run(cfg: Path, text_mb: float) -> dict:
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     wall = time.monotonic() - t0
     out = Path(_yaml(cfg)["output"])
-    cpu = json.loads((out / "manifest.json").read_text())["timing"]["cpu"]
+    timing = json.loads((out / "manifest.json").read_text())["timing"]
+    cpu = timing["cpu"]
     phases = cpu["phases"]
     read = phases.get("00-read-splits", {}).get("cpu_s", 0.0)
     first = next(v for k, v in phases.items() if k.startswith("01-"))
@@ -110,6 +111,7 @@ def one_run(cfg: Path, text_mb: float) -> dict:
         "read_phase_cpu_s_per_mb": round(read / text_mb, 4),
         "reader_cpu_s_per_mb": round(first["steps"]["input"]["cpu_s"] / text_mb, 4),
         "read_tasks": phases.get("00-read-splits", {}).get("tasks", 0),
+        "phase_wall_s": {k: round(v, 1) for k, v in timing["phases_seconds"].items()},
         "peak_rss_mb": {k: round(v["peak_rss_mb"]) for k, v in phases.items()},
         "sha256": outputs_sha(out),
     }
