@@ -7,7 +7,7 @@ shards of a corpus made by `bench/data/grow.py` (`--repeat` passes over them, fo
 file). `run` runs `gristmill run` on one of them, with `tokenize` and `pack` by default:
 
 - `whole`: `block_bytes` above the file's size, so the file is one task's, as before splitting;
-- `split-<S>`: `task_bytes` S MiB, `block_bytes` its default (8 MiB), for each S of `--sizes`;
+- `split-<S>`: `task_bytes` S MiB, `block_bytes` its default (64 MiB), for each S of `--sizes`;
 
 all with `tasks: 2`, `workers: 2`. Per run it prints the load average before it, wall seconds,
 CPU-s (the tasks' and the run process's), CPU-s per MB of text of the read phase and of the

@@ -129,7 +129,7 @@ class RunConfig(StrictModel):
     # large inputs (stages/read/splits.py): read tasks of about `task_bytes`; a file larger than
     # `block_bytes` spreads its records over the tasks, block by block
     task_bytes: int = Field(64 << 20, ge=1)
-    block_bytes: int = Field(8 << 20, ge=1)
+    block_bytes: int = Field(64 << 20, ge=1)
     sources: list[SourceConfig] = Field(min_length=1)
     stages: list[StageConfig] = Field(min_length=1)
     mix: dict[str, Any] | None = None  # one mix or named mixes: pipeline/run/mix_config.py
