@@ -117,6 +117,10 @@ class RunConfig(StrictModel):
     keep_rejected: bool = True
     strict: bool = False
     max_doc_chars: int = Field(10_000_000, ge=1)
+    # large inputs (stages/read/splits.py): read tasks of about `task_bytes`; a file larger than
+    # `block_bytes` spreads its records over the tasks, block by block
+    task_bytes: int = Field(64 << 20, ge=1)
+    block_bytes: int = Field(64 << 20, ge=1)
     sources: list[SourceConfig] = Field(min_length=1)
     stages: list[StageConfig] = Field(min_length=1)
     mix: dict[str, Any] | None = None  # one mix or named mixes: pipeline/run/mix_config.py

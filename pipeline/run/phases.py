@@ -37,11 +37,15 @@ from gristmill.stages.formats.docio import (
     read_records,
     record_to_doc,
 )
-from gristmill.stages.read.sources import InputFile, ReadSources
+from gristmill.stages.read.sources import InputFile, ReadSources, input_kind
+from gristmill.stages.read.split_read import ReadSplits
+from gristmill.stages.read.splits import splitting
 from gristmill.stages.registry import StageClass, is_global
 
 if TYPE_CHECKING:
     from gristmill.pipeline.run.plan import RunPlan
+
+READ_SPLITS = "00-read-splits"  # the read phase of large files, before phase 01
 
 
 @dataclass
@@ -134,19 +138,28 @@ def plan_run(plan: RunPlan, work: Path) -> tuple[list[Phase], StageContext]:
     """The run's phases, and the stage context after its last stage (the tokenizer it used)."""
     run, declared = plan.run, plan.declared
     ctx = run_context(plan, work)
+    files = input_files(plan)
+    # an earlier run's documents stay whole, in the task that wrote them (`InputFile.task`)
+    kinds = [(f.path, input_kind(f.path) if f.task is None else None) for f in files]
+    split = splitting(kinds, run.task_bytes, run.block_bytes, work)
     reader = ReadSources(
-        input_files(plan),
+        files,
         ctx,
         strict=plan.strict or run.strict,
         max_doc_chars=run.max_doc_chars,
         storage_options=plan.storage.options,
+        splitting=split,
     )
     implicit = [(cls, None) for cls, _ in declared.chain[: declared.implicit]]
     stages = [*implicit, *((s.cls, s.params) for s in plan.stages)]
     # the keys every document carries as it reaches each stage, from the declarations
     given = metadata.sources_give(declared)
     fields = [tuple(present(given, declared.chain[:j]).values()) for j in range(len(stages))]
-    return compile_phases(reader, stages, ctx, work, run.tasks, fields=fields)
+    phases, ctx = compile_phases(reader, stages, ctx, work, run.tasks, fields=fields)
+    if split.splits:  # large JSON-lines files: read in splits first (stages/read/split_read.py)
+        step = ReadSplits(split, [f.path for f in files], run.tasks)
+        phases.insert(0, Phase(READ_SPLITS, [step], len(split.splits)))
+    return phases, ctx
 
 
 def compile_phases(

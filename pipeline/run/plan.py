@@ -45,6 +45,8 @@ from gristmill.pipeline.run.source_paths import SourceError
 from gristmill.stages.base import StageContext
 from gristmill.stages.formats.fs import is_url, local_path
 from gristmill.stages.read.sources import ReadSources
+from gristmill.stages.read.split_read import ReadSplits
+from gristmill.stages.read.splits import layout_lines
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,9 @@ def phase_lines(phases: list[Phase], run: RunConfig, executors=tuple(EXECUTORS))
         else:
             head = f"{p.name:<{width}}  {tasks}"
         lines += _wrap(head, [describe(step, i, p) for i, step in enumerate(p.steps)])
+    reader = next((s for p in phases for s in p.steps if isinstance(s, ReadSources)), None)
+    if reader is not None:  # the large files: how each is read, over how many tasks
+        lines += layout_lines(reader.splitting, [f.display for f in reader.files], run.tasks)
     for name in executors:
         how = EXECUTORS[name].format(workers=run.workers, ray_cpus=run.ray.cpus_per_task)
         lines += textwrap.wrap(f"{name}: {how}", WIDTH, subsequent_indent="    ")
@@ -188,6 +193,8 @@ def describe(step, i: int, phase: Phase) -> str:
     the step's own name (a stage, a map or a reduce step)."""
     if isinstance(step, ReadSources):
         return "read"
+    if isinstance(step, ReadSplits):
+        return "read large files' splits -> work files"
     if isinstance(step, ReadWork):
         replayed = ", ".join(step_label(s) for s in step.replay)
         return f"work files ({replayed} replayed)" if replayed else "work files"

@@ -16,9 +16,10 @@ from gristmill.pipeline.run import metadata
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.stages.base import StageHooks
 
-# phases' intermediates and the copies of earlier runs' indexes (`dedup_against` URLs);
+# phases' intermediates (the read phase's `splits`) and the copies of earlier runs' indexes
+# (`dedup_against` URLs);
 # markers and stats stay
-SCRATCH = ("docs_*", "*/sigs", "*/drops", "earlier")
+SCRATCH = ("docs_*", "*/sigs", "*/drops", "earlier", "splits")
 
 
 class Record(RunObserver):

@@ -27,6 +27,8 @@ from gristmill.stages.formats.docio import DAMAGED, open_binary
 from gristmill.stages.formats.fs import StorageOptions, is_url, open_file
 from gristmill.stages.formats.rejects import RejectWriter
 from gristmill.stages.read.records import BadRecord, Skipped
+from gristmill.stages.read.split_read import split_lines
+from gristmill.stages.read.splits import FileLayout, RowGroup, Splitting
 
 COMPRESSED = ("", ".gz", ".zst")  # what stages/formats/docio.py's open_binary decompresses
 JSONL_SUFFIXES = tuple(f"{s}{c}" for s in (".jsonl", ".ndjson", ".json") for c in COMPRESSED)
@@ -77,7 +79,9 @@ class InputFile:
 
 class ReadSources(PipelineStep):
     """First step of the first phase: task `rank` reads files `rank`, `rank + world_size`, ...
-    (a file with its own `task`: the task of that number, modulo the tasks)."""
+    (a file with its own `task`: the task of that number, modulo the tasks), and of each file
+    larger than a block the records whose block goes to it (`splitting`: stages/read/splits.py;
+    a large JSON-lines file's lines from the read phase's work files)."""
 
     name = "input"
     type = "reader"
@@ -89,9 +93,11 @@ class ReadSources(PipelineStep):
         strict: bool = False,
         max_doc_chars: int = 10_000_000,
         storage_options: StorageOptions | None = None,  # for URLs: stages/formats/fs.py
+        splitting: Splitting | None = None,  # large files' layouts: stages/read/splits.py
     ):
         super().__init__()
         self.files, self.strict, self.max_doc_chars = files, strict, max_doc_chars
+        self.splitting = splitting or Splitting({})
         self.storage_options = storage_options
         self.ctx = ctx or StageContext()
 
@@ -100,13 +106,8 @@ class ReadSources(PipelineStep):
         sink = RejectWriter(rejected / "input" / f"{rank:05d}.jsonl.zst" if rejected else None)
         seen = kept = 0  # into the stats once per task, as `Stage.run` counts
         try:
-            mine = [
-                f
-                for i, f in enumerate(self.files)
-                if (i if f.task is None else f.task) % world_size == rank
-            ]
-            for f in mine:
-                for loc, raw, got in self._records(f):
+            for f, records in self._mine(rank, world_size):
+                for loc, raw, got in records:
                     if isinstance(got, Skipped):
                         self.stat_update(f"skipped/{got.reason}")
                         continue
@@ -125,6 +126,47 @@ class ReadSources(PipelineStep):
         for key, n in (("seen", seen), ("kept", kept)):
             if n:
                 self.stat_update(key, value=n, unit="task")
+
+    def _mine(self, rank: int, world_size: int):
+        """(file, its records that go to task `rank`) in file order: a small file's all when it
+        is this task's, a large file's that its layout sends here (stages/read/splits.py)."""
+        for i, f in enumerate(self.files):
+            lay = self.splitting.layouts.get(i)
+            if lay is not None:
+                yield f, self._pieces(f, lay, rank, world_size)
+            elif (i if f.task is None else f.task) % world_size == rank:
+                yield f, self._records(f)
+
+    def _pieces(self, f: InputFile, lay: FileLayout, rank: int, world_size: int):
+        """A large file's records that go to task `rank`: lines from the read phase's work
+        files, row groups straight from the parquet file, WARC records from their blocks; its
+        damage (at the line where the reading stopped) and emptiness are said once, by the task
+        of its block 0."""
+        home = lay.file % world_size == rank
+        if lay.kind == "lines":
+            for n, line, error in split_lines(self.splitting.work, lay, rank):
+                if error is None:
+                    yield from self._line(n, line)
+                elif home:
+                    yield n, None, BadRecord(*error)
+        elif lay.kind == "records":
+            from gristmill.stages.read.warc import warc_records  # imports warcio
+
+            for span in lay.blocks_of(rank, self.splitting.block_bytes, world_size):
+                yield from warc_records(f.path, self.storage_options, span)
+        else:
+            yield from self._row_groups(f, lay, rank, world_size, home)
+
+    def _row_groups(self, f: InputFile, lay: FileLayout, rank: int, world_size: int, home: bool):
+        block, last = self.splitting.block_bytes, 0
+        mine = [g for g in lay.groups if lay.task_of(g.place, block, world_size) == rank]
+        try:
+            for last, raw, rec in self._parquet_rows(f, mine):  # noqa: B007 - read after
+                yield last, raw, rec
+        except DAMAGED as e:
+            yield last + 1, None, BadRecord("unreadable_file", f"{type(e).__name__}: {e}")
+        if home and not any(g.rows for g in lay.groups):
+            yield 0, None, BadRecord("empty_file", "no record: empty, or only blank lines")
 
     def _reject(self, sink: RejectWriter, f: InputFile, loc: int, raw, bad: BadRecord) -> None:
         key = "offset" if input_kind(f.path) == "warc" else "line"  # WARC: byte offset
@@ -170,13 +212,17 @@ class ReadSources(PipelineStep):
     def _lines(self, f: InputFile):
         with open_binary(f.path, self.storage_options) as fh:
             for n, line in enumerate(fh, start=1):
-                line = line.rstrip(b"\r\n")
-                if n == 1 and line.startswith(b"\xef\xbb\xbf"):
-                    line = line[3:]  # a UTF-8 byte-order mark is not part of the JSON
-                if not line.strip():
-                    self.stat_update("blank_lines")
-                    continue
-                yield n, line, _parse_json(line)
+                yield from self._line(n, line)
+
+    def _line(self, n: int, line: bytes):
+        """Line `n` of a file, parsed; nothing for a blank line (counted)."""
+        line = line.rstrip(b"\r\n")
+        if n == 1 and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]  # a UTF-8 byte-order mark is not part of the JSON
+        if not line.strip():
+            self.stat_update("blank_lines")
+            return
+        yield n, line, _parse_json(line)
 
     def _text(self, f: InputFile):
         """A text file is one document, its id the file's path as the config names it."""
@@ -193,20 +239,23 @@ class ReadSources(PipelineStep):
             return
         yield 1, None, {f.fields.get("text", "text"): text, f.fields.get("id", "id"): f.display}
 
-    def _parquet_rows(self, f: InputFile):
+    def _parquet_rows(self, f: InputFile, groups: list[RowGroup] | None = None):
+        """Rows numbered from 1: all of them, or those of `groups` (a large file's)."""
         import pyarrow.parquet as pq  # only for parquet inputs
 
         from gristmill.stages.formats.doctable import decode_rows, written_here
 
-        n = 0
         src = open_file(f.path, self.storage_options) if is_url(f.path) else f.path
         pf = pq.ParquetFile(src)
         # a `write` stage's file: its JSON columns parsed back, its nulls absent keys
         rows_of = decode_rows if written_here(pf.schema_arrow) else (lambda b: b.to_pylist())
-        for batch in pf.iter_batches(batch_size=1024):
-            for row in rows_of(batch):
-                n += 1
-                yield n, orjson.dumps(row, default=str).decode(), row
+        spans = [(1, None)] if groups is None else [(g.first_row, [g.index]) for g in groups]
+        for first, these in spans:
+            n = first - 1
+            for batch in pf.iter_batches(batch_size=1024, row_groups=these):
+                for row in rows_of(batch):
+                    n += 1
+                    yield n, orjson.dumps(row, default=str).decode(), row
 
     def _to_doc(self, f: InputFile, loc: int, rec) -> Document:
         if isinstance(rec, BadRecord):

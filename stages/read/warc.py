@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import zlib
 from collections.abc import Iterator
 
 from warcio.archiveiterator import ArchiveIterator
@@ -38,17 +39,22 @@ RESYNC_CHUNK = 1 << 20
 
 
 def warc_records(
-    path: str, storage_options: StorageOptions | None = None
+    path: str, storage_options: StorageOptions | None = None, block: tuple[int, int] | None = None
 ) -> Iterator[tuple[int, None, object]]:
+    """The file's records; with `block` (start, end), only those whose offset lies in it (a
+    large per-record gzip file's block, `stages/read/splits.py`), from its first gzip member."""
     gz, seen = path.lower().endswith(".gz"), 0
+    end = block[1] if block else None
     with open_file(path, storage_options) as fh:
         size = fh.size if is_url(path) else os.fstat(fh.fileno()).st_size
-        start: int | None = 0
+        start: int | None = member_start(fh, *block) if block and block[0] else 0
         while start is not None:
             fh.seek(start)
             it = ArchiveIterator(fh)
             try:
                 for record in it:
+                    if end is not None and it.offset >= end:
+                        return  # the next block's
                     seen += 1
                     yield it.offset, None, _convert(record)
                 # warcio ends quietly on a record cut inside its headers: bytes left over are one
@@ -61,12 +67,56 @@ def warc_records(
                 bad = BadRecord("corrupt_record", _describe(e))
             finally:
                 it.close()
+            if end is not None and it.offset >= end:
+                return
             seen += 1
             yield it.offset, None, bad
             # go on from the next record start after the bad one: nothing else is lost
             start = _next_record_start(fh, it.offset + 1, gz)
-    if not seen:
+    if not seen and not block:
         yield 0, None, BadRecord("empty_file", "no WARC record")
+
+
+def member_start(fh, pos: int, end: int) -> int | None:
+    """Offset of the first gzip member header in [pos, end), or None: the magic bytes and
+    header fields a writer sets (no reserved flags, a known XFL and OS), so a chance match
+    inside compressed data is about 1 in 10^11 bytes."""
+    fh.seek(pos)
+    base, buf = pos, b""
+    while True:
+        chunk = fh.read(1 << 16)
+        buf += chunk
+        i = buf.find(GZIP_MAGIC)
+        while i >= 0:
+            if base + i >= end:
+                return None
+            if i + 10 > len(buf):
+                break  # the header's end is in the next chunk
+            h = buf[i : i + 10]
+            if h[3] & 0xE0 == 0 and h[8] in (0, 2, 4) and (h[9] <= 13 or h[9] == 255):
+                return base + i
+            i = buf.find(GZIP_MAGIC, i + 1)
+        if not chunk:
+            return None
+        keep = i if i >= 0 else max(0, len(buf) - 2)  # a magic cut by the chunk's end
+        base, buf = base + keep, buf[keep:]
+        if base >= end:
+            return None
+
+
+def members_per_record(path: str, limit: int = 16 << 20) -> bool:
+    """Whether the first gzip member ends within `limit` bytes with more after it: a file
+    gzipped per record, whose blocks can be read apart."""
+    obj = zlib.decompressobj(wbits=31)
+    with open(path, "rb") as fh:
+        while not obj.eof and fh.tell() < limit and (chunk := fh.read(1 << 16)):
+            try:
+                obj.decompress(chunk, 1 << 16)
+                while obj.unconsumed_tail and not obj.eof:
+                    obj.decompress(obj.unconsumed_tail, 1 << 16)
+            except zlib.error:
+                return False
+        return obj.eof and bool(obj.unused_data or fh.read(1))
 
 
 def _rest_is_blank(fh, pos: int, size: int) -> bool:

@@ -9,8 +9,9 @@ from tests.conftest import minimal_config
 
 SOURCE_KEYS = "(allowed keys: name, paths, origin, fields, run, sources)"
 ALL_KEYS = (
-    "output, executor, tasks, workers, keep_rejected, strict, max_doc_chars, sources, stages, "
-    "mix, ray, slurm, storage_options, work_dir, lease_s, dedup_against"
+    "output, executor, tasks, workers, keep_rejected, strict, max_doc_chars, task_bytes, "
+    "block_bytes, sources, stages, mix, ray, slurm, storage_options, work_dir, lease_s, "
+    "dedup_against"
 )
 
 
@@ -91,7 +92,10 @@ def test_out_of_range(write_config):
     assert msg == ": must be in [0, 1] (got 1.5)"
 
 
-@pytest.mark.parametrize("bad", [{"tasks": 0}, {"workers": -1}, {"max_doc_chars": 0}])
+@pytest.mark.parametrize(
+    "bad",
+    [{"tasks": 0}, {"workers": -1}, {"max_doc_chars": 0}, {"task_bytes": 0}, {"block_bytes": 0}],
+)
 def test_non_positive_counts(write_config, bad):
     [(key, value)] = bad.items()
     msg = refused(write_config(with_changes(**bad)), key)

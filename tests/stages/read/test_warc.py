@@ -218,3 +218,37 @@ def test_truncated_copy_of_a_real_warc(tmp_path):
     [rej] = rejects(tmp_path)
     assert (rej["offset"], rej["reason"]) == (78027, "truncated_record")
     assert stats(reader)["dropped"] == 1
+
+
+def test_a_large_per_record_gzip_warc_is_read_block_by_block(tmp_path):
+    """Its records go to the tasks by the block of their offset: each read once, by the task
+    of its block, in file order, a damaged member too; a plain WARC is read whole."""
+    from gristmill.stages.read.splits import splitting
+
+    pages = []
+    for n in range(60):
+        kind, uri, body, http, warc = response("200 OK", "text/html", f"<p>{n} {PAGE}".encode(), 1)
+        pages.append((kind, uri, body, http, warc | {"WARC-Record-ID": f"<urn:uuid:big-{n}>"}))
+    path = tmp_path / "big.warc.gz"
+    offsets = write_warc(path, pages, gz=True)
+    data = bytearray(path.read_bytes())
+    block = (offsets[-1] - offsets[0]) // 7
+    hit = next(i for i, o in enumerate(offsets) if o >= block * 3)  # the first of block 3
+    data[offsets[hit] + 20 : offsets[hit] + 60] = b"\x00" * 40  # its deflate data broken
+    path.write_bytes(bytes(data))
+    files = [InputFile(str(path), path.name, "web", "real")]
+    sp = splitting([(str(path), "warc")], 10**9, block, tmp_path)
+    assert sp.layouts[0].kind == "records" and not sp.splits
+    got, bad = [], []
+    for rank in range(3):
+        ctx = StageContext(rejected=tmp_path / f"r{rank}")
+        docs = run_step(ReadSources(files, ctx, splitting=sp), rank=rank, world_size=3)
+        at = [offsets[int(d.metadata["warc_record_id"].split("-")[-1][:-1])] for d in docs]
+        assert at == sorted(at) and {o // block % 3 for o in at} <= {rank}
+        got += at
+        bad += rejected_records(tmp_path / f"r{rank}" / "input" / f"{rank:05d}.jsonl.zst")
+    assert sorted(got) == [o for i, o in enumerate(offsets) if i != hit]
+    assert [(r["offset"], r["reason"]) for r in bad] == [(offsets[hit], "corrupt_record")]
+    plain = tmp_path / "big.warc"
+    write_warc(plain, pages, gz=False)
+    assert not splitting([(str(plain), "warc")], 10**9, block, tmp_path).layouts

@@ -1,0 +1,277 @@
+"""Large input files in pieces: where each file's read tasks start and end, and which task of
+the phase after reading gets each of its records.
+
+Two sizes, two jobs. `block_bytes` decides where a record goes: a record of file *i* whose
+place in the file lies in block *b* (its place // `block_bytes`) goes to task (*i* + *b*) mod
+`tasks`, so a large file's records spread over the tasks; a file no larger than one block goes
+whole to task *i* mod `tasks`, as a small file always has. `task_bytes` only decides how the
+reading is cut up (a read task per split), never where a record goes, so every output is the
+same bytes for any `task_bytes`.
+
+A record's place:
+- JSON lines: the offset, in the decompressed text, of the newline that ends the line before
+  it (0 for the first line). A split owns the lines whose place lies in its range: it starts
+  after the first newline at or past its start, and reads until its next line's place is past
+  its end, so a line across a split's edge is read once, by the split before.
+- parquet: the row group's place, the uncompressed bytes of the row groups before it (from the
+  file's metadata); its rows are read straight from the file by the tasks they go to.
+- WARC/WET gzipped per record (as Common Crawl writes them): the record's offset in the file;
+  each task reads its blocks straight from the file, from the first gzip member header in each.
+  A plain or one-member file is read whole.
+
+How a file of JSON lines splits: plain, at any byte; `.zst` of several frames whose headers
+give their sizes, at frame starts (the frames found by walking their block headers: no
+decompression); a one-frame `.zst` or any `.gz` cannot be entered in the middle, so it is one
+split that reads it all (its records still spread over the tasks by block).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import zstandard
+
+from gristmill.stages.formats.docio import DAMAGED
+from gristmill.stages.formats.fs import is_url
+
+KINDS = ("jsonl", "parquet", "warc")  # `input_kind`s that split; text files are one document
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+SKIPPABLE = range(0x184D2A50, 0x184D2A60)  # skippable frames' magic numbers (little-endian)
+
+
+@dataclass(frozen=True)
+class Frame:
+    offset: int  # in the file
+    size: int  # compressed bytes, header to checksum
+    content: int  # decompressed bytes
+
+
+@dataclass(frozen=True)
+class Split:
+    """One read task: file `file`'s split number `index` (from 0)."""
+
+    file: int  # the file's place in the run's input list
+    index: int
+    start: int  # where in the file reading starts (a frame's start for `.zst`)
+    end: int  # plain: the byte after its range; `.zst`: where its last frame ends
+    dstart: int  # the decompressed offset of `start` (plain: `start`)
+    dend: int | None  # the decompressed offset of `end`; None: to the end of the file
+    frames: tuple[Frame, ...] = ()  # `.zst`: its frames, then the rest of the file's
+    whole: bool = False  # a stream read from the start (`.gz`, one-frame `.zst`)
+
+
+@dataclass(frozen=True)
+class RowGroup:
+    index: int
+    first_row: int  # the file's row number of its first row, from 1
+    rows: int
+    place: int  # uncompressed bytes of the row groups before it
+    size: int  # its own
+
+
+@dataclass(frozen=True)
+class FileLayout:
+    """A file larger than one block: its splits (JSON lines) or its row groups (parquet)."""
+
+    file: int  # its place in the input list: the task of its block 0, before the modulo
+    kind: str  # "lines" or "rows"
+    splits: tuple[Split, ...] = ()
+    groups: tuple[RowGroup, ...] = ()
+    how: str = ""  # for `run --plan`: how it was cut up
+    data_bytes: int | None = None  # its records' bytes (decompressed), where known
+
+    def task_of(self, place: int, block_bytes: int, tasks: int) -> int:
+        return (self.file + place // block_bytes) % tasks
+
+    def blocks_of(self, task: int, block_bytes: int, tasks: int) -> list[tuple[int, int]]:
+        """The byte ranges of the blocks that go to `task`, adjacent ones joined."""
+        spans: list[tuple[int, int]] = []
+        for b in range(-(-(self.data_bytes or 0) // block_bytes)):
+            if (self.file + b) % tasks != task:
+                continue
+            lo, hi = b * block_bytes, (b + 1) * block_bytes
+            if spans and spans[-1][1] == lo:
+                spans[-1] = (spans[-1][0], hi)
+            else:
+                spans.append((lo, hi))
+        return spans
+
+
+@dataclass(frozen=True)
+class Splitting:
+    """A run's large files, by their place in the input list, and where the read phase writes."""
+
+    layouts: dict[int, FileLayout]
+    block_bytes: int = 1
+    work: Path | None = None  # the run's work folder
+
+    @property
+    def splits(self) -> list[Split]:
+        """The read phase's tasks, in order: each large JSON-lines file's splits."""
+        return [s for lay in self.layouts.values() for s in lay.splits]
+
+
+def splitting(
+    files: list[tuple[str, str | None]], task_bytes: int, block_bytes: int, work: Path
+) -> Splitting:
+    """The run's large files' layouts; `files` holds each input's path and kind (`input_kind`
+    of stages/read/sources.py; None: read whole). Files no larger than one block, of other
+    kinds, or at URLs are read whole, as before."""
+    return Splitting(_layouts(files, task_bytes, block_bytes), block_bytes, work)
+
+
+def _layouts(
+    files: list[tuple[str, str | None]], task_bytes: int, block_bytes: int
+) -> dict[int, FileLayout]:
+    out = {}
+    for i, (path, kind) in enumerate(files):
+        try:
+            if is_url(path) or kind not in KINDS or not os.path.isfile(path):
+                continue
+            if os.path.getsize(path) <= block_bytes:
+                continue
+            lay = _layout(i, path, kind, task_bytes)
+        except DAMAGED:  # not what its name says: read whole, and rejected as it always is
+            continue
+        if lay is not None:
+            out[i] = lay
+    return out
+
+
+def _layout(i: int, path: str, kind: str, task_bytes: int) -> FileLayout | None:
+    if kind == "warc":
+        from gristmill.stages.read.warc import members_per_record  # imports warcio
+
+        if not (path.lower().endswith(".gz") and members_per_record(path)):
+            return None
+        how, size = "gzip per record: blocks read where they go", os.path.getsize(path)
+        return FileLayout(i, "records", how=how, data_bytes=size)
+    if kind == "parquet":
+        groups = row_groups(path)
+        how = f"{len(groups)} row group{'s' * (len(groups) != 1)}, read where they go"
+        size = sum(g.size for g in groups)
+        return FileLayout(i, "rows", groups=groups, how=how, data_bytes=size)
+    splits, how = line_splits(i, path, task_bytes)
+    last = splits[-1]  # a plain file's size, or a zstd one's from its frames
+    size = None if last.whole else last.dstart + sum(f.content for f in last.frames)
+    size = last.end if not last.frames and not last.whole else size
+    return FileLayout(i, "lines", splits=splits, how=how, data_bytes=size)
+
+
+def layout_lines(s: Splitting, displays: list[str], tasks: int) -> list[str]:
+    """`run --plan`'s lines on the large files: how each is read, and over how many tasks its
+    records spread."""
+    if not s.layouts:
+        return []
+    lines = [f"large inputs (over block_bytes, {s.block_bytes:,}): their records by block"]
+    for i, lay in s.layouts.items():
+        if lay.kind == "rows":
+            blocks = {g.place // s.block_bytes for g in lay.groups}
+            spread = _spread(len(blocks), len({(lay.file + b) % tasks for b in blocks}))
+        elif lay.data_bytes is None:
+            spread = f"block by block over up to {tasks} tasks"
+        else:
+            n = -(-lay.data_bytes // s.block_bytes)
+            spread = _spread(n, min(n, tasks))
+        lines.append(f"  {displays[i]}: {lay.how}; {spread}")
+    return lines
+
+
+def _spread(blocks: int, tasks: int) -> str:
+    return f"{blocks:,} block{'s' * (blocks != 1)} over {tasks} task{'s' * (tasks != 1)}"
+
+
+def line_splits(file: int, path: str, task_bytes: int) -> tuple[tuple[Split, ...], str]:
+    """A JSON-lines file's read tasks of about `task_bytes` each, and how they were cut."""
+    size, low = os.path.getsize(path), path.lower()
+    if low.endswith(".gz"):
+        return (Split(file, 0, 0, size, 0, None, whole=True),), "gzip: one read task"
+    if not low.endswith(".zst"):
+        n = max(1, -(-size // task_bytes))
+        cuts = [size * k // n for k in range(n + 1)]
+        splits = [Split(file, k, cuts[k], cuts[k + 1], cuts[k], cuts[k + 1]) for k in range(n)]
+        return tuple(splits), f"{n} read tasks by byte range"
+    frames = zstd_frames(path)
+    if frames is None or len(frames) < 2:
+        why = "one frame" if frames else "frame sizes not in its headers"
+        return (Split(file, 0, 0, size, 0, None, whole=True),), f"zstd, {why}: one read task"
+    groups: list[list[int]] = [[]]
+    for k, fr in enumerate(frames):
+        if groups[-1] and fr.offset - frames[groups[-1][0]].offset >= task_bytes:
+            groups.append([])
+        groups[-1].append(k)
+    starts = [0]
+    for fr in frames:
+        starts.append(starts[-1] + fr.content)
+    splits = []
+    for j, g in enumerate(groups):
+        first, last = frames[g[0]], frames[g[-1]]
+        dend = starts[g[-1] + 1] if j < len(groups) - 1 else None
+        splits.append(
+            Split(file, j, first.offset, last.offset + last.size, starts[g[0]], dend,
+                  frames=tuple(frames[g[0]:]))
+        )  # fmt: skip
+    return tuple(splits), f"zstd, {len(frames)} frames: {len(groups)} read tasks"
+
+
+def zstd_frames(path: str) -> list[Frame] | None:
+    """The file's zstd frames, from their headers and block headers (skippable frames passed
+    over); None when a frame does not give its decompressed size or the file does not parse
+    (a truncated or damaged file is read whole, so its error comes where it always does)."""
+    frames, size = [], os.path.getsize(path)
+    with open(path, "rb") as fh:
+        pos = 0
+        while pos < size:
+            fh.seek(pos)
+            head = fh.read(18)
+            magic = int.from_bytes(head[:4], "little")
+            if magic in SKIPPABLE and len(head) >= 8:
+                pos += 8 + int.from_bytes(head[4:8], "little")
+                continue
+            if head[:4] != ZSTD_MAGIC:
+                return None
+            try:
+                content = zstandard.frame_content_size(head)
+                header = zstandard.frame_header_size(head)
+                checksum = zstandard.get_frame_parameters(head).has_checksum
+            except zstandard.ZstdError:
+                return None
+            end = _blocks_end(fh, pos + header, size)
+            if content < 0 or end is None:
+                return None
+            end += 4 if checksum else 0
+            frames.append(Frame(pos, end - pos, content))
+            pos = end
+    return frames if pos == size else None
+
+
+def _blocks_end(fh, pos: int, size: int) -> int | None:
+    """Where a frame's blocks end (before its checksum), from the 3-byte block headers."""
+    while True:
+        fh.seek(pos)
+        head = fh.read(3)
+        if len(head) < 3:
+            return None
+        h = int.from_bytes(head, "little")
+        last, kind, n = h & 1, (h >> 1) & 3, h >> 3
+        if kind == 3:
+            return None  # reserved: not zstd
+        pos += 3 + (1 if kind == 1 else n)
+        if pos > size:
+            return None
+        if last:
+            return pos
+
+
+def row_groups(path: str) -> tuple[RowGroup, ...]:
+    import pyarrow.parquet as pq  # only for parquet inputs
+
+    meta = pq.ParquetFile(path).metadata
+    out, row, place = [], 1, 0
+    for g in range(meta.num_row_groups):
+        rg = meta.row_group(g)
+        out.append(RowGroup(g, row, rg.num_rows, place, rg.total_byte_size))
+        row, place = row + rg.num_rows, place + rg.total_byte_size
+    return tuple(out)

@@ -1,0 +1,261 @@
+"""A large file's splits read each of its lines exactly once, in order, whatever the split size:
+edges inside a line, CRLF, a last line without its newline, blank lines, zstd frames; and the
+files that cannot be entered in the middle are one split."""
+
+from __future__ import annotations
+
+import gzip
+import random
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+
+from gristmill.stages.read.split_read import owned_lines, split_chunks
+from gristmill.stages.read.splits import (
+    layout_lines,
+    line_splits,
+    row_groups,
+    splitting,
+    zstd_frames,
+)
+
+WORDS = ["alpha", "Жизнь", "東京都", "ภาษาไทย", "مرحبا", "हिन्दी", "한국어", "，。", "x"]
+
+
+def corpus(seed: int = 0, n: int = 400) -> bytes:
+    """Lines of every length (some longer than a split), blank lines, CRLF and malformed ones;
+    no newline after the last."""
+    rnd = random.Random(seed)
+    lines = []
+    for i in range(n):
+        r = rnd.random()
+        if r < 0.05:
+            lines.append(b"")
+        elif r < 0.1:
+            lines.append(b'{"text": "cut')  # malformed
+        else:
+            words = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(1, 120)))
+            end = b"\r" if r < 0.2 else b""
+            lines.append(f'{{"text": "{words} {i}"}}'.encode() + end)
+    return b"\n".join(lines)
+
+
+def frames_of(data: bytes, size: int) -> bytes:
+    cctx = zstandard.ZstdCompressor(write_checksum=True)
+    return b"".join(cctx.compress(data[i : i + size]) for i in range(0, len(data), size))
+
+
+def read_in_splits(path: Path, task_bytes: int) -> list[tuple[int, bytes]]:
+    out = []
+    splits, _ = line_splits(0, str(path), task_bytes)
+    for s in splits:
+        got = list(owned_lines(split_chunks(str(path), s), s))
+        for place, _ in got:  # each line's place lies in its split's range
+            assert s.dstart <= place and (s.dend is None or place < s.dend)
+        out += got
+    return out
+
+
+def expected(data: bytes) -> list[tuple[int, bytes]]:
+    """Python's own lines of the data, with the place of the newline before each."""
+    lines, pos = [], 0
+    for line in data.splitlines(keepends=True) if b"\r" not in data else _lf(data):
+        lines.append((max(pos - 1, 0), line.removesuffix(b"\n")))
+        pos += len(line)
+    return lines
+
+
+def _lf(data: bytes) -> list[bytes]:
+    parts = data.split(b"\n")
+    lines = [p + b"\n" for p in parts[:-1]]
+    return lines + ([parts[-1]] if parts[-1] else [])
+
+
+@pytest.mark.parametrize("task_bytes", [1, 2, 3, 17, 100, 999, 4096, 10**9])
+def test_plain_splits_read_every_line_once_in_order(tmp_path, task_bytes):
+    data = corpus()
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(data)
+    assert read_in_splits(path, task_bytes) == expected(data)
+
+
+@pytest.mark.parametrize("ending", [b"", b"\n", b"\r\n", b"\n\n", b"\n\r"])
+def test_the_file_end_whatever_it_is(tmp_path, ending):
+    data = corpus(1, 50) + ending
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(data)
+    want = expected(data)
+    for task_bytes in (1, 7, len(data) - 1, len(data)):
+        assert read_in_splits(path, task_bytes) == want
+
+
+def test_an_edge_on_every_byte_of_a_line(tmp_path):
+    """Two splits, the edge moved across a line, its newline and the next line's first byte:
+    the lines on either side are read once."""
+    data = b'{"text": "one"}\n{"text": broken\n{"text": "three"}\r\n'
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(data)
+    want = expected(data)
+    assert [line for _, line in want][1] == b'{"text": broken'
+    for cut in range(1, len(data)):
+        s0, s1 = line_splits(0, str(path), len(data))[0][0], None
+        s0 = type(s0)(0, 0, 0, cut, 0, cut)
+        s1 = type(s0)(0, 1, cut, len(data), cut, len(data))
+        got = [x for s in (s0, s1) for x in owned_lines(split_chunks(str(path), s), s)]
+        assert got == want, cut
+
+
+def test_an_empty_file_is_one_split_of_nothing(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b"")
+    assert read_in_splits(path, 10) == []
+
+
+@pytest.mark.parametrize("task_bytes", [1, 500, 3000, 10**9])
+def test_zstd_frames_split_at_frame_starts(tmp_path, task_bytes):
+    data = corpus(2)
+    path = tmp_path / "a.jsonl.zst"
+    path.write_bytes(frames_of(data, 1000))  # frames end inside lines
+    frames = zstd_frames(str(path))
+    assert len(frames) == -(-len(data) // 1000)
+    assert sum(f.content for f in frames) == len(data)
+    assert sum(f.size for f in frames) == path.stat().st_size
+    splits, how = line_splits(0, str(path), task_bytes)
+    assert how.startswith(f"zstd, {len(frames)} frames")
+    assert all(s.start in {f.offset for f in frames} for s in splits)
+    assert read_in_splits(path, task_bytes) == expected(data)
+
+
+def test_zstd_with_a_skippable_frame_and_an_empty_frame(tmp_path):
+    data = corpus(3, 60)
+    skippable = (0x184D2A53).to_bytes(4, "little") + (5).to_bytes(4, "little") + b"12345"
+    blob = frames_of(data[:900], 900) + skippable + zstandard.ZstdCompressor().compress(b"")
+    path = tmp_path / "a.jsonl.zst"
+    path.write_bytes(blob + frames_of(data[900:], 700))
+    assert zstd_frames(str(path)) is not None
+    assert read_in_splits(path, 200) == expected(data)
+
+
+def test_streams_that_cannot_be_entered_are_one_split(tmp_path):
+    data = corpus(4)
+    one = tmp_path / "one.jsonl.zst"
+    one.write_bytes(zstandard.ZstdCompressor().compress(data))
+    unsized = tmp_path / "unsized.jsonl.zst"
+    with open(unsized, "wb") as fh, zstandard.ZstdCompressor().stream_writer(fh) as w:
+        w.write(data[:5000])
+        w.flush(zstandard.FLUSH_FRAME)
+        w.write(data[5000:])  # frames without their sizes in the headers
+    gz = tmp_path / "a.jsonl.gz"
+    gz.write_bytes(gzip.compress(data[:3000]) + gzip.compress(data[3000:]))
+    for path, why in [(one, "one frame"), (unsized, "frame sizes not"), (gz, "gzip")]:
+        splits, how = line_splits(0, str(path), 100)
+        assert len(splits) == 1 and splits[0].whole and why in how
+        assert read_in_splits(path, 100) == expected(data)
+
+
+def test_a_truncated_zstd_file_is_read_whole(tmp_path):
+    """Its frames do not parse to its end: one split, so the error comes where it always did."""
+    path = tmp_path / "a.jsonl.zst"
+    path.write_bytes(frames_of(corpus(5), 1000)[:-10])
+    assert zstd_frames(str(path)) is None
+    (s,), _ = line_splits(0, str(path), 100)
+    assert s.whole
+    with pytest.raises(EOFError):
+        list(owned_lines(split_chunks(str(path), s), s))
+
+
+def test_parquet_row_groups_from_the_metadata(tmp_path):
+    path = tmp_path / "a.parquet"
+    pq.write_table(pa.table({"text": [f"doc {i}" for i in range(95)]}), path, row_group_size=20)
+    groups = row_groups(str(path))
+    assert [(g.first_row, g.rows) for g in groups] == [
+        (1, 20),
+        (21, 20),
+        (41, 20),
+        (61, 20),
+        (81, 15),
+    ]
+    assert [g.place for g in groups[1:]] == [
+        sum(x.size for x in groups[:k]) for k in range(1, len(groups))
+    ]
+    one = tmp_path / "one.parquet"
+    pq.write_table(pa.table({"text": ["x" * 5000] * 3}), one)
+    assert len(row_groups(str(one))) == 1
+
+
+def test_which_files_are_large_and_how_the_plan_says_so(tmp_path):
+    small, big = tmp_path / "small.jsonl", tmp_path / "big.jsonl"
+    small.write_bytes(corpus(6, 5))
+    big.write_bytes(corpus(7))
+    text = tmp_path / "t.txt"
+    text.write_bytes(b"x" * 50_000)
+    files = [(str(small), "jsonl"), (str(big), "jsonl"), (str(text), "text")]
+    block = small.stat().st_size + 1
+    sp = splitting(files, 5000, block, tmp_path)
+    assert list(sp.layouts) == [1]  # the small file and the text file are read whole
+    n = -(-big.stat().st_size // 5000)
+    assert [s.index for s in sp.splits] == list(range(n))
+    lines = layout_lines(sp, ["small.jsonl", "big.jsonl", "t.txt"], 3)
+    assert lines[1] == f"  big.jsonl: {n} read tasks by byte range; " + (
+        f"{-(-big.stat().st_size // block):,} blocks over 3 tasks"
+    )
+
+
+def read_as_a_run(tmp: Path, path: Path, task_bytes: int, block: int, tasks: int = 2):
+    """The read phase's tasks, then phase 01's reader in each task: per task, its documents'
+    (id, text) and its rejected lines' (line, reason)."""
+    from gristmill.stages.base import StageContext
+    from gristmill.stages.read.sources import InputFile, ReadSources
+    from gristmill.stages.read.split_read import ReadSplits
+    from tests.conftest import rejected_records, run_step
+
+    work = tmp / f"w{task_bytes}"
+    sp = splitting([(str(path), "jsonl")], task_bytes, block, work)
+    step = ReadSplits(sp, [str(path)], tasks)
+    for rank in range(len(sp.splits)):
+        run_step(step, rank=rank, world_size=len(sp.splits))
+    out = []
+    for rank in range(tasks):
+        ctx = StageContext(rejected=work / "rejected")
+        reader = ReadSources([InputFile(str(path), path.name, "web", "real")], ctx, splitting=sp)
+        docs = run_step(reader, rank=rank, world_size=tasks)
+        rej = rejected_records(work / "rejected" / "input" / f"{rank:05d}.jsonl.zst")
+        out.append(([(d.id, d.text) for d in docs], [(r["line"], r["reason"]) for r in rej]))
+    return out
+
+
+def test_a_damaged_frame_stops_the_file_at_the_same_line_for_every_split_size(tmp_path):
+    data = corpus(8)
+    frames = [data[i : i + 1000] for i in range(0, len(data), 1000)]
+    cctx = zstandard.ZstdCompressor(write_checksum=True)
+    blobs = [bytearray(cctx.compress(f)) for f in frames]
+    k = len(blobs) // 2
+    blobs[k][-8:-4] = bytes(b ^ 0xFF for b in blobs[k][-8:-4])  # its last block's data
+    path = tmp_path / "a.jsonl.zst"
+    path.write_bytes(b"".join(blobs))
+    assert zstd_frames(str(path)) is not None  # its headers still parse: it is split
+    lost = data[: k * 1000].count(b"\n") + 1  # the first line not whole before the frame
+    runs = [read_as_a_run(tmp_path, path, size, 4000) for size in (1, 2500, 10**9)]
+    assert runs[0] == runs[1] == runs[2]
+    ids = [i for docs, _ in runs[0] for i, _ in docs]
+    assert ids and max(int(i.rsplit(":", 1)[1]) for i in ids) < lost
+    rejects = [r for _, rej in runs[0] for r in rej]
+    assert rejects.count((lost, "unreadable_file")) == 1
+    assert all(line < lost for line, reason in rejects if reason != "unreadable_file")
+
+
+def test_a_file_that_is_not_what_its_name_says_is_read_whole(tmp_path):
+    """Planning never fails on one: the reader rejects it as `unreadable_file`, as always."""
+    for name in ("bad.parquet", "bad.warc.gz", "bad.jsonl.gz"):
+        (tmp_path / name).write_bytes(b"not this kind at all " * 100)
+    (tmp_path / "dir.jsonl").mkdir()
+    kinds = {"bad.parquet": "parquet", "bad.warc.gz": "warc", "bad.jsonl.gz": "jsonl"}
+    files = [(str(tmp_path / n), k) for n, k in kinds.items()] + [
+        (str(tmp_path / "dir.jsonl"), "jsonl")
+    ]
+    sp = splitting(files, 100, 10, tmp_path)
+    assert list(sp.layouts) == [2]  # the gzip one is one read task, which says it is damaged
+    assert sp.splits[0].whole
