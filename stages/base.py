@@ -49,6 +49,20 @@ class StrictModel(BaseModel):
 class StageParams(StrictModel):
     """Base of every stage's parameters."""
 
+    def language_codes(self) -> list[tuple[str, str]]:
+        """(key path, code) of each language code these parameters name (a list of languages,
+        a map by language): the config check holds them against the langid model's labels."""
+        return []
+
+
+def codes_of(key: str, v) -> list[tuple[str, str]]:
+    """`language_codes` of one parameter: a list's items, a map's keys but `default`."""
+    if isinstance(v, dict):
+        return [(f"{key}.{k}", str(k)) for k in v if k != "default"]
+    if isinstance(v, list):
+        return [(f"{key}[{i}]", str(k)) for i, k in enumerate(v)]
+    return []
+
 
 def scores_by_language(v):
     """A threshold in [0, 1] given as one number or as a map by language code (with an optional

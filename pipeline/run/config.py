@@ -20,7 +20,14 @@ import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from gristmill.pipeline.run import metadata
-from gristmill.pipeline.run.config_errors import format_error, shape_hint
+from gristmill.pipeline.run.config_errors import (
+    collected,
+    format_error,
+    format_errors,
+    prefixed,
+    shape_hint,
+)
+from gristmill.pipeline.run.languages import language_errors
 from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, resolve
 from gristmill.pipeline.run.run_sources import RunSourceError, check_output, resolve_run
 from gristmill.pipeline.run.source_paths import SourceError, check_overlap, expand
@@ -170,7 +177,10 @@ class LoadedConfig:
             else (self.root / local_path(run.output)).resolve()
         )
         self.storage_options = run.storage_options
-        self.stage_params = [_stage_params(i, s, self.root) for i, s in enumerate(run.stages)]
+        done, problems = collected(run.stages, lambda i, s: _stage_params(i, s, self.root))
+        if problems := problems + language_errors(done):
+            raise ConfigError("\n".join(problems))
+        self.stage_params = done
         output = self.output_url or self.root / local_path(run.output)
         check_overlap(self.root, output, [s for s in run.sources if s.run is None])
         opts = run.storage_options
@@ -293,14 +303,15 @@ def load_config(path: str | os.PathLike) -> LoadedConfig:
         run = RunConfig.model_validate(data)
     except ValidationError as e:
         hint = shape_hint(data, RunConfig.model_fields, _params_of, available())
-        raise ConfigError(f"{path}: {hint or format_error(e, RunConfig)}") from None
+        lines = [hint] if hint else format_errors(e, RunConfig)
+        raise ConfigError(prefixed(str(path), lines)) from None
     try:
         cfg = LoadedConfig(run, path)
         check_rules(run, cfg.stage_params)
         if wrong := metadata.unknown_field(cfg) or metadata.unmet(cfg):
             raise ConfigError(wrong)
     except (ConfigError, SourceError, RunSourceError) as e:
-        raise ConfigError(f"{path}: {e}") from None
+        raise ConfigError(prefixed(str(path), str(e).splitlines())) from None
     return cfg
 
 
@@ -392,7 +403,10 @@ def _stage_params(i: int, entry: StageConfig, root: Path):
     try:
         return entry, cls.Params.model_validate(dict(entry.params), context={"root": root})
     except ValidationError as e:
-        raise ConfigError(f"stages[{i}].{entry.name}.{format_error(e, cls.Params)}") from None
+        where = f"stages[{i}].{entry.name}."
+        raise ConfigError(
+            "\n".join(where + line for line in format_errors(e, cls.Params))
+        ) from None
 
 
 def _mixes(run: RunConfig, origins: dict[str, str]) -> dict[str, ResolvedMix]:

@@ -30,6 +30,7 @@ character, so a character budget gives CJK pages more to go on, not less.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import re
@@ -41,7 +42,7 @@ from datatrove.data import Document
 from pydantic import Field, field_validator
 
 from gristmill.stages import fields as md
-from gristmill.stages.base import Stage, StageParams, scores_by_language
+from gristmill.stages.base import Stage, StageParams, codes_of, scores_by_language
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fasttext import load_fasttext
 
@@ -158,6 +159,18 @@ class LangIdParams(StageParams):
     @classmethod
     def _min_scores(cls, v):
         return scores_by_language(v)
+
+    def language_codes(self) -> list[tuple[str, str]]:
+        return codes_of("allowed_languages", self.allowed_languages) + codes_of(
+            "min_score", self.min_score
+        )
+
+
+@functools.cache
+def model_labels(path: str | None) -> tuple[str, ...]:
+    """The language codes a model (None: lid.176) answers, without fastText's `__label__`."""
+    file = default_model_path() if path is None else Path(path)
+    return tuple(n.removeprefix("__label__") for n in load_fasttext(str(file)).get_labels())
 
 
 def min_scores(v: float | dict[str, float]) -> dict[str, float]:
