@@ -22,7 +22,7 @@ from gristmill.pipeline.output.mix_table import packing_line, weights_over_token
 from gristmill.pipeline.output.remote import joined, readable
 from gristmill.stages import fields as md
 from gristmill.stages.errors import GristmillError
-from gristmill.stages.formats.docio import open_binary
+from gristmill.stages.formats.docio import open_binary, read_records
 from gristmill.stages.formats.shards import ShardReader
 from gristmill.stages.tokenize import reload_tokenizer
 
@@ -73,7 +73,7 @@ def describe_doc(out: str | Path, doc_id: str) -> Iterator[str]:
 
 def _doc(out: Path, name: str, doc_id: str) -> Iterator[str]:
     m = _load(out, name)
-    kept = _kept(out, m, doc_id)
+    kept = _kept(out, m, doc_id) if m.shards else _written(out, m, doc_id)
     if kept is not None:
         yield from kept
         return
@@ -96,10 +96,11 @@ def _doc(out: Path, name: str, doc_id: str) -> Iterator[str]:
         if _at(rec, doc_id):  # FILE:LINE (WARC: FILE:OFFSET) of a malformed line
             yield from _bad(out, path, line, rec)
             return
+    kept_in = "tokens" if m.tokenized else "documents"
     raise GristmillError(
-        f"{doc_id}: no such document in {joined(name, 'tokens')} nor in {joined(name, 'rejected')} "
-        "(kept ids are in the shards' .docs.parquet, dropped ones in rejected/<stage>/; "
-        "a malformed input line has no id: --doc FILE:LINE finds it)"
+        f"{doc_id}: no such document in {joined(name, kept_in)} nor in {joined(name, 'rejected')} "
+        "(kept ids are in the shards' .docs.parquet or documents/, dropped ones in "
+        "rejected/<stage>/; a malformed input line has no id: --doc FILE:LINE finds it)"
     )
 
 
@@ -207,7 +208,7 @@ def _bad(out: Path, path: Path, line: int, rec: dict) -> Iterator[str]:
     yield f"rejected: {path.relative_to(out)} line {line}"
     raw = why.raw_line(rec)
     if raw:  # a whole-file reject (empty, unreadable) has no line
-        yield "raw: " + why.cut(raw, EXCERPT)
+        yield "raw: " + why.cut(raw, EXCERPT, flatten=False)
 
 
 def _counters(s: dict, prefix: str) -> str:
@@ -234,6 +235,28 @@ def _kept(out: Path, m: Manifest, doc_id: str) -> list[str] | None:
             f"tokens {start}..{start + n} ({n})",
             f"ids: {tokens[:64]}{' ...' if len(tokens) > 64 else ''}",
             "text: " + tok.decode(tokens, skip_special_tokens=False),
+        ]
+    return None
+
+
+def _written(out: Path, m: Manifest, doc_id: str) -> list[str] | None:
+    """A kept document of a run that ends with `write`: its file and row in `documents/`."""
+    for entry in m.document_files():
+        path = out / entry.path
+        if path.name.endswith(".parquet"):
+            ids = pq.read_table(path, columns=["id"]).column("id")
+            hits = pc.indices_nonzero(pc.equal(ids, doc_id)).to_pylist()
+            if not hits:
+                continue
+            row = pq.read_table(path).slice(hits[0], 1).to_pylist()[0]
+        else:
+            found = [(i, r) for i, r in enumerate(read_records(path)) if r.get("id") == doc_id]
+            if not found:
+                continue
+            hits, row = [found[0][0]], found[0][1]
+        return [
+            f"{doc_id}: {entry.path} row {hits[0]}, {entry.source}",
+            "text: " + why.cut(str(row.get("text", "")), EXCERPT),
         ]
     return None
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
@@ -218,47 +219,70 @@ def kept_docs(out: Path, source_order: dict[str, int]) -> set[tuple[int, str]]:
     return kept
 
 
-def build(
-    out: Path,
-    resolved: dict,
-    config_hash: str,
-    inputs: list[dict],
-    tokenizer: dict | None,
-    phase_dirs: list[Path],
-    timing: dict,
-    run_key: str,
-    metadata: dict[str, dict] | None = None,
-    reports: dict[str, dict] | None = None,
-    documents: dict | None = None,
-) -> Manifest:
+@dataclass
+class RunRecord:
+    """What a finished run tells the manifest beyond its output folder's files: the resolved
+    config and its hash, the inputs, the tokenizer (None in a run that ends with `write`), the
+    phases' folders, timing, the run key and the optional parts (`metadata`: each key the kept
+    documents carry; `reports`: global stages'; `documents`: `documents_section`'s; `key_parts`:
+    what the run key covers, to say what changed when a later run replaces this one)."""
+
+    config: dict
+    config_hash: str
+    inputs: list[dict]
+    tokenizer: dict | None
+    phase_dirs: list[Path]
+    timing: dict
+    run_key: str
+    metadata: dict[str, dict] | None = None
+    reports: dict[str, dict] | None = None
+    documents: dict | None = None
+    key_parts: dict | None = None
+    funnel: dict | None = None
+
+
+def build(out: Path, run: RunRecord) -> Manifest:
     """The manifest of the finished run in `out`; a part the run did not produce (removed
     spans, an index, `write`'s documents, global stages' reports) is left unset, so it is
-    absent from the JSON. `tokenizer` is None in a run that ends with `write` (no tokens/)."""
+    absent from the JSON."""
     shards = shard_entries(out)
     sources, totals = source_totals(shards)
+    documents = Documents.model_validate(run.documents) if run.documents else None
+    if documents is not None and not shards:  # a run that ends with `write`: what it wrote
+        totals = written_totals(documents)
     optional = {
         "rejected_spans": rejected_entries(out, REMOVED_SPANS),
         "index": index_entries(out),
-        "documents": Documents.model_validate(documents) if documents else None,
-        "reports": reports,
+        "documents": documents,
+        "reports": run.reports,
+        "key_parts": run.key_parts,
+        "funnel": run.funnel,
     }
     return Manifest(
         manifest_version=MANIFEST_VERSION,
         gristmill_version=__version__,
-        config_hash=config_hash,
-        config=resolved,
-        inputs=[InputEntry.model_validate(i) for i in inputs],
-        stages=stage_counts(phase_dirs),
+        config_hash=run.config_hash,
+        config=run.config,
+        inputs=[InputEntry.model_validate(i) for i in run.inputs],
+        stages=stage_counts(run.phase_dirs),
         sources=sources,
         totals=totals,
-        tokenizer=TokenizerIdentity.model_validate(tokenizer) if tokenizer else None,
+        tokenizer=TokenizerIdentity.model_validate(run.tokenizer) if run.tokenizer else None,
         shards=shards,
         rejected=rejected_entries(out),
-        timing=Timing.model_validate(timing),
-        run_key=run_key,
-        **({"metadata": metadata} if metadata is not None else {}),
+        timing=Timing.model_validate(run.timing),
+        run_key=run.run_key,
+        **({"metadata": run.metadata} if run.metadata is not None else {}),
         **{k: v for k, v in optional.items() if v},
     )
+
+
+def written_totals(documents: Documents) -> Totals:
+    """The kept documents of a run without token shards: `write`'s, by origin (no tokens)."""
+    docs = {"real": 0, "synthetic": 0}
+    for src in documents.sources:
+        docs[src.origin if src.origin in docs else "real"] += src.docs
+    return Totals.model_validate({"docs": docs, "tokens": {"real": 0, "synthetic": 0}})
 
 
 def stage_reports(work: Path) -> dict:

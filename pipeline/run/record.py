@@ -46,8 +46,7 @@ class Record(RunObserver):
             at = next(k for k, cls in enumerate(stages) if cls.writes_output)
             documents["metadata"] = metadata.described(plan.cfg, before=at + 1)
         tokenizer = plan.ctx.tokenizer
-        manifest = mf.build(
-            plan.out,
+        record = mf.RunRecord(
             plan.cfg.resolved(),
             plan.cfg.hash,
             plan.inputs,
@@ -59,6 +58,7 @@ class Record(RunObserver):
             mf.stage_reports(plan.work),
             documents,
         )
+        manifest = mf.build(plan.out, record)
         mf.write(plan.out, manifest)
         run.manifest = manifest
         for scratch in (p for pattern in SCRATCH for p in plan.work.glob(pattern)):

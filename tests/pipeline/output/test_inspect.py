@@ -36,7 +36,7 @@ def run(tmp_path_factory):
         [
             {"id": "zh-019", "text": "北京是中华人民共和国的首都，也是全国的政治中心。"},
             {"id": "zh-020", "text": SAME},
-            b'{"id": "\xe6\x96\x87-7", "text": "unterminated',  # 文-7: never parsed
+            b'{"id": "\xe6\x96\x87-7", "text": "un  terminated\t ',  # 文-7: never parsed
         ],
     )
     (folder / "run.yaml").write_text(
@@ -79,6 +79,7 @@ def test_a_line_that_never_parsed_is_found_by_the_id_it_holds(run):
     lines = list(describe_doc(run, "文-7"))
     assert lines[0] == "文-7: never read: a malformed input line holds it (bad_json)"
     assert lines[1] == "input: data/zh.jsonl line 3"
+    assert lines[-1] == 'raw: {"id": "文-7", "text": "un  terminated\t '  # as it was
 
 
 def test_an_unknown_id_says_where_it_looked(run):
