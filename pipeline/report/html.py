@@ -420,12 +420,12 @@ def _cpu(data: dict) -> str:
         return _note("no CPU figures in the manifest (a run of an earlier version)")
     total = max(cpu["tasks_cpu_s"], 1e-9)
     stages = _table(
-        ["stage or step", "CPU s", "wall s", "share of tasks' CPU"],
+        ["stage or step", "CPU s", "wall s", "share of tasks' CPU", "CPU s per MB of input"],
         [
-            [n, s["cpu_s"], s["wall_s"], f"{s['cpu_s'] / total:.1%}"]
+            [n, s["cpu_s"], s["wall_s"], f"{s['cpu_s'] / total:.1%}", s.get("cpu_s_per_mb", "")]
             for n, s in cpu["stages"].items()
         ],
-        {1, 2, 3},
+        {1, 2, 3, 4},
     )
     phases = _table(
         ["phase", "tasks", "CPU s", "task seconds", "peak RSS MB"],
@@ -441,5 +441,6 @@ def _cpu(data: dict) -> str:
         "the config and the stages, planning, and what the workers inherit). Steps "
         "named _* are plumbing (progress, work files); `input` is reading. A worker's start-up "
         "is in no task: bench/speed/peer.py measures a whole run from outside"
+        + (f". Cost: {cpu['cpu_s_per_mb']:,.3f} CPU-s per MB of input" if "input_mb" in cpu else "")
     )
     return stages + phases + note
