@@ -88,7 +88,7 @@ def _doc(out: Path, name: str, doc_id: str) -> Iterator[str]:
     needle = f'"{doc_id}"'
     for path, line, rec in _rejects(out, m, stage="input"):
         if needle in why.raw_line(rec):  # the raw line, invalid UTF-8 escaped
-            yield f"{doc_id}: never read: a malformed input line holds it ({rec.get('reason')})"
+            yield f"{doc_id}: never read: {_input_reject(rec)} holds it ({rec.get('reason')})"
             yield f"input: {rec.get('file')}{_where(rec)}"
             yield from list(_bad(out, path, line, rec))[1:]
             return
@@ -102,6 +102,18 @@ def _doc(out: Path, name: str, doc_id: str) -> Iterator[str]:
         "(kept ids are in the shards' .docs.parquet or documents/, dropped ones in "
         "rejected/<stage>/; a malformed input line has no id: --doc FILE:LINE finds it)"
     )
+
+
+# input rejects of a record that parsed, whole, but is not a document the run takes
+VALID_RECORDS = {
+    "document_too_large": "a record over max_doc_chars",
+    "empty_text": "a record of no text",
+}
+
+
+def _input_reject(rec: dict) -> str:
+    """What the input line was: a valid record refused (too large) or a malformed line."""
+    return VALID_RECORDS.get(str(rec.get("reason")), "a malformed input line")
 
 
 def _at(rec: dict, spec: str) -> bool:

@@ -196,6 +196,8 @@ class PhaseMonitor:
     def _rates(self, docs: int, chars: int, elapsed: float) -> str:
         d, c, s = docs - self._start[0], chars - self._start[1], max(elapsed, 1e-9)
         rate = f"{d / s:,.0f} docs/s, {c / 1e6 / s:.2f} Mchar/s"
+        if not d and self._start[0]:  # a resumed phase whose tasks all finished before
+            rate = "finished by an earlier run"
         return f"{docs:,} docs, {chars / 1e6:,.1f} Mchar ({rate})"
 
     def __exit__(self, exc_type, exc, tb) -> None:
