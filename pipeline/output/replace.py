@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.changes import what_changed
 from gristmill.pipeline.output.layout import WORK
 from gristmill.pipeline.output.manifest_model import Manifest, ManifestError
 from gristmill.pipeline.output.remote import RemoteRun
@@ -30,20 +31,27 @@ SHOWN = 3  # paths named in a refusal before "..."
 
 
 def replacing(
-    out: Path, key: str, config_hash: str, overwrite: bool, remote: RemoteRun | None = None
+    out: Path,
+    key: str,
+    config_hash: str,
+    overwrite: bool,
+    remote: RemoteRun | None = None,
+    parts: dict | None = None,
 ) -> list[str]:
     """Before a run of `key` starts writing in OUT (or publishing to `remote`): the lines to
     print, or a GristmillError. A resumed run (its `_work/<key>/` there) clears nothing; for an
-    output URL the store is judged (the local work folder is gristmill's own cache)."""
+    output URL the store is judged (the local work folder is gristmill's own cache). `parts`:
+    what the new key covers, to say what changed since a finished run (changes.py)."""
     if remote is not None:
         old = _remote_manifest(remote)
         if old is not None and old.run_key == key:
             return []
         resumable = (out / WORK).is_dir() and any((out / WORK).iterdir())
-        return check_replace_remote(remote, config_hash, overwrite, resumable)
+        lines = check_replace_remote(remote, config_hash, overwrite, resumable)
+        return lines + what_changed(old, parts)
     if (out / WORK / key).exists():
         return []
-    return check_replace(out, config_hash, overwrite)
+    return check_replace(out, config_hash, overwrite) + what_changed(_old_manifest(out), parts)
 
 
 def check_replace(out: Path, config_hash: str, overwrite: bool) -> list[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run import metadata
+from gristmill.pipeline.run.fingerprint import recorded_parts
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.stages.base import StageHooks
 from gristmill.stages.registry import get_stage
@@ -57,6 +58,7 @@ class Record(RunObserver):
             metadata.described(plan.cfg),  # what a later reader can count on
             mf.stage_reports(plan.work),
             documents,
+            key_parts=recorded_parts(plan.cfg),  # what changes.py tells a replacing run
         )
         manifest = mf.build(plan.out, record)
         mf.write(plan.out, manifest)

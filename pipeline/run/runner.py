@@ -32,7 +32,7 @@ from gristmill.pipeline.output.replace import replacing
 from gristmill.pipeline.run.config import ConfigError, LoadedConfig, check_executor, load_config
 from gristmill.pipeline.run.executors import PhaseRunner, make_runner
 from gristmill.pipeline.run.executors.base import ClusterLost
-from gristmill.pipeline.run.fingerprint import config_print
+from gristmill.pipeline.run.fingerprint import config_print, recorded_parts
 from gristmill.pipeline.run.lease import Lease
 from gristmill.pipeline.run.meter import CpuMeter
 from gristmill.pipeline.run.observe import RunObserver, RunState
@@ -172,7 +172,8 @@ def run(
                 publish(remote, plan.out)
                 return _up_to_date_remote(remote, echo)
             return _up_to_date(plan.out, echo, after)
-        for line in replacing(plan.out, plan.key, cfg.hash, overwrite, remote):
+        parts = {"config": cfg.resolved(), "inputs": plan.inputs} | recorded_parts(cfg)
+        for line in replacing(plan.out, plan.key, cfg.hash, overwrite, remote, parts):
             echo(line)  # another run's outputs go: said, and never a mix or a file not ours
         _open_work(plan, echo)
         state = RunState(plan.compile())
