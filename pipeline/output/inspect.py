@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output import why
+from gristmill.pipeline.output.funnel import funnel_lines
 from gristmill.pipeline.output.layout import SEGMENTS
 from gristmill.pipeline.output.manifest_model import Manifest
 from gristmill.pipeline.output.mix_table import packing_line, weights_over_tokens
@@ -54,6 +55,9 @@ def _run(out: Path, label: str) -> Iterator[str]:
         yield f"  {name:<20} {s.origin!s:<10} {counts}"
     t = m.totals.tokens
     yield f"tokens: real {t.real:,}, synthetic {t.synthetic:,}"
+    if m.funnel:
+        yield "funnel, per stage and source:"
+        yield from (f"  {line}" for line in funnel_lines(m))
     for path in sorted(Path(out).glob("mixes/*/mix_manifest.json")):
         mix = orjson.loads(path.read_bytes())
         head, rows = weights_over_tokens(Path(out), mix)

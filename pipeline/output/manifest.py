@@ -18,6 +18,7 @@ import orjson
 import pyarrow.parquet as pq
 
 from gristmill.pipeline import __version__
+from gristmill.pipeline.output.funnel import source_funnel
 from gristmill.pipeline.output.manifest_model import (
     MANIFEST_VERSION,
     DocumentFile,
@@ -59,6 +60,11 @@ def stage_counts(phase_dirs: list[Path]) -> dict[str, StageCounts]:
     in pipeline order.
     Per-task files (not the executor's merged stats.json) because a resumed run only merges the
     tasks it ran itself."""
+    return counts_of(summed_stats(phase_dirs))
+
+
+def summed_stats(phase_dirs: list[Path]) -> dict[str, dict[str, int]]:
+    """{step: {stats key: total over tasks and phases}}, in pipeline order, plumbing left out."""
     totals: dict[str, dict[str, int]] = {}
     for phase in phase_dirs:
         for f in sorted((phase / "stats").glob("*.json")):
@@ -69,6 +75,10 @@ def stage_counts(phase_dirs: list[Path]) -> dict[str, StageCounts]:
                 acc = totals.setdefault(name, defaultdict(int))
                 for key, val in step["stats"].items():
                     acc[key] += val["total"] if isinstance(val, dict) else val
+    return totals
+
+
+def counts_of(totals: dict[str, dict[str, int]]) -> dict[str, StageCounts]:
     out = {}
     for name, acc in totals.items():
         entry = {}
@@ -238,7 +248,6 @@ class RunRecord:
     reports: dict[str, dict] | None = None
     documents: dict | None = None
     key_parts: dict | None = None
-    funnel: dict | None = None
 
 
 def build(out: Path, run: RunRecord) -> Manifest:
@@ -247,6 +256,7 @@ def build(out: Path, run: RunRecord) -> Manifest:
     absent from the JSON."""
     shards = shard_entries(out)
     sources, totals = source_totals(shards)
+    steps = summed_stats(run.phase_dirs)
     documents = Documents.model_validate(run.documents) if run.documents else None
     if documents is not None and not shards:  # a run that ends with `write`: what it wrote
         totals = written_totals(documents)
@@ -256,7 +266,7 @@ def build(out: Path, run: RunRecord) -> Manifest:
         "documents": documents,
         "reports": run.reports,
         "key_parts": run.key_parts,
-        "funnel": run.funnel,
+        "funnel": source_funnel(steps),
     }
     return Manifest(
         manifest_version=MANIFEST_VERSION,
@@ -264,7 +274,7 @@ def build(out: Path, run: RunRecord) -> Manifest:
         config_hash=run.config_hash,
         config=run.config,
         inputs=[InputEntry.model_validate(i) for i in run.inputs],
-        stages=stage_counts(run.phase_dirs),
+        stages=counts_of(steps),
         sources=sources,
         totals=totals,
         tokenizer=TokenizerIdentity.model_validate(run.tokenizer) if run.tokenizer else None,

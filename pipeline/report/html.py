@@ -26,6 +26,7 @@ from gristmill.pipeline.output.funnel import nothing_kept
 from gristmill.pipeline.output.layout import REPORT
 from gristmill.pipeline.output.mix_table import mix_notes, weights_over_tokens
 from gristmill.pipeline.report import excerpts, plots
+from gristmill.pipeline.report.sources import source_funnel
 from gristmill.pipeline.run import metadata, tally
 from gristmill.pipeline.run.progress import read_progress
 from gristmill.stages import fields as md
@@ -160,6 +161,7 @@ def render(data: dict) -> str:
         parts.append(f'<p class="warn">{_e(why[0].upper() + why[1:])}</p>')
     for title, section in (
         ("Funnel: documents and tokens per stage", _funnel),
+        ("Funnel per source: documents and characters in and out of each stage", source_funnel),
         ("Drop reasons", _drops),
         ("What each drop reason removed", _removed),
         ("Languages", _languages),

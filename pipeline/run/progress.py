@@ -28,7 +28,7 @@ import orjson
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
-from gristmill.pipeline.output.funnel import nothing_kept
+from gristmill.pipeline.output.funnel import funnel_lines, nothing_kept
 from gristmill.pipeline.output.manifest import MANIFEST, Manifest, StageCounts
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.pipeline.run.phases import Phase
@@ -330,6 +330,7 @@ class Progress(RunObserver):
     def on_run_end(self, run: RunState) -> None:
         lines = [
             *summary_lines(run.manifest.stages, self.seen, run.timing["cpu"]),
+            *funnel_lines(run.manifest),
             *output_lines(run.plan.url or run.plan.out, run.manifest),
             *run.closing,
         ]
