@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Every documented combination of extras, installed with plain pip (its normal resolution, no
+# --no-deps) into a fresh venv each: `pip check` must be clean and every module the extras serve
+# must import. usage: .ci/extras_test.sh [COMBINATION ...]   (default: all of COMBINATIONS;
+# a combination is the text between the brackets, `-` for the core alone)
+set -uo pipefail
+PYTHON=${PYTHON:-python3}
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+TMP=${EXTRAS_TMP:-$(mktemp -d)}
+COMBINATIONS=(- train ray classify cloud litdata cloud,litdata litdata,classify
+  dev,train,ray,cloud,litdata,classify)
+
+# the modules each extra serves (what gristmill imports from it)
+declare -A MODULES=(
+  [-]="gristmill.pipeline.cli.main fsspec"
+  [train]="torch gristmill.trainer.model"
+  [ray]="ray datatrove.executor.ray"
+  [classify]="torch transformers.modeling_utils"
+  [cloud]="s3fs gcsfs"
+  [litdata]="litdata.streaming.writer litdata.streaming.item_loader"
+  [dev]="pytest importlinter hypothesis moto.server pandas duckdb datasets"
+)
+
+# A torch built without CUDA (a CPU wheel) beside the torchvision litdata brings from PyPI,
+# which is built for the CUDA torch of the same version: nothing on PyPI imports there, and the
+# classifier's config check must name torchvision in its one line.
+cpu_torch_beside_pypi_torchvision() {
+  "$1/bin/python" - <<'PY' >/dev/null 2>&1
+import importlib.util, torch
+from gristmill.stages.classifier.params import transformers_problem
+assert torch.version.cuda is None and importlib.util.find_spec("torchvision")
+assert "transformers imports torchvision" in transformers_problem()
+PY
+}
+
+failed=0
+one() {
+  local combo=$1 venv="$TMP/venv-${1//,/_}" spec="$REPO" modules="${MODULES[-]}"
+  [ "$combo" = - ] || spec="$REPO[$combo]"
+  for extra in ${combo//,/ }; do [ "$extra" = - ] || modules+=" ${MODULES[$extra]}"; done
+  rm -rf "$venv" && "$PYTHON" -m venv "$venv"
+  if ! "$venv/bin/python" -m pip install -q -e "$spec" >"$venv.log" 2>&1 \
+    || grep -q "^ERROR" "$venv.log"; then
+    echo "[$combo] pip install failed:"; grep -E "^ERROR|error" "$venv.log" | head -5
+    return 1
+  fi
+  # as the Makefile does: fasttext's module over fasttext-predict's (docs/development.md)
+  "$venv/bin/python" -m pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2 \
+    >>"$venv.log" 2>&1
+  if ! "$venv/bin/python" -m pip check >"$venv.check" 2>&1; then
+    echo "[$combo] pip check:"; cat "$venv.check"; return 1
+  fi
+  local m bad=0
+  for m in $modules; do
+    "$venv/bin/python" -c "import $m" >"$venv.import" 2>&1 && continue
+    if [ "$m" = transformers.modeling_utils ] && cpu_torch_beside_pypi_torchvision "$venv"; then
+      echo "[$combo] a CPU-only torch: PyPI's torchvision (litdata's) is built for the CUDA" \
+        "torch and cannot import; the classifier's config check says so in one line"
+      continue
+    fi
+    echo "[$combo] import $m: $(tail -1 "$venv.import")"; bad=1
+  done
+  [ "$bad" = 0 ] && echo "[$combo] ok: pip check clean; imported $modules"
+  rm -rf "$venv"
+  return "$bad"
+}
+
+[ $# -gt 0 ] || set -- "${COMBINATIONS[@]}"
+for combo in "$@"; do one "$combo" || failed=1; done
+exit "$failed"
