@@ -54,13 +54,12 @@ def funnel_lines(manifest: Manifest) -> list[str]:
         return []
     lines = [
         f"{'per source':<28}{'source':<14}{'docs in':>10}{'docs out':>10}{'kept':>7}"
-        f"{'Mchar in':>10}{'Mchar out':>10}"
+        f"{'chars in':>14}{'chars out':>14}"
     ]
     for stage, rows in manifest.funnel.items():
         for source, (d_in, c_in, d_out, c_out) in rows.items():
             kept = f"{d_out / d_in:.0%}" if d_in else "-"
             lines.append(
-                f"{stage:<28}{source:<14}{d_in:>10,}{d_out:>10,}{kept:>7}"
-                f"{c_in / 1e6:>10.2f}{c_out / 1e6:>10.2f}"
+                f"{stage:<28}{source:<14}{d_in:>10,}{d_out:>10,}{kept:>7}{c_in:>14,}{c_out:>14,}"
             )
     return lines

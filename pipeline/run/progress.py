@@ -259,7 +259,7 @@ def summary_lines(stages: dict[str, StageCounts], phases: dict[str, dict], cpu: 
         )
         if per_mb:
             mb = cpu["input_mb"]
-            yield f"cost: {cpu['cpu_s_per_mb']:,.3f} CPU-s in tasks per MB of input ({mb:,.1f} MB)"
+            yield f"cost: {cpu['cpu_s_per_mb']:,.3f} CPU-s in tasks per MB of input ({mb:,.2f} MB)"
 
 
 def output_lines(out: Path | str, manifest: Manifest) -> Iterator[str]:

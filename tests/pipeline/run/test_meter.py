@@ -157,6 +157,6 @@ def test_cost_per_mb_of_input_in_the_summary_and_the_report():
     lines = list(summary_lines(stages, phases, costed))
     assert lines[0].split()[-3:] == ["s", "CPU", "s/MB"]
     assert lines[1].split() == ["classifier.edu", "4", "4", "0", "2.0", "1.000"]
-    assert lines[-1] == "cost: 1.500 CPU-s in tasks per MB of input (2.0 MB)"
+    assert lines[-1] == "cost: 1.500 CPU-s in tasks per MB of input (2.00 MB)"
     html = _cpu({"manifest": Manifest.model_construct(timing=Timing(cpu=costed))})
     assert '<td>classifier.edu</td><td class="n">2.00</td>' in html and "1.500 CPU-s per MB" in html
