@@ -15,7 +15,7 @@ import locale
 import re
 
 from gristmill.stages.errors import GristmillError
-from gristmill.stages.langid.stage import model_labels
+from gristmill.stages.formats.fasttext import model_labels
 from gristmill.stages.registry import get_stage
 
 

@@ -8,7 +8,7 @@ import pytest
 from gristmill.pipeline.run.config import ConfigError, load_config
 from gristmill.pipeline.run.config_errors import LIMIT
 from gristmill.pipeline.run.languages import suggestion
-from gristmill.stages.langid.stage import model_labels
+from gristmill.stages.formats.fasttext import model_labels
 from tests.conftest import minimal_config
 
 
