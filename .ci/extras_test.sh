@@ -50,17 +50,18 @@ one() {
   if ! "$venv/bin/python" -m pip check >"$venv.check" 2>&1; then
     echo "[$combo] pip check:"; cat "$venv.check"; return 1
   fi
-  local m bad=0
+  local m bad=0 imported=""
   for m in $modules; do
-    "$venv/bin/python" -c "import $m" >"$venv.import" 2>&1 && continue
-    if [ "$m" = transformers.modeling_utils ] && cpu_torch_beside_pypi_torchvision "$venv"; then
-      echo "[$combo] a CPU-only torch: PyPI's torchvision (litdata's) is built for the CUDA" \
-        "torch and cannot import; the classifier's config check says so in one line"
-      continue
+    if "$venv/bin/python" -c "import $m" >"$venv.import" 2>&1; then
+      imported+=" $m"
+    elif [ "$m" = transformers.modeling_utils ] && cpu_torch_beside_pypi_torchvision "$venv"; then
+      echo "[$combo] import $m fails: a CPU-only torch, beside PyPI's torchvision (litdata's," \
+        "a CUDA build); the classifier's config check names it in one line"
+    else
+      echo "[$combo] import $m: $(tail -1 "$venv.import")"; bad=1
     fi
-    echo "[$combo] import $m: $(tail -1 "$venv.import")"; bad=1
   done
-  [ "$bad" = 0 ] && echo "[$combo] ok: pip check clean; imported $modules"
+  [ "$bad" = 0 ] && echo "[$combo] ok: pip check clean; imported$imported"
   rm -rf "$venv"
   return "$bad"
 }

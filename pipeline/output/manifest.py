@@ -255,11 +255,9 @@ def build(out: Path, run: RunRecord) -> Manifest:
     spans, an index, `write`'s documents, global stages' reports) is left unset, so it is
     absent from the JSON."""
     shards = shard_entries(out)
-    sources, totals = source_totals(shards)
     steps = summed_stats(run.phase_dirs)
     documents = Documents.model_validate(run.documents) if run.documents else None
-    if documents is not None and not shards:  # a run that ends with `write`: what it wrote
-        totals = written_totals(documents)
+    sources, totals = kept_totals(shards, documents)
     optional = {
         "rejected_spans": rejected_entries(out, REMOVED_SPANS),
         "index": index_entries(out),
@@ -285,6 +283,15 @@ def build(out: Path, run: RunRecord) -> Manifest:
         **({"metadata": run.metadata} if run.metadata is not None else {}),
         **{k: v for k, v in optional.items() if v},
     )
+
+
+def kept_totals(shards: list[Shard], documents: Documents | None):
+    """(per-source totals, totals) of the kept documents: the shards'; in a run that ends with
+    `write` (documents, no shards), the documents it wrote."""
+    sources, totals = source_totals(shards)
+    if documents is not None and not shards:
+        totals = written_totals(documents)
+    return sources, totals
 
 
 def written_totals(documents: Documents) -> Totals:

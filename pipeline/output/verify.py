@@ -81,7 +81,7 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
         problems += _check_mix(out, mix_manifest, vocab)
     doc_problems, n_docs = check_documents(out, manifest)
     problems += doc_problems
-    sources, totals = mf.source_totals(manifest.shards)
+    sources, totals = mf.kept_totals(manifest.shards, manifest.documents)
     dumped = {k: v.dump() for k, v in sources.items()}
     if dumped != data.get("sources") or totals.dump() != data.get("totals"):
         problems.append("manifest.json: per-source totals do not add up to its shards")
