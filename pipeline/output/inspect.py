@@ -262,18 +262,18 @@ def _written(out: Path, m: Manifest, doc_id: str) -> list[str] | None:
         if path.name.endswith(".parquet"):
             ids = pq.read_table(path, columns=["id"]).column("id")
             hits = pc.indices_nonzero(pc.equal(ids, doc_id)).to_pylist()
-            if not hits:
-                continue
-            row = pq.read_table(path).slice(hits[0], 1).to_pylist()[0]
+            found = (
+                (hits[0], pq.read_table(path).slice(hits[0], 1).to_pylist()[0]) if hits else None
+            )
         else:
-            found = [(i, r) for i, r in enumerate(read_records(path)) if r.get("id") == doc_id]
-            if not found:
-                continue
-            hits, row = [found[0][0]], found[0][1]
-        return [
-            f"{doc_id}: {entry.path} row {hits[0]}, {entry.source}",
-            "text: " + why.cut(str(row.get("text", "")), EXCERPT),
-        ]
+            rows = enumerate(read_records(path))
+            found = next(((i, r) for i, r in rows if r.get("id") == doc_id), None)
+        if found is not None:
+            at, row = found
+            return [
+                f"{doc_id}: {entry.path} row {at}, {entry.source}",
+                "text: " + why.cut(str(row.get("text", "")), EXCERPT),
+            ]
     return None
 
 
