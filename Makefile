@@ -32,9 +32,10 @@ $(CORE): pyproject.toml
 $(ALL): $(CORE)
 	$(BIN)/pip install -q -e '.[dev,train,ray,cloud,litdata,classify]'
 	$(BIN)/pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
-	@# litdata requires torchvision, for images only. Beside a CPU-only torch wheel the one pip
-	@# finds is a build for another torch, whose import fails and takes `import transformers`
-	@# down with it: where it cannot be imported, it goes (gristmill never imports it).
+	@# litdata requires torchvision (for images; gristmill never imports it), pinned to 0.28.0,
+	@# the release for torch 2.13.0. PyPI's build of it is for the CUDA torch: beside a CPU-only
+	@# torch wheel it cannot import, and transformers (which imports it whenever it is there)
+	@# cannot load a model; the classifier's config check says so. For the tests, it goes then.
 	$(BIN)/python -c 'import torchvision' >/dev/null 2>&1 || $(BIN)/pip uninstall -q -y torchvision
 	touch $@
 

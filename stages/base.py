@@ -5,7 +5,9 @@ each document (or a batch of them, for batched models), `None` to keep it or a r
 drop it; it may annotate `doc.metadata` either way. The base class does the rest the same way for
 all stages: counts `seen`, `kept`, `dropped` and `dropped/<reason>` (into datatrove's stats once
 per task, which datatrove saves; the runner merges them into the manifest), times the work, and
-writes every dropped document with its reason to `rejected/<stage>/<task>.jsonl.zst`.
+writes every dropped document with its reason to `rejected/<stage>/<task>.jsonl.zst`; and, per
+source (`metadata["source"]`), the documents and characters (code points) in and out, the
+run's per-source funnel (`funnel/<source>/<field>` stats).
 
 A `GlobalStage` needs the whole corpus (dedup): it is compiled into steps run as separate phases,
 map (per task) -> reduce (per bucket; one or more, `reduce_steps`) -> filter (per task), that
@@ -48,6 +50,20 @@ class StrictModel(BaseModel):
 
 class StageParams(StrictModel):
     """Base of every stage's parameters."""
+
+    def language_codes(self) -> list[tuple[str, str]]:
+        """(key path, code) of each language code these parameters name (a list of languages,
+        a map by language): the config check holds them against the langid model's labels."""
+        return []
+
+
+def codes_of(key: str, v) -> list[tuple[str, str]]:
+    """`language_codes` of one parameter: a list's items, a map's keys but `default`."""
+    if isinstance(v, dict):
+        return [(f"{key}.{k}", str(k)) for k in v if k != "default"]
+    if isinstance(v, list):
+        return [(f"{key}[{i}]", str(k)) for i, k in enumerate(v)]
+    return []
 
 
 def scores_by_language(v):
@@ -222,15 +238,19 @@ class Stage(StageHooks, PipelineStep):
         # counted here, into the stats once per task: an update of a datatrove statistic costs
         # more than a local counter, and a stage would make several a document
         seen, kept, dropped, seconds = 0, 0, Counter(), 0.0
+        funnel: dict[str, list[int]] = {}  # source -> docs and chars, in and out
         try:
             for batch in batched(data, self.batch_size):
+                rows = [_row(funnel, doc) for doc in batch]
                 start = time.perf_counter()
                 reasons = self.process_batch(batch)
                 seconds += time.perf_counter() - start
                 seen += len(batch)
-                for doc, reason in zip(batch, reasons, strict=True):
+                for doc, reason, row in zip(batch, reasons, rows, strict=True):
                     if reason is None:
                         kept += 1
+                        row[2] += 1
+                        row[3] += len(doc.text)
                         yield doc
                     else:
                         dropped[reason] += 1
@@ -247,9 +267,26 @@ class Stage(StageHooks, PipelineStep):
                 self.stat_update(key, value=n, unit="task")
         for reason, n in dropped.items():
             self.stat_update(f"dropped/{reason}", value=n, unit="task")
+        for source, row in funnel.items():  # pipeline/output/funnel.py sums them per source
+            for key, n in zip(FUNNEL_FIELDS, row, strict=True):
+                self.stat_update(f"funnel/{source}/{key}", value=n, unit="task")
 
     def finish(self, rank: int) -> None:
         """Called once after the last document of a task (before the task is marked done)."""
+
+
+FUNNEL_FIELDS = ("docs_in", "chars_in", "docs_out", "chars_out")
+
+
+def _row(funnel: dict[str, list[int]], doc: Document) -> list[int]:
+    """The funnel row of `doc`'s source, its document and characters counted in."""
+    source = doc.metadata.get("source")
+    row = funnel.get(source)
+    if row is None:
+        row = funnel[source] = [0, 0, 0, 0]
+    row[0] += 1
+    row[1] += len(doc.text)
+    return row
 
 
 class SourceWriters(Stage):

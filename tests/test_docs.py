@@ -16,6 +16,7 @@ from gristmill.pipeline.cli.docs import (
     META_BEGIN,
     META_END,
     metadata_table,
+    param_rows,
     params_table,
     render,
 )
@@ -78,6 +79,23 @@ def test_every_parameter_has_a_description():
         table = params_table(cls)
         for field in cls.Params.model_fields:
             assert f"| `{field}` |" in table
+
+
+def test_a_default_factory_is_a_default_not_required():
+    from pydantic import Field
+
+    from gristmill.stages.base import StageParams
+
+    class Params(StageParams):
+        words: list[str] = Field(default_factory=lambda: ["a", "b"], description="w")
+        limit: int = Field(description="l")
+
+    class Plug:  # param_rows reads only the class's Params
+        pass
+
+    Plug.Params = Params
+    rows = {name: default for name, _, default, _ in param_rows(Plug)}
+    assert rows == {"words": '`["a", "b"]`', "limit": "(required)"}
 
 
 def test_render_keeps_the_prose_around_the_table():

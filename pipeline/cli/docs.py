@@ -37,9 +37,13 @@ def _type(annotation) -> str:
     return text.replace("NoneType", "None")
 
 
-def _default(value) -> str:
-    if value is PydanticUndefined:
+def _default(field) -> str:
+    """The default as JSON; a `default_factory`'s value (called once: a fresh list or dict)."""
+    if field.is_required():
         return "(required)"
+    value = field.default
+    if value is PydanticUndefined:  # a default_factory: no `default` of its own
+        value = field.get_default(call_default_factory=True, validated_data={})
     return f"`{json.dumps(value, ensure_ascii=False, default=str)}`"
 
 
@@ -58,7 +62,7 @@ def param_rows(cls: StageClass) -> list[tuple[str, str, str, str]]:
     """(name, type, default, meaning) of each parameter of the stage: its page's table and
     `gristmill stages`."""
     return [
-        (name, _type(f.annotation), _default(f.default), (f.description or "") + _bounds(f))
+        (name, _type(f.annotation), _default(f), (f.description or "") + _bounds(f))
         for name, f in cls.Params.model_fields.items()
     ]
 

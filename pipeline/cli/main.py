@@ -356,9 +356,10 @@ def collapse(config: str) -> None:
 
 
 def error_line(e: BaseException) -> tuple[str, int]:
-    """The one line (and exit code) an exception reaches the user as."""
+    """The line (and exit code) an exception reaches the user as; a config's problems, one
+    line each."""
     if isinstance(e, GristmillError):
-        return f"error: {e}", 2
+        return "\n".join(f"error: {line}" for line in str(e).splitlines() or [""]), 2
     if isinstance(e, OSError) and e.errno == errno.ENOSPC:
         where = e.filename or "the output"
         return (

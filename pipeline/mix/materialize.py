@@ -304,9 +304,11 @@ def _summary(name: str, m: dict, path, echo) -> None:
         f"(floor {g['min_real_fraction']}): {'ok' if g['all_ok'] else 'VIOLATED'}"
     )
     for src, s in m["sources"].items():
+        seen = s.get("max_document_repeats", s["epochs"])
         if s["over_max_epochs"]:
-            seen = s.get("max_document_repeats", s["epochs"])
             echo(f"warning: {src} repeated {seen:.2f} times (max_epochs {s['max_epochs']})")
+        elif s["max_epochs"] is None and seen > 1 + 1e-9:  # repeats no limit was set for
+            echo(f"note: {src} repeated {seen:.2f} times (set max_epochs.{src} to bound it)")
         if "rehydration" in s:
             r = s["rehydration"]
             echo(

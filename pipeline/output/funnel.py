@@ -1,9 +1,12 @@
 """Where a run's documents went, from its manifest's stage counts: for a run that kept none, one
-line saying so and which stage dropped the most (the end of `gristmill run`, the report)."""
+line saying so and which stage dropped the most (the end of `gristmill run`, the report); and
+per source, each stage's documents and characters in and out (the manifest's `funnel`, from
+the counts every stage keeps: stages/base.py)."""
 
 from __future__ import annotations
 
 from gristmill.pipeline.output.manifest_model import Manifest
+from gristmill.stages.base import FUNNEL_FIELDS
 
 
 def nothing_kept(manifest: Manifest, out: str) -> str | None:
@@ -24,3 +27,39 @@ def nothing_kept(manifest: Manifest, out: str) -> str | None:
         f"the run kept no document: {name} dropped the most, {most:,} of the {s.seen:,} it "
         f"saw ({reasons}); see gristmill inspect {out} --rejected {name}"
     )
+
+
+FUNNEL = "funnel"  # stats keys `funnel/<source>/<field>` (stages/base.py counts them)
+
+
+def source_funnel(steps: dict[str, dict[str, int]]) -> dict[str, dict[str, list[int]]]:
+    """{stage: {source: [docs in, chars in, docs out, chars out]}} from stages' summed stats
+    (`stage -> key -> total`), in stage order; a stage without such keys is left out."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for stage, stats in steps.items():
+        for key, n in stats.items():
+            head, _, rest = key.partition("/")
+            source, _, field = rest.rpartition("/")
+            if head != FUNNEL or field not in FUNNEL_FIELDS:
+                continue
+            row = out.setdefault(stage, {}).setdefault(source, [0, 0, 0, 0])
+            row[FUNNEL_FIELDS.index(field)] += n
+    return {stage: dict(sorted(rows.items())) for stage, rows in out.items()}
+
+
+def funnel_lines(manifest: Manifest) -> list[str]:
+    """The per-source funnel as lines: per stage and source, documents and characters in and
+    out, and the share of each source's documents the stage kept (the summary, `inspect`)."""
+    if not manifest.funnel:
+        return []
+    lines = [
+        f"{'per source':<28}{'source':<14}{'docs in':>10}{'docs out':>10}{'kept':>7}"
+        f"{'chars in':>14}{'chars out':>14}"
+    ]
+    for stage, rows in manifest.funnel.items():
+        for source, (d_in, c_in, d_out, c_out) in rows.items():
+            kept = f"{d_out / d_in:.0%}" if d_in else "-"
+            lines.append(
+                f"{stage:<28}{source:<14}{d_in:>10,}{d_out:>10,}{kept:>7}{c_in:>14,}{c_out:>14,}"
+            )
+    return lines

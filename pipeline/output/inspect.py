@@ -16,13 +16,14 @@ import pyarrow.parquet as pq
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output import why
+from gristmill.pipeline.output.funnel import funnel_lines
 from gristmill.pipeline.output.layout import SEGMENTS
 from gristmill.pipeline.output.manifest_model import Manifest
 from gristmill.pipeline.output.mix_table import packing_line, weights_over_tokens
 from gristmill.pipeline.output.remote import joined, readable
 from gristmill.stages import fields as md
 from gristmill.stages.errors import GristmillError
-from gristmill.stages.formats.docio import open_binary
+from gristmill.stages.formats.docio import open_binary, read_records
 from gristmill.stages.formats.shards import ShardReader
 from gristmill.stages.tokenize import reload_tokenizer
 
@@ -54,6 +55,9 @@ def _run(out: Path, label: str) -> Iterator[str]:
         yield f"  {name:<20} {s.origin!s:<10} {counts}"
     t = m.totals.tokens
     yield f"tokens: real {t.real:,}, synthetic {t.synthetic:,}"
+    if m.funnel:
+        yield "funnel, per stage and source:"
+        yield from (f"  {line}" for line in funnel_lines(m))
     for path in sorted(Path(out).glob("mixes/*/mix_manifest.json")):
         mix = orjson.loads(path.read_bytes())
         head, rows = weights_over_tokens(Path(out), mix)
@@ -73,7 +77,7 @@ def describe_doc(out: str | Path, doc_id: str) -> Iterator[str]:
 
 def _doc(out: Path, name: str, doc_id: str) -> Iterator[str]:
     m = _load(out, name)
-    kept = _kept(out, m, doc_id)
+    kept = _kept(out, m, doc_id) if m.shards else _written(out, m, doc_id)
     if kept is not None:
         yield from kept
         yield from _removed_lines(out, m, doc_id)
@@ -89,7 +93,7 @@ def _doc(out: Path, name: str, doc_id: str) -> Iterator[str]:
     needle = f'"{doc_id}"'
     for path, line, rec in _rejects(out, m, stage="input"):
         if needle in why.raw_line(rec):  # the raw line, invalid UTF-8 escaped
-            yield f"{doc_id}: never read: a malformed input line holds it ({rec.get('reason')})"
+            yield f"{doc_id}: never read: {_input_reject(rec)} holds it ({rec.get('reason')})"
             yield f"input: {rec.get('file')}{_where(rec)}"
             yield from list(_bad(out, path, line, rec))[1:]
             return
@@ -97,10 +101,11 @@ def _doc(out: Path, name: str, doc_id: str) -> Iterator[str]:
         if _at(rec, doc_id):  # FILE:LINE (WARC: FILE:OFFSET) of a malformed line
             yield from _bad(out, path, line, rec)
             return
+    kept_in = "tokens" if m.tokenized else "documents"
     raise GristmillError(
-        f"{doc_id}: no such document in {joined(name, 'tokens')} nor in {joined(name, 'rejected')} "
-        "(kept ids are in the shards' .docs.parquet, dropped ones in rejected/<stage>/; "
-        "a malformed input line has no id: --doc FILE:LINE finds it)"
+        f"{doc_id}: no such document in {joined(name, kept_in)} nor in {joined(name, 'rejected')} "
+        "(kept ids are in the shards' .docs.parquet or documents/, dropped ones in "
+        "rejected/<stage>/; a malformed input line has no id: --doc FILE:LINE finds it)"
     )
 
 
@@ -117,6 +122,18 @@ def _removed_lines(out: Path, m: Manifest, doc_id: str) -> Iterator[str]:
                 at = f"{where}chars {rec['start']}..{rec['end']}"
                 stage, text = Path(entry.path).parent.parent.name, why.cut(rec["text"], EXCERPT)
                 yield f"removed by {stage} ({rec.get('reason')}, {at}): {text}"
+
+
+# input rejects of a record that parsed, whole, but is not a document the run takes
+VALID_RECORDS = {
+    "document_too_large": "a record over max_doc_chars",
+    "empty_text": "a record of no text",
+}
+
+
+def _input_reject(rec: dict) -> str:
+    """What the input line was: a valid record refused (too large) or a malformed line."""
+    return VALID_RECORDS.get(str(rec.get("reason")), "a malformed input line")
 
 
 def _at(rec: dict, spec: str) -> bool:
@@ -223,7 +240,7 @@ def _bad(out: Path, path: Path, line: int, rec: dict) -> Iterator[str]:
     yield f"rejected: {path.relative_to(out)} line {line}"
     raw = why.raw_line(rec)
     if raw:  # a whole-file reject (empty, unreadable) has no line
-        yield "raw: " + why.cut(raw, EXCERPT)
+        yield "raw: " + why.cut(raw, EXCERPT, flatten=False)
 
 
 def _counters(s: dict, prefix: str) -> str:
@@ -251,6 +268,28 @@ def _kept(out: Path, m: Manifest, doc_id: str) -> list[str] | None:
             f"ids: {tokens[:64]}{' ...' if len(tokens) > 64 else ''}",
             "text: " + tok.decode(tokens, skip_special_tokens=False),
         ]
+    return None
+
+
+def _written(out: Path, m: Manifest, doc_id: str) -> list[str] | None:
+    """A kept document of a run that ends with `write`: its file and row in `documents/`."""
+    for entry in m.document_files():
+        path = out / entry.path
+        if path.name.endswith(".parquet"):
+            ids = pq.read_table(path, columns=["id"]).column("id")
+            hits = pc.indices_nonzero(pc.equal(ids, doc_id)).to_pylist()
+            found = (
+                (hits[0], pq.read_table(path).slice(hits[0], 1).to_pylist()[0]) if hits else None
+            )
+        else:
+            rows = enumerate(read_records(path))
+            found = next(((i, r) for i, r in rows if r.get("id") == doc_id), None)
+        if found is not None:
+            at, row = found
+            return [
+                f"{doc_id}: {entry.path} row {at}, {entry.source}",
+                "text: " + why.cut(str(row.get("text", "")), EXCERPT),
+            ]
     return None
 
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 import pyarrow.parquet as pq
 
 from gristmill.pipeline import __version__
+from gristmill.pipeline.output.funnel import source_funnel
 from gristmill.pipeline.output.manifest_model import (
     MANIFEST_VERSION,
     DocumentFile,
@@ -58,6 +60,11 @@ def stage_counts(phase_dirs: list[Path]) -> dict[str, StageCounts]:
     in pipeline order.
     Per-task files (not the executor's merged stats.json) because a resumed run only merges the
     tasks it ran itself."""
+    return counts_of(summed_stats(phase_dirs))
+
+
+def summed_stats(phase_dirs: list[Path]) -> dict[str, dict[str, int]]:
+    """{step: {stats key: total over tasks and phases}}, in pipeline order, plumbing left out."""
     totals: dict[str, dict[str, int]] = {}
     for phase in phase_dirs:
         for f in sorted((phase / "stats").glob("*.json")):
@@ -68,6 +75,10 @@ def stage_counts(phase_dirs: list[Path]) -> dict[str, StageCounts]:
                 acc = totals.setdefault(name, defaultdict(int))
                 for key, val in step["stats"].items():
                     acc[key] += val["total"] if isinstance(val, dict) else val
+    return totals
+
+
+def counts_of(totals: dict[str, dict[str, int]]) -> dict[str, StageCounts]:
     out = {}
     for name, acc in totals.items():
         entry = {}
@@ -218,47 +229,77 @@ def kept_docs(out: Path, source_order: dict[str, int]) -> set[tuple[int, str]]:
     return kept
 
 
-def build(
-    out: Path,
-    resolved: dict,
-    config_hash: str,
-    inputs: list[dict],
-    tokenizer: dict | None,
-    phase_dirs: list[Path],
-    timing: dict,
-    run_key: str,
-    metadata: dict[str, dict] | None = None,
-    reports: dict[str, dict] | None = None,
-    documents: dict | None = None,
-) -> Manifest:
+@dataclass
+class RunRecord:
+    """What a finished run tells the manifest beyond its output folder's files: the resolved
+    config and its hash, the inputs, the tokenizer (None in a run that ends with `write`), the
+    phases' folders, timing, the run key and the optional parts (`metadata`: each key the kept
+    documents carry; `reports`: global stages'; `documents`: `documents_section`'s; `key_parts`:
+    what the run key covers, to say what changed when a later run replaces this one)."""
+
+    config: dict
+    config_hash: str
+    inputs: list[dict]
+    tokenizer: dict | None
+    phase_dirs: list[Path]
+    timing: dict
+    run_key: str
+    metadata: dict[str, dict] | None = None
+    reports: dict[str, dict] | None = None
+    documents: dict | None = None
+    key_parts: dict | None = None
+
+
+def build(out: Path, run: RunRecord) -> Manifest:
     """The manifest of the finished run in `out`; a part the run did not produce (removed
     spans, an index, `write`'s documents, global stages' reports) is left unset, so it is
-    absent from the JSON. `tokenizer` is None in a run that ends with `write` (no tokens/)."""
+    absent from the JSON."""
     shards = shard_entries(out)
-    sources, totals = source_totals(shards)
+    steps = summed_stats(run.phase_dirs)
+    documents = Documents.model_validate(run.documents) if run.documents else None
+    sources, totals = kept_totals(shards, documents)
     optional = {
         "rejected_spans": rejected_entries(out, REMOVED_SPANS),
         "index": index_entries(out),
-        "documents": Documents.model_validate(documents) if documents else None,
-        "reports": reports,
+        "documents": documents,
+        "reports": run.reports,
+        "key_parts": run.key_parts,
+        "funnel": source_funnel(steps),
     }
     return Manifest(
         manifest_version=MANIFEST_VERSION,
         gristmill_version=__version__,
-        config_hash=config_hash,
-        config=resolved,
-        inputs=[InputEntry.model_validate(i) for i in inputs],
-        stages=stage_counts(phase_dirs),
+        config_hash=run.config_hash,
+        config=run.config,
+        inputs=[InputEntry.model_validate(i) for i in run.inputs],
+        stages=counts_of(steps),
         sources=sources,
         totals=totals,
-        tokenizer=TokenizerIdentity.model_validate(tokenizer) if tokenizer else None,
+        tokenizer=TokenizerIdentity.model_validate(run.tokenizer) if run.tokenizer else None,
         shards=shards,
         rejected=rejected_entries(out),
-        timing=Timing.model_validate(timing),
-        run_key=run_key,
-        **({"metadata": metadata} if metadata is not None else {}),
+        timing=Timing.model_validate(run.timing),
+        run_key=run.run_key,
+        **({"metadata": run.metadata} if run.metadata is not None else {}),
         **{k: v for k, v in optional.items() if v},
     )
+
+
+def kept_totals(shards: list[Shard], documents: Documents | None):
+    """(per-source totals, totals) of the kept documents: the shards'; in a run that ends with
+    `write` (documents, no shards), the documents it wrote."""
+    sources, totals = source_totals(shards)
+    if documents is not None and not shards:
+        totals = written_totals(documents)
+    return sources, totals
+
+
+def written_totals(documents: Documents) -> Totals:
+    """The kept documents of a run without token shards: `write`'s, by origin (no tokens)."""
+    docs = {"real": 0, "synthetic": 0}
+    for src in documents.sources:
+        docs[src.origin if src.origin in docs else "real"] += src.docs
+    return Totals.model_validate({"docs": docs, "tokens": {"real": 0, "synthetic": 0}})
 
 
 def stage_reports(work: Path) -> dict:

@@ -192,6 +192,11 @@ class Manifest(Part):
     metadata: dict[str, MetadataKey] = {}  # each key the kept documents carry, in order
     documents: Documents | None = None  # a `write` stage's documents/
     reports: dict[str, dict[str, Any]] = {}  # a global stage's own report, by stage
+    # what the run key covers, by part (pipeline/run/runner.py `key_parts`): a later run that
+    # replaces this one says what changed (pipeline/output/changes.py)
+    key_parts: dict[str, Any] = {}
+    # per stage, per source: documents and characters in and out (stages/base.py counts them)
+    funnel: dict[str, dict[str, list[int]]] = {}
     manifest_sha256: str | None = None  # of the rest (manifest.py `self_hash`)
 
     @property

@@ -9,7 +9,7 @@ publishing. The runner's questions, in order:
 
     with output.lock():               # one run at a time (a failed start leaves no trace)
         done = output.finished()      # a complete run of this key: up to date
-        output.replacing(overwrite)   # the lines saying what another run's outputs lose
+        output.replacing(overwrite, parts)  # what another run's outputs lose, what changed
         output.open(echo)             # `_work/<key>/` resumed, or the old outputs cleared
         ...                           # the phases, the manifest
         output.publish()              # a URL: every output whole to the store, manifest last
@@ -24,6 +24,7 @@ from functools import cached_property
 from pathlib import Path
 
 from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.changes import what_changed
 from gristmill.pipeline.output.layout import (
     MANIFEST,
     OUTPUT_FOLDERS,
@@ -76,12 +77,15 @@ class RunOutput:
                 return False
         return True
 
-    def replacing(self, overwrite: bool) -> list[str]:
+    def replacing(self, overwrite: bool, parts: dict | None = None) -> list[str]:
         """Before the run starts writing: the lines to print, or a GristmillError. A resumed
-        run (its `_work/<key>/` there) replaces nothing."""
+        run (its `_work/<key>/` there) replaces nothing. `parts`: what the new key covers, to
+        say what changed since a finished run (pipeline/output/changes.py)."""
         if self.work.exists():
             return []
-        return check_replace(self.folder, self.previous, self.config_hash, overwrite)
+        old = self.previous
+        lines = check_replace(self.folder, old, self.config_hash, overwrite)
+        return lines + what_changed(old, parts)
 
     def open(self, echo: Callable[[str], None]) -> None:
         """`_work/<key>/`, resumed where it exists; else the outputs of another key cleared
@@ -148,14 +152,15 @@ class RemoteOutput(RunOutput):
             return done
         return None
 
-    def replacing(self, overwrite: bool) -> list[str]:
+    def replacing(self, overwrite: bool, parts: dict | None = None) -> list[str]:
         """The store is judged (the local work folder is gristmill's own cache)."""
         _, old = self.on_store
         if old is not None and old.run_key == self.key:
             return []
         work = self.folder / WORK
         resumable = work.is_dir() and any(work.iterdir())
-        return check_replace_remote(self.store, old, self.config_hash, overwrite, resumable)
+        lines = check_replace_remote(self.store, old, self.config_hash, overwrite, resumable)
+        return lines + what_changed(old, parts)
 
     def open(self, echo: Callable[[str], None]) -> None:
         super().open(echo)

@@ -41,6 +41,35 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
         problems.append(f"{mf.MANIFEST}: its {mf.SELF_HASH} does not match (edited by hand?)")
     tokenizer = manifest.tokenizer  # none: no tokens/ (a run that ends with `write`)
     vocab = tokenizer.vocab_size if tokenizer else 0
+    shard_problems, listed = _check_shards(out, manifest, vocab)
+    problems += shard_problems
+    on_disk = {p.relative_to(out).as_posix() for p in (out / "tokens").rglob("*") if p.is_file()}
+    problems += [f"{p}: on disk but not in the manifest" for p in sorted(on_disk - listed)]
+    problems += _check_rejects(out, manifest)
+    mixes = sorted((out / "mixes").glob("*/mix_manifest.json"))
+    for mix_manifest in mixes:
+        problems += _check_mix(out, mix_manifest, vocab)
+    doc_problems, n_docs = check_documents(out, manifest)
+    problems += doc_problems
+    sources, totals = mf.kept_totals(manifest.shards, manifest.documents)
+    dumped = {k: v.dump() for k, v in sources.items()}
+    if dumped != data.get("sources") or totals.dump() != data.get("totals"):
+        problems.append("manifest.json: per-source totals do not add up to its shards")
+    n_tok = sum(s.tokens for s in manifest.shards)
+    n_shards, n_rej = len(manifest.shards), len(manifest.rejected)
+    n_mix = f"{len(mixes)} mix{'es' if len(mixes) != 1 else ''}" if mixes else "no mix made"
+    summary = f"{n_shards} shards, {n_tok:,} tokens, {n_rej} rejected files, {n_mix}"
+    if manifest.documents is not None:
+        n_files = len(manifest.document_files())
+        summary = f"{n_files} document files ({n_docs:,} documents), {summary}"
+    return problems, summary
+
+
+def _check_shards(out: Path, manifest: Manifest, vocab: int) -> tuple[list[str], set[str]]:
+    """Each listed shard whole and as the manifest says (documents, tokens, ids under the
+    vocabulary, document ends, one source); (problems, the shard files listed)."""
+    problems: list[str] = []
+    tokenizer = manifest.tokenizer
     listed = set()
     for shard in manifest.shards:
         prefix = out / shard.prefix
@@ -66,8 +95,12 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
             problems += _document_ends(shard.prefix, reader, tokens, tokenizer)
         if set(side.column("source").to_pylist()) - {shard.source}:
             problems.append(f"{shard.prefix}{mf.SIDECAR}: documents of another source")
-    on_disk = {p.relative_to(out).as_posix() for p in (out / "tokens").rglob("*") if p.is_file()}
-    problems += [f"{p}: on disk but not in the manifest" for p in sorted(on_disk - listed)]
+    return problems, listed
+
+
+def _check_rejects(out: Path, manifest: Manifest) -> list[str]:
+    """The rejected files, removed spans and index files whole; none on disk unlisted."""
+    problems: list[str] = []
     files = [*manifest.rejected, *manifest.rejected_spans, *manifest.index]
     for rej in files:
         problems += _check_file(out, rej.path, rej.bytes, rej.sha256)
@@ -76,23 +109,7 @@ def verify_run(out: str | Path) -> tuple[list[str], str]:
         for p in sorted((out / "rejected").glob(pattern)):
             if (rel := p.relative_to(out).as_posix()) not in rejects:
                 problems.append(f"{rel}: on disk but not in the manifest")
-    mixes = sorted((out / "mixes").glob("*/mix_manifest.json"))
-    for mix_manifest in mixes:
-        problems += _check_mix(out, mix_manifest, vocab)
-    doc_problems, n_docs = check_documents(out, manifest)
-    problems += doc_problems
-    sources, totals = mf.source_totals(manifest.shards)
-    dumped = {k: v.dump() for k, v in sources.items()}
-    if dumped != data.get("sources") or totals.dump() != data.get("totals"):
-        problems.append("manifest.json: per-source totals do not add up to its shards")
-    n_tok = sum(s.tokens for s in manifest.shards)
-    n_shards, n_rej = len(manifest.shards), len(manifest.rejected)
-    n_mix = f"{len(mixes)} mix{'es' if len(mixes) != 1 else ''}" if mixes else "no mix made"
-    summary = f"{n_shards} shards, {n_tok:,} tokens, {n_rej} rejected files, {n_mix}"
-    if manifest.documents is not None:
-        n_files = len(manifest.document_files())
-        summary = f"{n_files} document files ({n_docs:,} documents), {summary}"
-    return problems, summary
+    return problems
 
 
 def check_documents(out: Path, manifest: Manifest) -> tuple[list[str], int]:

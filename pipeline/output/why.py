@@ -63,11 +63,12 @@ def raw_line(rec: dict) -> str:
     return "" if raw is None else str(raw)
 
 
-def cut(text: str, n: int) -> str:
-    """`text` with its whitespace runs made single spaces, cut to at most `n` characters (and
+def cut(text: str, n: int, flatten: bool = True) -> str:
+    """`text` with its whitespace runs made single spaces (as it is, with `flatten` False: a
+    raw input line is shown byte for byte), cut to at most `n` characters (and
     " ..." when cut) where the cut splits no grapheme cluster: no combining mark, joiner,
     variation selector, emoji modifier or Hangul jamo is left without what it joins."""
-    flat = " ".join(text.split())
+    flat = " ".join(text.split()) if flatten else text
     if len(flat) <= n:
         return flat
     end = n

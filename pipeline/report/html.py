@@ -13,8 +13,6 @@ pipeline/report/excerpts.py) and the mix manifests
 
 from __future__ import annotations
 
-import base64
-import html
 import os
 from collections import Counter
 from pathlib import Path
@@ -24,10 +22,12 @@ import orjson
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.funnel import nothing_kept
 from gristmill.pipeline.output.layout import REPORT
-from gristmill.pipeline.output.mix_table import mix_notes, weights_over_tokens
 from gristmill.pipeline.output.remote import joined
 from gristmill.pipeline.report import excerpts, plots
 from gristmill.pipeline.report.lines import line_section
+from gristmill.pipeline.report.mixes import mix_section
+from gristmill.pipeline.report.parts import esc, img, note, table
+from gristmill.pipeline.report.sources import source_funnel
 from gristmill.pipeline.run import metadata, tally
 from gristmill.pipeline.run.progress import read_progress
 from gristmill.stages import fields as md
@@ -131,39 +131,14 @@ code { background: #f3f3f3; padding: 0 3px; }
 """
 
 
-def _e(x) -> str:
-    return html.escape(str(x))
-
-
-def _img(svg: bytes, alt: str) -> str:
-    b64 = base64.b64encode(svg).decode("ascii")
-    return f'<figure><img alt="{_e(alt)}" src="data:image/svg+xml;base64,{b64}"></figure>'
-
-
-def _table(head: list[str], rows: list[list], numeric: set[int] = frozenset()) -> str:
-    def cell(i: int, v, tag: str) -> str:
-        cls = ' class="n"' if i in numeric else ""
-        v = f"{v:,}" if isinstance(v, int) else (f"{v:,.2f}" if isinstance(v, float) else v)
-        return f"<{tag}{cls}>{_e(v)}</{tag}>"
-
-    h = "".join(cell(i, v, "th") for i, v in enumerate(head))
-    body = "".join(
-        "<tr>" + "".join(cell(i, v, "td") for i, v in enumerate(r)) + "</tr>" for r in rows
-    )
-    return f"<table><tr>{h}</tr>{body}</table>"
-
-
-def _note(text: str) -> str:
-    return f'<p class="note">{_e(text)}</p>'
-
-
 def render(data: dict) -> str:
     m = data["manifest"]
-    parts = [f"<h1>gristmill run report</h1><p>{_e(data['out'])}</p>", _overview(m)]
+    parts = [f"<h1>gristmill run report</h1><p>{esc(data['out'])}</p>", _overview(m)]
     if why := nothing_kept(m, str(data["out"])):
-        parts.append(f'<p class="warn">{_e(why[0].upper() + why[1:])}</p>')
+        parts.append(f'<p class="warn">{esc(why[0].upper() + why[1:])}</p>')
     for title, section in (
         ("Funnel: documents and tokens per stage", _funnel),
+        ("Funnel per source: documents and characters in and out of each stage", source_funnel),
         ("Drop reasons", _drops),
         ("What each drop reason removed", _removed),
         ("Lines removed from kept pages", line_section),
@@ -172,16 +147,16 @@ def render(data: dict) -> str:
         ("Duplicate clusters", _clusters),
         ("PII found, per type", _pii),
         ("Tokens per source, real vs synthetic", _sources),
-        ("Mixes: achieved vs target shares per window", _mixes),
+        ("Mixes: achieved vs target shares per window", mix_section),
         ("Throughput per phase", _throughput),
         ("Where the CPU goes", _cpu),
     ):
-        parts.append(f"<h2>{_e(title)}</h2>{section(data)}")
+        parts.append(f"<h2>{esc(title)}</h2>{section(data)}")
     for name, rep in m.reports.items():  # stages' own summaries, if any
         lines = "".join(
-            f"<li>{_e(x)}</li>" for x in rep.get("summary", []) + rep.get("warnings", [])
+            f"<li>{esc(x)}</li>" for x in rep.get("summary", []) + rep.get("warnings", [])
         )
-        parts.append(f"<h2>{_e(name)}</h2><ul>{lines}</ul>")
+        parts.append(f"<h2>{esc(name)}</h2><ul>{lines}</ul>")
     body = "\n".join(parts)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -205,7 +180,7 @@ def _overview(m: mf.Manifest) -> str:
         rows.append(["tokenizer", f"{tok.name} ({tok.vocab_size:,} ids)"])
     if docs := m.documents:  # `write`'s, under documents/
         rows.append(["documents written", f"{docs.docs:,} in {len(docs.files):,} files"])
-    return _table(["", ""], rows)
+    return table(["", ""], rows)
 
 
 def _funnel(data: dict) -> str:
@@ -226,9 +201,9 @@ def _funnel(data: dict) -> str:
     ]
     t = data["tally"]
     why = "no document kept to measure" if t and not t["docs"] else "no tally or no rejects kept"
-    note = "" if tokens else _note(f"tokens before tokenize: unknown ({why})")
+    said = "" if tokens else note(f"tokens before tokenize: unknown ({why})")
     head = ["stage", "seen", "kept", "dropped", "≈ tokens in", "drop reasons"]
-    return _img(svg, "funnel") + _table(head, rows, {1, 2, 3, 4}) + note
+    return img(svg, "funnel") + table(head, rows, {1, 2, 3, 4}) + said
 
 
 def _drops(data: dict) -> str:
@@ -239,10 +214,10 @@ def _drops(data: dict) -> str:
         if c
     ]
     if not items:
-        return _note("no document was dropped")
+        return note("no document was dropped")
     items.sort(key=lambda x: -x[1])
     svg = plots.hbar([i[0] for i in items], [i[1] for i in items], "documents", plots.DROPPED)
-    return _img(svg, "drop reasons")
+    return img(svg, "drop reasons")
 
 
 def _removed(data: dict) -> str:
@@ -251,8 +226,8 @@ def _removed(data: dict) -> str:
     found = excerpts.excerpts(data["out"], m, data["rejected"])
     body = excerpts.section(found, [row for row in order if row[2]])
     if not body:
-        return _note("no document was dropped, or no rejects were kept (keep_rejected: false)")
-    return body + _note(
+        return note("no document was dropped, or no rejects were kept (keep_rejected: false)")
+    return body + note(
         f"the first {excerpts.PER_REASON} of each reason, {excerpts.CHARS} characters each, "
         "PII redacted as the pii stage redacts; all of them: gristmill inspect OUT --rejected "
         "STAGE --reason REASON"
@@ -262,7 +237,7 @@ def _removed(data: dict) -> str:
 def _none_kept(data: dict) -> str | None:
     """The note of a section about kept documents in a run that kept none."""
     t = data["tally"]
-    return _note("no document was kept (see the top of the page)") if t and not t["docs"] else None
+    return note("no document was kept (see the top of the page)") if t and not t["docs"] else None
 
 
 def _languages(data: dict) -> str:
@@ -270,14 +245,14 @@ def _languages(data: dict) -> str:
     if none := _none_kept(data):
         return none
     if not t or not t["languages"]:
-        return _note("no tally of kept documents (rerun with this version to get one)")
+        return note("no tally of kept documents (rerun with this version to get one)")
     rows = sorted(((k, d, n) for k, (d, n) in t["languages"].items()), key=lambda r: -r[1])
     shown = rows[:TOP]
-    table = _table(["language", "documents", "tokens"], [list(r) for r in shown], {1, 2})
-    more = _note(f"{len(rows) - TOP} more languages not shown") if len(rows) > TOP else ""
+    shown_table = table(["language", "documents", "tokens"], [list(r) for r in shown], {1, 2})
+    more = note(f"{len(rows) - TOP} more languages not shown") if len(rows) > TOP else ""
     if _writers(data, md.LANGUAGE.name) == []:
-        more += _note("no stage of this run writes `language` (langid does): all are unknown")
-    return _img(plots.languages(shown), "languages") + table + more
+        more += note("no stage of this run writes `language` (langid does): all are unknown")
+    return img(plots.languages(shown), "languages") + shown_table + more
 
 
 def _quality(data: dict) -> str:
@@ -287,8 +262,8 @@ def _quality(data: dict) -> str:
     if not t or not t["quality"]:
         by = _writers(data, md.QUALITY_SCORE.name)
         why = f"{' and '.join(by)} scored none" if by else "no quality stage in this run"
-        return _note(f"no quality_score on the kept documents ({why})")
-    return _img(plots.quality(t["quality"]), "quality histograms")
+        return note(f"no quality_score on the kept documents ({why})")
+    return img(plots.quality(t["quality"]), "quality histograms")
 
 
 def _clusters(data: dict) -> str:
@@ -300,24 +275,24 @@ def _clusters(data: dict) -> str:
         if not acc["copies"]:
             continue
         sizes = Counter(c + 1 for c in acc["copies"].values())  # the survivor plus its copies
-        parts.append(f"<h3>{_e(stage)}</h3>")
-        parts.append(_img(plots.cluster_sizes(dict(sizes), stage), f"{stage} cluster sizes"))
+        parts.append(f"<h3>{esc(stage)}</h3>")
+        parts.append(img(plots.cluster_sizes(dict(sizes), stage), f"{stage} cluster sizes"))
         top = sorted(acc["copies"].items(), key=lambda kv: (-kv[1], kv[0]))[:10]
         rows = [[doc, c + 1] for doc, c in top]
         head = f"{stage}: largest clusters (from its rejects), kept document"
-        parts.append(_table([head, "size"], rows, {1}))
+        parts.append(table([head, "size"], rows, {1}))
     t, by_stage = data["tally"], {s for s, acc in data["rejected"].items() if acc["copies"]}
     writers = _writers(data, md.CLUSTER_SIZE.name) or ["minhash_dedup"]  # None: an old run
     if t and t["cluster_sizes"] and not set(writers) <= by_stage:
         sizes = {int(k): v for k, v in t["cluster_sizes"].items()}
         by = " and ".join(writers)
-        parts.append(f"<h3>{_e(by)}: near-duplicate clusters of the kept documents</h3>")
-        parts.append(_img(plots.cluster_sizes(sizes, "near duplicates"), "near-dup clusters"))
+        parts.append(f"<h3>{esc(by)}: near-duplicate clusters of the kept documents</h3>")
+        parts.append(img(plots.cluster_sizes(sizes, "near duplicates"), "near-dup clusters"))
         rows = [[d, s] for s, d in t["largest"][:10]]
         head = f"{by}: largest clusters (cluster_size of the kept), kept document"
-        parts.append(_table([head, "size"], rows, {1}))
+        parts.append(table([head, "size"], rows, {1}))
     if not parts:
-        return _note("no duplicate found, or no dedup stage (or rejects not kept)")
+        return note("no duplicate found, or no dedup stage (or rejects not kept)")
     return "".join(parts)
 
 
@@ -331,10 +306,10 @@ def _pii(data: dict) -> str:
             why = "no pii stage, or nothing found"
         else:
             why = "nothing found" if by else "no pii stage in this run"
-        return _note(f"no pii_counts on the kept documents ({why})")
+        return note(f"no pii_counts on the kept documents ({why})")
     items = sorted(t["pii"].items(), key=lambda kv: -kv[1])
     svg = plots.hbar([k for k, _ in items], [v for _, v in items], "replacements")
-    return _img(svg, "pii") + _table(["type", "count"], [list(i) for i in items], {1})
+    return img(svg, "pii") + table(["type", "count"], [list(i) for i in items], {1})
 
 
 def _writers(data: dict, key: str) -> list[str] | None:
@@ -353,59 +328,22 @@ def _sources(data: dict) -> str:
         row[0 if origin == "real" else 1] += s.tokens
         row[2] += s.docs
     if not per:
-        return _note("no token shards")
+        return note("no token shards")
     rows = [(k, r, sy) for k, (r, sy, _) in per.items()]
-    table = _table(
+    per_source = table(
         ["source", "real tokens", "synthetic tokens", "documents"],
         [[k, r, sy, per[k][2]] for k, r, sy in rows],
         {1, 2, 3},
     )
-    return _img(plots.sources(rows), "sources") + table
-
-
-def _mixes(data: dict) -> str:
-    if not data["mixes"]:
-        return _note("no mix materialised yet (`gristmill mix CONFIG`, then `gristmill report`)")
-    return "".join(_mix(mix, Path(data["out"])) for mix in data["mixes"])
-
-
-def _mix(mix: dict, out: Path) -> str:
-    """One mix: its name, plot, shares (the configured ones too when the guard capped them),
-    and its shares over its tokens, planned and served."""
-    name, srcs, capped = mix["mix"], list(mix["target_shares"]), mix.get("capped") or {}
-    shares = {s: [] for s in srcs}
-    for w in mix["windows"]:
-        for s, c in zip(srcs, w["counts"], strict=True):
-            shares[s].append(c / max(w["samples"], 1))
-    parts = [f"<h3>mix {_e(name)}</h3>"]
-    parts.append(_img(plots.mix_windows(name, shares, mix["target_shares"]), f"mix {name}"))
-    head = [f"mix {name}: source", "target share", "achieved share"]
-    rows = [[s, mix["target_shares"][s], mix["achieved_shares"][s]] for s in srcs]
-    if capped:
-        head.insert(1, "configured share")
-        for row in rows:
-            row.insert(1, capped[row[0]][0] if row[0] in capped else row[1])
-    parts.append(_table(head, rows))
-    parts.append(_table(*weights_over_tokens(out, mix)))
-    g = mix["guard"]
-    if capped:
-        lowered = ", ".join(f"{s} {a:g} -> {b:g}" for s, (a, b) in capped.items())
-        parts.append(
-            _note(
-                f"capped: the guard (on_violation: cap) lowered the synthetic shares to keep "
-                f"the real fraction at {g['min_real_fraction']}: {lowered}"
-            )
-        )
-    parts += [_note(line) for line in mix_notes(mix)]
-    return "".join(parts)
+    return img(plots.sources(rows), "sources") + per_source
 
 
 def _throughput(data: dict) -> str:
     rows = data["phases"]
     if not rows:
-        return _note("no timing in the manifest")
+        return note("no timing in the manifest")
     plot_rows = [(n, s, d / max(s, 1e-9), c / 1e6 / max(s, 1e-9)) for n, s, d, c in rows]
-    table = _table(
+    per_phase = table(
         ["phase", "seconds", "documents", "Mchar", "docs/s", "Mchar/s"],
         [
             [n, s, d, c / 1e6, r1, r2]
@@ -413,8 +351,8 @@ def _throughput(data: dict) -> str:
         ],
         {1, 2, 3, 4, 5},
     )
-    note = _note("a resumed run times only the part it ran; a reduce phase moves no documents")
-    return _img(plots.throughput(plot_rows), "throughput") + table + note
+    said = note("a resumed run times only the part it ran; a reduce phase moves no documents")
+    return img(plots.throughput(plot_rows), "throughput") + per_phase + said
 
 
 def _cpu(data: dict) -> str:
@@ -422,17 +360,17 @@ def _cpu(data: dict) -> str:
     over tasks, with each phase's largest worker peak RSS (pipeline/run/meter.py)."""
     cpu = data["manifest"].timing.cpu
     if not cpu:
-        return _note("no CPU figures in the manifest (a run of an earlier version)")
+        return note("no CPU figures in the manifest (a run of an earlier version)")
     total = max(cpu["tasks_cpu_s"], 1e-9)
-    stages = _table(
-        ["stage or step", "CPU s", "wall s", "share of tasks' CPU"],
+    stages = table(
+        ["stage or step", "CPU s", "wall s", "share of tasks' CPU", "CPU s per MB of input"],
         [
-            [n, s["cpu_s"], s["wall_s"], f"{s['cpu_s'] / total:.1%}"]
+            [n, s["cpu_s"], s["wall_s"], f"{s['cpu_s'] / total:.1%}", s.get("cpu_s_per_mb", "")]
             for n, s in cpu["stages"].items()
         ],
-        {1, 2, 3},
+        {1, 2, 3, 4},
     )
-    phases = _table(
+    phases = table(
         ["phase", "tasks", "CPU s", "task seconds", "peak RSS MB"],
         [
             [n, p["tasks"], p["cpu_s"], p["wall_s"], p["peak_rss_mb"]]
@@ -440,11 +378,12 @@ def _cpu(data: dict) -> str:
         ],
         {1, 2, 3, 4},
     )
-    note = _note(
+    said = note(
         f"tasks {cpu['tasks_cpu_s']:,.1f} CPU-s, of which the stages' own code "
         f"{cpu['stages_cpu_s']:,.1f}; the run process {cpu['run_process_cpu_s']:,.1f} (loading "
         "the config and the stages, planning, and what the workers inherit). Steps "
         "named _* are plumbing (progress, work files); `input` is reading. A worker's start-up "
         "is in no task: bench/speed/peer.py measures a whole run from outside"
+        + (f". Cost: {cpu['cpu_s_per_mb']:,.3f} CPU-s per MB of input" if "input_mb" in cpu else "")
     )
-    return stages + phases + note
+    return stages + phases + said

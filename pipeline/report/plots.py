@@ -224,6 +224,9 @@ def quality(hists: dict[str, list[int]]) -> bytes:
     return s.render()
 
 
+BELOW_ONE = -0.5  # log10 of the foot of the cluster sizes' axis
+
+
 def cluster_sizes(sizes: dict[int, int], title: str) -> bytes:
     """How many duplicate clusters there are of each size (a survivor plus its copies), on a
     log scale."""
@@ -233,16 +236,18 @@ def cluster_sizes(sizes: dict[int, int], title: str) -> bytes:
     decades = list(range(0, max(1, math.ceil(math.log10(max(top, 1)) + 1e-9)) + 1))
     (box,) = _panels(s.height, [66], top=PAD + 18)
     x0, y0, x1, y1 = box
-    span = decades[-1] or 1
+    # the axis starts below 1 (at 10^BELOW_ONE), so a size held by one cluster (often the
+    # largest) is a bar, not a line on the axis
+    span = (decades[-1] or 1) - BELOW_ONE
 
     def at(v: float) -> float:
-        return y1 - (y1 - y0) * math.log10(max(v, 1)) / span
+        return y1 - (y1 - y0) * (math.log10(max(v, 10**BELOW_ONE)) - BELOW_ONE) / span
 
     _frame(s, box)
     _yaxis(s, box, [10**d for d in decades], "clusters", at, fmt=lambda v: f"{v:,.0f}")
     slot = (x1 - x0) / max(len(xs), 1)
-    for i, x in enumerate(xs):  # a bar from 1 (log 0) up to its count; a count of 1 shows a tick
-        h = max(y1 - at(sizes[x]), 1.5)
+    for i, x in enumerate(xs):  # a bar from the axis's foot up to its count
+        h = y1 - at(sizes[x])
         s.rect(x0 + slot * (i + 0.1), y1 - h, slot * 0.8, h, DROPPED)
         if len(xs) <= 40 or i % math.ceil(len(xs) / 40) == 0:
             s.text(x0 + slot * (i + 0.5), y1 + 15, x, anchor="middle", size=10)

@@ -3,7 +3,7 @@
 Only parsing and validating: nothing here reads a source, an earlier run or the store, and
 nothing is derived (pipeline/run/plan.py resolves a config into a run plan, once).
 
-Every refusal is one line: `<file>: <key path>: <what is wrong>`, with the allowed values or
+Every problem is one line: `<file>: <key path>: <what is wrong>`, with the allowed values or
 keys where there is a choice. Relative paths are relative to the config file's folder, so a
 config means the same thing from any working directory.
 """
@@ -18,7 +18,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from gristmill.pipeline.run.config_errors import format_error, shape_hint
+from gristmill.pipeline.run.config_errors import format_error, format_errors, prefixed, shape_hint
 from gristmill.stages.base import StrictModel
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.read.sources import READER_KEYS
@@ -183,7 +183,8 @@ def parse_config(path: str | os.PathLike) -> RunConfig:
         return RunConfig.model_validate(data)
     except ValidationError as e:
         hint = shape_hint(data, RunConfig.model_fields, _params_of, available())
-        raise ConfigError(f"{path}: {hint or format_error(e, RunConfig)}") from None
+        lines = [hint] if hint else format_errors(e, RunConfig)
+        raise ConfigError(prefixed(str(path), lines)) from None
 
 
 def check_sources(run: RunConfig) -> None:

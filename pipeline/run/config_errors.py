@@ -25,6 +25,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from gristmill.stages.errors import GristmillError
+
 BOUNDS = {
     "greater_than": "must be greater than {gt}",
     "greater_than_equal": "must be at least {ge}",
@@ -37,9 +39,57 @@ BOUNDS = {
 OURS = ("value_error", "assertion_error")  # raised by our validators: their message is ours
 
 
+LIMIT = 20  # problems of a config shown at once; the rest are counted
+
+
 def format_error(e: ValidationError, model: type[BaseModel]) -> str:
+    """The one problem that explains the others (`format_errors`' first line)."""
+    return _one(e.errors(), e.errors(), model)
+
+
+def format_errors(e: ValidationError, model: type[BaseModel]) -> list[str]:
+    """Every problem pydantic found, one line each: its errors grouped by the key they are
+    about (a union's failed members are one problem), a required key left out when an
+    unknown key beside it was probably meant to be it (the unknown key's line says so)."""
     errors = e.errors()
-    err = next((x for x in errors if x["type"] == "extra_forbidden"), errors[0])
+    groups: dict[tuple, list] = {}
+    for err in errors:
+        groups.setdefault(tuple(_walk(model, err["loc"]).path), []).append(err)
+    typo_in = {tuple(x["loc"][:-1]) for x in errors if x["type"] == "extra_forbidden"}
+    unknown_first = sorted(
+        groups.values(), key=lambda g: not any(x["type"] == "extra_forbidden" for x in g)
+    )
+    return [
+        _one(group, errors, model)
+        for group in unknown_first
+        if not all(x["type"] == "missing" and tuple(x["loc"][:-1]) in typo_in for x in group)
+    ]
+
+
+def prefixed(where: str, lines: list[str]) -> str:
+    """A ConfigError's text: each problem on its own line, naming `where`; at most LIMIT."""
+    shown = [f"{where}: {line}" for line in lines[:LIMIT]]
+    if len(lines) > LIMIT:
+        shown.append(f"{where}: ... and {len(lines) - LIMIT} more problems")
+    return "\n".join(shown)
+
+
+def collected(items: list, check: Callable) -> tuple[list, list[str]]:
+    """`check(i, item)` of every item (None for one that raised a GristmillError), and the
+    lines of those errors: a config's stages, each with all its problems."""
+    done, lines = [], []
+    for i, item in enumerate(items):
+        try:
+            done.append(check(i, item))
+        except GristmillError as e:
+            done.append(None)
+            lines += str(e).splitlines()
+    return done, lines
+
+
+def _one(group: list[dict], errors: list[dict], model: type[BaseModel]) -> str:
+    """One line for `group`, errors about one key (`errors`: all of them, for did-you-mean)."""
+    err = next((x for x in group if x["type"] == "extra_forbidden"), group[0])
     at = _walk(model, err["loc"])
     loc = _loc(at.path)
     if err["type"] == "extra_forbidden":
@@ -47,7 +97,7 @@ def format_error(e: ValidationError, model: type[BaseModel]) -> str:
     if err["type"] == "missing":
         return f"{loc}: required key is missing"
     if at.union:  # every member of a union failed: say what the key accepts
-        same = [x for x in errors if x["loc"][: len(at.path)] == err["loc"][: len(at.path)]]
+        same = [x for x in group if x["loc"][: len(at.path)] == err["loc"][: len(at.path)]]
         first = min(same, key=lambda x: len(x["loc"]))  # the value itself, not an item of it
         return f"{loc}: expected {_expected(at)}{_got(first.get('input'))}"
     got = _got(err.get("input"))

@@ -38,15 +38,34 @@ DATA = ("gristmill.stages", "data")  # shipped data: in the print of the modules
 
 def config_print(plan) -> str:
     """The code print of a run plan's run: its stages (and the implicit first ones)."""
+    return code_print(_classes(plan))
+
+
+def recorded_parts(plan) -> dict:
+    """What the manifest's `key_parts` records of the code print: `code_parts` with each hash
+    cut to 16 hex digits (enough to tell a change; pipeline/output/changes.py says which)."""
+    parts = _parts(_classes(plan))
+    short = {
+        part: {k: v and v[:16] for k, v in parts[part].items()} for part in ("modules", "data")
+    }
+    return {"code": short | {"libraries": parts["libraries"]}}
+
+
+def _classes(plan) -> tuple[StageClass, ...]:
     listed = [s.cls for s in plan.stages]
-    return code_print(tuple(dict.fromkeys([*implicit_first(), *listed])))
+    return tuple(dict.fromkeys([*implicit_first(), *listed]))
 
 
 @functools.cache
 def code_print(classes: tuple[StageClass, ...]) -> str:
     """sha256 of `code_parts` of these stage classes, in this installation."""
-    parts = code_parts(classes, installed_roots(classes))
+    parts = _parts(classes)
     return hashlib.sha256(orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+@functools.cache
+def _parts(classes: tuple[StageClass, ...]) -> dict:
+    return code_parts(classes, installed_roots(classes))
 
 
 def code_parts(classes: Iterable[StageClass], roots: Mapping[str, Path]) -> dict:

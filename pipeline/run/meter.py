@@ -28,9 +28,11 @@ import orjson
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
+from gristmill.pipeline.output.cost import input_bytes, with_cost
 from gristmill.pipeline.run.observe import AFTER_EACH, RunObserver, RunState, Steps
 from gristmill.pipeline.run.phases import Phase, step_label
 from gristmill.stages.formats.atomic import write_bytes
+from gristmill.stages.registry import STAGES, is_global
 
 METER = "meter"
 
@@ -140,12 +142,11 @@ def _rounded(d):
 
 def stage_key(step_name: str) -> str:
     """The stage a step counts under: `exact_dedup.map` under `exact_dedup`; `_work.read` (the
-    plumbing, `_...`) and `input` under their own names."""
-    return (
-        step_name.rsplit(".", 1)[0]
-        if "." in step_name and not step_name.startswith("_")
-        else step_name
-    )
+    plumbing, `_...`), `input` and a stage named per instance (`classifier.edu`, as the
+    manifest's counts name it) under their own names."""
+    prefix = step_name.rsplit(".", 1)[0]
+    instance = prefix in STAGES and not is_global(STAGES[prefix])  # `classifier.edu`: its own
+    return prefix if "." in step_name and not instance and prefix[:1] != "_" else step_name
 
 
 def run_figures(phase_dirs: list[Path], parent_cpu_s: float) -> dict:
@@ -203,7 +204,10 @@ class CpuMeter(RunObserver):
         run.timing = {
             "phases_seconds": self.seconds,
             "total_seconds": round(time.perf_counter() - self.run_start, 3),
-            "cpu": run_figures(
-                [run.plan.folder(p) for p in run.plan.phases], cpu_now() - self.cpu_start
+            "cpu": with_cost(
+                run_figures(
+                    [run.plan.folder(p) for p in run.plan.phases], cpu_now() - self.cpu_start
+                ),
+                input_bytes([e.dump() for e in run.plan.inputs]),
             ),
         }

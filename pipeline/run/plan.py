@@ -28,6 +28,7 @@ from gristmill.pipeline.run.config import (
     check_sources,
     parse_config,
 )
+from gristmill.pipeline.run.config_errors import prefixed
 from gristmill.pipeline.run.fingerprint import config_print
 from gristmill.pipeline.run.inputs import (
     Sources,
@@ -86,7 +87,7 @@ class RunPlan:
         try:
             return cls.resolve(run, path.parent, strict=strict, keyed=keyed, path=path)
         except (ConfigError, SourceError, RunSourceError) as e:
-            raise ConfigError(f"{path}: {e}") from None
+            raise ConfigError(prefixed(str(path), str(e).splitlines())) from None
 
     @classmethod
     def resolve(

@@ -28,7 +28,7 @@ import orjson
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
-from gristmill.pipeline.output.funnel import nothing_kept
+from gristmill.pipeline.output.funnel import funnel_lines, nothing_kept
 from gristmill.pipeline.output.manifest import MANIFEST, Manifest, StageCounts
 from gristmill.pipeline.run.observe import AFTER_READ, RunObserver, RunState, Steps
 from gristmill.pipeline.run.phases import Phase
@@ -196,6 +196,8 @@ class PhaseMonitor:
     def _rates(self, docs: int, chars: int, elapsed: float) -> str:
         d, c, s = docs - self._start[0], chars - self._start[1], max(elapsed, 1e-9)
         rate = f"{d / s:,.0f} docs/s, {c / 1e6 / s:.2f} Mchar/s"
+        if not d and self._start[0]:  # a resumed phase whose tasks all finished before
+            rate = "finished by an earlier run"
         return f"{docs:,} docs, {chars / 1e6:,.1f} Mchar ({rate})"
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -230,13 +232,15 @@ def summary_lines(stages: dict[str, StageCounts], phases: dict[str, dict], cpu: 
     stage_cpu = (cpu or {}).get("stages", {})
     phase_cpu = (cpu or {}).get("phases", {})
     cpu_col = f"{'CPU s':>9}" if cpu else ""
-    yield f"{'stage':<28}{'seen':>10}{'kept':>10}{'dropped':>10}{'tokens':>12}{cpu_col}"
+    per_mb = f"{'CPU s/MB':>10}" if cpu and "input_mb" in cpu else ""
+    yield f"{'stage':<28}{'seen':>10}{'kept':>10}{'dropped':>10}{'tokens':>12}{cpu_col}{per_mb}"
     for name, s in stages.items():
         if not s.filters:
             continue  # a reduce step: no documents pass through it
         tokens = f"{s.counters['tokens']:,}" if "tokens" in s.counters else ""
         dropped = sum((s.dropped or {}).values())
         c = f"{stage_cpu[name]['cpu_s']:>9.1f}" if name in stage_cpu else ""
+        c += f"{stage_cpu[name]['cpu_s_per_mb']:>10.3f}" if c and per_mb else ""
         yield f"{name:<28}{s.seen:>10,}{s.kept:>10,}{dropped:>10,}{tokens:>12}{c}"
     yield f"{'phase':<28}{'seconds':>10}{cpu_col}{'docs':>10}{'docs/s':>10}{'Mchar/s':>12}"
     for name, p in phases.items():
@@ -253,6 +257,9 @@ def summary_lines(stages: dict[str, StageCounts], phases: dict[str, dict], cpu: 
             f"{cpu['run_process_cpu_s']:,.1f} s in the run process; "
             f"peak RSS of a worker {peak:,.0f} MB"
         )
+        if per_mb:
+            mb = cpu["input_mb"]
+            yield f"cost: {cpu['cpu_s_per_mb']:,.3f} CPU-s in tasks per MB of input ({mb:,.2f} MB)"
 
 
 def output_lines(out: Path | str, manifest: Manifest) -> Iterator[str]:
@@ -324,6 +331,7 @@ class Progress(RunObserver):
         reads them (published)."""
         self.summary = [
             *summary_lines(run.manifest.stages, self.seen, run.timing["cpu"]),
+            *funnel_lines(run.manifest),
             *finished_lines(self.shown, run.manifest, run.closing),
         ]
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run import metadata
+from gristmill.pipeline.run.fingerprint import recorded_parts
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.stages.base import StageHooks
 
@@ -46,8 +47,7 @@ class Record(RunObserver):
             at = next(k for k, s in enumerate(plan.stages) if s.cls.writes_output)
             documents["metadata"] = metadata.described(plan.declared, before=at + 1)
         tokenizer = plan.ctx.tokenizer
-        manifest = mf.build(
-            plan.out,
+        record = mf.RunRecord(
             plan.recorded,
             plan.config_hash,
             [e.dump() for e in plan.inputs],
@@ -58,7 +58,9 @@ class Record(RunObserver):
             metadata.described(plan.declared),  # what a later reader can count on
             mf.stage_reports(plan.work),
             documents,
+            key_parts=recorded_parts(plan),  # what changes.py tells a replacing run
         )
+        manifest = mf.build(plan.out, record)
         mf.write(plan.out, manifest)
         run.manifest = manifest
         for scratch in (p for pattern in SCRATCH for p in plan.work.glob(pattern)):

@@ -23,7 +23,8 @@ from gristmill.pipeline.run.config import (
     ConfigError,
     RunConfig,
 )
-from gristmill.pipeline.run.config_errors import format_error
+from gristmill.pipeline.run.config_errors import collected, format_error, format_errors
+from gristmill.pipeline.run.languages import language_errors
 from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, resolve
 from gristmill.stages.base import FIRST, LAST, StageParams
 from gristmill.stages.errors import GristmillError
@@ -66,8 +67,11 @@ class PlannedStage:
             raise ConfigError(f"stages[{i}]: {e}") from None
         try:
             p = stage.Params.model_validate(dict(params), context={"root": root})
-        except ValidationError as e:
-            raise ConfigError(f"stages[{i}].{name}.{format_error(e, stage.Params)}") from None
+        except ValidationError as e:  # every problem of its params, a line each
+            where = f"stages[{i}].{name}."
+            raise ConfigError(
+                "\n".join(where + x for x in format_errors(e, stage.Params))
+            ) from None
         return cls(
             name,
             stage,
@@ -82,8 +86,14 @@ class PlannedStage:
 def plan_stages(
     run: RunConfig, root: Path, given: Mapping[str, StageClass] | None = None
 ) -> tuple[PlannedStage, ...]:
-    stages = run.stages
-    return tuple(PlannedStage.of(i, s.name, s.params, root, given) for i, s in enumerate(stages))
+    """Every stage of the config planned; a ConfigError with every stage's problems, and each
+    language code the langid model does not answer (pipeline/run/languages.py), a line each."""
+    done, problems = collected(
+        run.stages, lambda i, s: PlannedStage.of(i, s.name, s.params, root, given)
+    )
+    if problems := problems + language_errors(done):
+        raise ConfigError("\n".join(problems))
+    return tuple(done)
 
 
 def check_stages(stages: tuple[PlannedStage, ...]) -> None:

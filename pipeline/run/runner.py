@@ -28,6 +28,7 @@ from gristmill.pipeline.output.remote import joined
 from gristmill.pipeline.output.run_output import RemoteOutput, RunOutput
 from gristmill.pipeline.run.executors import run_phases
 from gristmill.pipeline.run.executors.base import ClusterLost
+from gristmill.pipeline.run.fingerprint import recorded_parts
 from gristmill.pipeline.run.meter import CpuMeter
 from gristmill.pipeline.run.observe import Observers, RunState
 from gristmill.pipeline.run.plan import EXECUTORS, RunPlan, phase_lines
@@ -70,7 +71,8 @@ def run(
             for line in finished_lines(output.shown, done, output.closing(after)):
                 echo(line)
             return done.dump()
-        for line in output.replacing(overwrite):
+        parts = {"config": plan.recorded, "inputs": [e.dump() for e in plan.inputs]}
+        for line in output.replacing(overwrite, parts | recorded_parts(plan)):
             echo(line)  # another run's outputs go: said, and never a mix or a file not ours
         output.open(echo)
         quiet_parent_logs(output.work / "run.log")

@@ -70,6 +70,11 @@ def expand(
         pattern = local_path(pattern)
         named = not WILDCARDS.search(pattern)  # a path given as it is: read, whatever it holds
         matched = sorted(glob.glob(str(root / pattern), recursive=True))
+        if not matched and named:  # a file or folder named as it is, not a pattern
+            rel = (
+                "" if Path(pattern).is_absolute() else f" (relative to the config's folder {root})"
+            )
+            raise SourceError(f"{where}: no such file or folder: {pattern!r}{rel}")
         if not matched:
             raise SourceError(f"{where}: no file matches {pattern!r}")
         for m in matched:

@@ -4,9 +4,13 @@ asked for, and the key it is written to."""
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import importlib.util
 import json
 import re
+import sys
+import traceback
 from pathlib import Path
 from typing import Literal
 
@@ -27,6 +31,56 @@ def installed(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except ValueError:  # in sys.modules as None: blocked, as good as missing
         return False
+
+
+@functools.cache
+def transformers_problem() -> str | None:
+    """Why transformers' models cannot be loaded in this installation, in one line saying what
+    to install or remove; None when they can. The import is tried (once a process), so a
+    dependency that is installed but broken (a torchvision built for another torch, which
+    transformers imports whenever it is installed) stops the config, not the run's first task."""
+    for module in ("torch", "transformers"):
+        if not installed(module):
+            return f"kind `transformers` needs {module}, in the `classify` extra: {EXTRA}"
+    try:
+        importlib.import_module("transformers.modeling_utils")
+    except Exception as e:  # any error of a library's import is the installation's problem
+        root, culprit = _innermost(e), _culprit(e)
+        why = f"{type(root).__name__}: {' '.join(str(root).split())}"
+        if culprit is None:
+            return f"kind `transformers`: transformers' models do not import here ({why})"
+        name, version = culprit
+        return (
+            f"kind `transformers`: transformers imports {name} {version}, which fails beside "
+            f"torch {importlib.metadata.version('torch')} ({why}); install the {name} build "
+            f"of this torch, or `pip uninstall {name}` if nothing else here needs it"
+        )
+    return None
+
+
+def _innermost(e: BaseException) -> BaseException:
+    while (e.__cause__ or e.__context__) is not None:
+        e = e.__cause__ or e.__context__
+    return e
+
+
+def _culprit(e: BaseException) -> tuple[str, str] | None:
+    """(distribution, version) of the first installed package other than torch and
+    transformers whose code the failing import ran (innermost exception's traceback)."""
+    roots = [Path(p) for p in sys.path if p and Path(p).is_dir()]
+    for frame, _ in traceback.walk_tb(_innermost(e).__traceback__):
+        file = Path(frame.f_code.co_filename)
+        root = max(
+            (r for r in roots if file.is_relative_to(r)), key=lambda r: len(r.parts), default=None
+        )
+        top = file.relative_to(root).parts[0].removesuffix(".py") if root else ""
+        if top in ("", "torch", "transformers") or not top.isidentifier():
+            continue
+        try:
+            return top, importlib.metadata.version(top)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
 
 
 def model_config(folder: str | Path) -> dict:
@@ -114,11 +168,8 @@ class ClassifierParams(StageParams):
             raise ValueError(f"{path / 'config.json'}: no `model_type`; not a model's config")
         if not any((path / f).is_file() for f in TOKENIZER_FILES):
             raise ValueError(f"{path} has no tokenizer files (one of {', '.join(TOKENIZER_FILES)})")
-        for module in ("torch", "transformers"):
-            if not installed(module):
-                raise ValueError(
-                    f"kind `transformers` needs {module}, in the `classify` extra: {EXTRA}"
-                )
+        if problem := transformers_problem():
+            raise ValueError(problem)
         return str(path.resolve())
 
     @field_validator("key")

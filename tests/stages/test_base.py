@@ -49,6 +49,52 @@ def test_batched_stage_counts_the_same(tmp_path):
     assert stats(step)["seen"] == 5 and stats(step)["dropped/too_short"] == 2
 
 
+class Shorten(Stage):
+    """Keeps the first half of each text; drops a text of one character."""
+
+    name = "shorten"
+    batch_size = 3
+
+    def process(self, doc: Document) -> str | None:
+        doc.text = doc.text[: (len(doc.text) + 1) // 2]
+        return "one_char" if len(doc.text) == 1 and doc.metadata["source"] == "web" else None
+
+
+FUNNEL_TEXTS = {  # source -> texts in several scripts, spaced and not, full-width punctuation
+    "web": ["北京是中国的首都。", "東京は日本の首都です！", "x", "서울은 한국의 수도입니다"],
+    "books": [
+        "กรุงเทพมหานครเป็นเมืองหลวง",
+        "القاهرة هي عاصمة مصر",
+        "नई दिल्ली भारत की राजधानी है",
+        "Москва",
+    ],
+}
+
+
+def test_funnel_counts_documents_and_code_points_in_and_out_per_source():
+    batch = [
+        Document(text=t, id=f"{src}-{i}", metadata={"source": src})
+        for src, texts in FUNNEL_TEXTS.items()
+        for i, t in enumerate(texts)
+    ]
+    chars_in = {s: sum(len(t) for t in texts) for s, texts in FUNNEL_TEXTS.items()}
+    step = Shorten()
+    out = run_step(step, batch)
+    chars_out = {s: sum(len(d.text) for d in out if d.metadata["source"] == s) for s in chars_in}
+    got = {k: v for k, v in stats(step, funnel=True).items() if k.startswith("funnel/")}
+    assert got == {
+        "funnel/web/docs_in": 4,
+        "funnel/web/chars_in": chars_in["web"],
+        "funnel/web/docs_out": 3,
+        "funnel/web/chars_out": chars_out["web"],
+        "funnel/books/docs_in": 4,
+        "funnel/books/chars_in": chars_in["books"],
+        "funnel/books/docs_out": 4,
+        "funnel/books/chars_out": chars_out["books"],
+    }
+    assert chars_out["books"] < chars_in["books"]  # counted after the stage rewrote the text
+
+
 def test_private_metadata_is_not_written(tmp_path):
     step = DropShort(ctx=StageContext(rejected=tmp_path))
     data = [Document(text="ab", id="p", metadata={"_tokens": [1, 2], "kept": 1})]

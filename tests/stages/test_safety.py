@@ -16,6 +16,7 @@ from gristmill.stages.safety import (
     term_matcher,
     url_host,
 )
+from tests.conftest import stats
 
 
 def doc(text, url=None, language="en", i=0):
@@ -27,7 +28,7 @@ def doc(text, url=None, language="en", i=0):
 
 def run(step, data):
     kept = list(step.run(iter(data)))
-    return kept, {k: v.total for k, v in step.stats.stats.items()}
+    return kept, stats(step)
 
 
 def test_blocked_domain_and_its_subdomains():

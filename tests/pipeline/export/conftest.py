@@ -74,7 +74,7 @@ def write_big_vocab_run(folder: Path, vocab: int = 70_000) -> tuple[Path, np.nda
             w.add(d, f"d{i}", "web", "real")
     tokenizer = {"name": "big", "vocab_size": vocab, "eos_token": "<eos>", "eos_id": vocab - 1}
     tokenizer |= {"sha256": "0" * 64, "spec": "big"}
-    mf.write(folder, mf.build(folder, {}, "big", [], tokenizer, [], {}, "big-vocab"))
+    mf.write(folder, mf.build(folder, mf.RunRecord({}, "big", [], tokenizer, [], {}, "big-vocab")))
     return folder, np.concatenate(docs)
 
 

@@ -130,9 +130,15 @@ def test_repeats_above_max_epochs_are_recorded(mixed, tmp_path):
     cfg, _ = mixed
     heavy = RunPlan.load(mix_config(tmp_path, repeat={"tokens": 400_000}))
     heavy = replace(heavy, out=cfg.out)
-    m = materialize(heavy, "repeat", **QUIET)
+    said: list[str] = []
+    m = materialize(heavy, "repeat", echo=said.append)
     assert m["sources"]["synthetic"]["epochs"] > 3 and m["sources"]["synthetic"]["over_max_epochs"]
     assert not m["sources"]["web"]["over_max_epochs"]
+    unset = [s for s, e in m["sources"].items() if e["max_epochs"] is None and e["epochs"] > 1]
+    assert unset  # a source repeated with no max_epochs of its own is named too
+    for src in unset:
+        seen = m["sources"][src].get("max_document_repeats", m["sources"][src]["epochs"])
+        assert f"note: {src} repeated {seen:.2f} times (set max_epochs.{src} to bound it)" in said
 
 
 def test_inspect_token_names_document_source_and_origin(mixed):

@@ -29,6 +29,7 @@ def run(tmp_path_factory):
             {"id": "dup-exact-4", "text": SAME},
             {"id": "ru-1", "text": "Москва — столица России, крупнейший город страны."},
             {"id": "ar-1", "text": "القاهرة هي عاصمة مصر وأكبر مدنها من حيث عدد السكان."},
+            {"id": "big-1", "text": "長" * 300},  # valid, but over max_doc_chars
         ],
     )
     write_jsonl(
@@ -36,7 +37,7 @@ def run(tmp_path_factory):
         [
             {"id": "zh-019", "text": "北京是中华人民共和国的首都，也是全国的政治中心。"},
             {"id": "zh-020", "text": SAME},
-            b'{"id": "\xe6\x96\x87-7", "text": "unterminated',  # 文-7: never parsed
+            b'{"id": "\xe6\x96\x87-7", "text": "un  terminated\t ',  # 文-7: never parsed
         ],
     )
     (folder / "run.yaml").write_text(
@@ -44,6 +45,7 @@ def run(tmp_path_factory):
             """\
             output: out
             tasks: 2
+            max_doc_chars: 200
             sources:
               - {name: web, paths: [data/web.jsonl]}
               - {name: zh, paths: [data/zh.jsonl]}
@@ -79,6 +81,14 @@ def test_a_line_that_never_parsed_is_found_by_the_id_it_holds(run):
     lines = list(describe_doc(run, "文-7"))
     assert lines[0] == "文-7: never read: a malformed input line holds it (bad_json)"
     assert lines[1] == "input: data/zh.jsonl line 3"
+    assert lines[-1] == 'raw: {"id": "文-7", "text": "un  terminated\t '  # as it was
+
+
+def test_a_record_too_large_is_not_called_malformed(run):
+    lines = list(describe_doc(run, "big-1"))
+    said = "big-1: never read: a record over max_doc_chars holds it (document_too_large)"
+    assert lines[0] == said
+    assert lines[1] == "input: data/web.jsonl line 4"
 
 
 def test_an_unknown_id_says_where_it_looked(run):
@@ -95,7 +105,7 @@ def test_rejected_shows_a_few_of_a_stage_and_filters_by_reason(run):
         list(describe_rejected(run, "exact_dedup", "nope"))
     with pytest.raises(GristmillError, match="stages with rejects: exact_dedup, input"):
         list(describe_rejected(run, "quality"))
-    bad = list(describe_rejected(run, "input"))
+    bad = list(describe_rejected(run, "input", "bad_json"))
     assert bad[0].startswith("data/zh.jsonl line 3: bad_json (")
 
 

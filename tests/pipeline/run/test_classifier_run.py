@@ -4,7 +4,10 @@ and keeps their scores in rejected/."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 
 import orjson
 import pytest
@@ -116,6 +119,8 @@ def test_a_run_scores_with_two_models_and_drops_below_min_score(tmp_path, models
         assert r["reason"] == "below_min_score" and "dclm" not in r["metadata"]
         assert r["metadata"]["edu"] == pytest.approx(score[r["id"]], abs=1e-4)
     assert not (out / "rejected" / "classifier.dclm").exists()
+    cpu = manifest["timing"]["cpu"]["stages"]  # under the names the counts use
+    assert {"classifier.edu", "classifier.dclm"} <= set(cpu) and "classifier" not in cpu
 
 
 def test_the_same_key_twice_is_refused(tmp_path, models):
@@ -126,3 +131,34 @@ def test_the_same_key_twice_is_refused(tmp_path, models):
     )
     with pytest.raises(ConfigError, match=r"stages\[1\]: stage 'classifier.edu' is listed twice"):
         RunPlan.load(path)
+
+
+def test_a_dependency_that_does_not_import_stops_the_config_in_one_line(tmp_path, models):
+    """A torchvision that is installed but fails to import (a build for another torch) is
+    imported by transformers; the config check says so, before any task runs."""
+    fake = tmp_path / "site"
+    (fake / "torchvision").mkdir(parents=True)
+    (fake / "torchvision" / "__init__.py").write_text('raise RuntimeError("operator nms missing")')
+    (fake / "torchvision-0.0.7.dist-info").mkdir()
+    meta = "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.0.7\n"
+    (fake / "torchvision-0.0.7.dist-info" / "METADATA").write_text(meta)
+    path = tmp_path / "run.yaml"
+    path.write_text(
+        orjson.dumps(
+            config(tmp_path, {"classifier": {"model": str(models["edu"]), "key": "edu"}})
+        ).decode()
+    )
+    env = {**os.environ, "PYTHONPATH": str(fake)}
+    done = subprocess.run(
+        [sys.executable, "-m", "gristmill.pipeline.cli.main", "run", str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: {path}: stages[0].classifier.model: kind `transformers`: ")
+    assert "transformers imports torchvision 0.0.7, which fails beside torch" in line
+    assert "(RuntimeError: operator nms missing)" in line and "`pip uninstall torchvision`" in line
+    assert not (tmp_path / "out").exists()

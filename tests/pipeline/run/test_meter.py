@@ -127,3 +127,37 @@ def test_report_section_lists_stages_and_phases():
     assert '<td>quality</td><td class="n">3.00</td>' in html and "75.0%" in html
     assert '<td>01-x</td><td class="n">2</td>' in html and "120.50" in html
     assert "no CPU figures" in _cpu({"manifest": Manifest.model_construct(timing=Timing())})
+
+
+def test_a_stage_named_per_instance_keeps_its_name_a_global_step_counts_under_its_stage():
+    from gristmill.pipeline.run.meter import stage_key
+
+    assert stage_key("classifier.edu") == "classifier.edu"  # the manifest's name for it
+    assert stage_key("exact_dedup.map") == "exact_dedup"
+    assert stage_key("minhash_dedup.bands") == "minhash_dedup"
+    assert stage_key("_work.read") == "_work.read"
+
+
+def test_cost_per_mb_of_input_in_the_summary_and_the_report():
+    from gristmill.pipeline.output.cost import input_bytes, with_cost
+    from gristmill.pipeline.report.html import _cpu
+
+    cpu = {
+        "tasks_cpu_s": 3.0,
+        "stages_cpu_s": 2.0,
+        "run_process_cpu_s": 0.25,
+        "phases": {"01-x": {"tasks": 1, "cpu_s": 3.0, "wall_s": 3.0, "peak_rss_mb": 100.0}},
+        "stages": {"classifier.edu": {"cpu_s": 2.0, "wall_s": 2.0}},
+    }
+    assert with_cost(cpu, 0) == cpu  # nothing read: nothing to divide by
+    costed = with_cost(cpu, input_bytes([{"bytes": 1_500_000}, {"bytes": 500_000}, {}]))
+    assert costed["input_mb"] == 2.0 and costed["cpu_s_per_mb"] == 1.5
+    assert costed["stages"]["classifier.edu"]["cpu_s_per_mb"] == 1.0
+    stages = {"classifier.edu": StageCounts(seen=4, kept=4, dropped={})}
+    phases = {"01-x": {"seconds": 2.0, "docs": 4, "chars": 9}}
+    lines = list(summary_lines(stages, phases, costed))
+    assert lines[0].split()[-3:] == ["s", "CPU", "s/MB"]
+    assert lines[1].split() == ["classifier.edu", "4", "4", "0", "2.0", "1.000"]
+    assert lines[-1] == "cost: 1.500 CPU-s in tasks per MB of input (2.00 MB)"
+    html = _cpu({"manifest": Manifest.model_construct(timing=Timing(cpu=costed))})
+    assert '<td>classifier.edu</td><td class="n">2.00</td>' in html and "1.500 CPU-s per MB" in html

@@ -58,6 +58,15 @@ def test_quiet_monitor_prints_the_phase_and_its_totals(tmp_path):
     assert lines[1].startswith("    done in ") and "2 docs, 0.0 Mchar (" in lines[1]
 
 
+def test_a_phase_finished_by_an_earlier_run_shows_no_zero_rates(tmp_path):
+    run_step(CountProgress(tmp_path / "progress"), docs("a" * 1000, "b" * 1000), rank=0)
+    lines: list[str] = []
+    with PhaseMonitor("[1/1] 01-x", tmp_path, 1, None, lines.append, live=False):
+        pass  # resumed: nothing left to run
+    assert lines[1].endswith("2 docs, 0.0 Mchar (finished by an earlier run)"), lines
+    assert "0 docs/s" not in lines[1]
+
+
 def test_quiet_monitor_reads_the_counters_only_when_a_line_is_due(tmp_path, monkeypatch):
     import time
 

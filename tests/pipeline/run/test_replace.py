@@ -4,6 +4,7 @@ never deleted without `--overwrite`: the run is refused, in one line, before any
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import orjson
@@ -11,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from gristmill.pipeline.cli.main import cli
+from gristmill.pipeline.output import manifest as mf
 from gristmill.stages.errors import GristmillError
 from tests.conftest import make_tiny_run, restored_logging, run_quietly
 
@@ -51,6 +53,33 @@ def test_replacing_a_finished_run_says_what_it_replaces(finished):
     )
     new = orjson.loads((out / "manifest.json").read_bytes())
     assert new["run_key"] != old["run_key"]
+
+
+def test_replacing_says_what_changed_config_inputs_and_code(finished):
+    config, out, old = finished
+    assert old["key_parts"]["code"]["libraries"]["numpy"].startswith("numpy ")
+    (config.parent / "data" / "web.jsonl").write_text('{"id": "w9", "text": "Another text."}\n')
+    said = run_said(changed(config))
+    assert said[1:3] == [
+        "  config stages[0].langid.min_score: 0.0 -> 0.1",
+        "  inputs: 1 changed (data/web.jsonl)",
+    ]
+    assert not any(line.startswith(("  code", "  library")) for line in said)
+
+
+def test_replacing_after_a_library_changed_names_it(finished):
+    """A finished run whose manifest records another version of a library the run calls."""
+    config, out, _ = finished
+    data = orjson.loads((out / "manifest.json").read_bytes())
+    ours = data["key_parts"]["code"]["libraries"]["numpy"]
+    data["key_parts"]["code"]["libraries"]["numpy"] = "numpy 0.0.1"
+    shutil.rmtree(out / "_work" / data["run_key"])  # as if that version had made it
+    data["run_key"] = "0" * 16
+    data["manifest_sha256"] = mf.self_hash(data)
+    (out / "manifest.json").write_bytes(orjson.dumps(data))
+    said = run_said(config)
+    assert said[0].startswith(f"replacing the finished run in {out} (config ")
+    assert said[1:][:1] == [f"  library numpy: numpy 0.0.1 -> {ours}"]
 
 
 def test_a_materialised_mix_is_not_deleted_without_overwrite(finished):

@@ -13,7 +13,10 @@ import pytest
 import yaml
 
 from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output.funnel import nothing_kept
+from gristmill.pipeline.output.inspect import describe_doc
 from gristmill.pipeline.output.verify import verify_run
+from gristmill.pipeline.run.progress import output_lines
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.doctable import decode_rows
 from tests.conftest import run_quietly
@@ -97,6 +100,31 @@ def test_documents_hold_what_the_run_kept(runs):
     assert m.tokenizer is None and m.shards == []
     b = mf.load(runs["b"])
     assert {n: s.docs for n, s in b.sources.items()} == {s.name: s.docs for s in docs.sources}
+
+
+def test_a_write_only_run_counts_what_it_wrote_as_kept(runs):
+    m = mf.load(runs["a"])
+    by_origin = {o: sum(s.docs for s in m.documents.sources if s.origin == o) for o in ("real",)}
+    synthetic = sum(s.docs for s in m.documents.sources if s.origin == "synthetic")
+    assert (m.totals.docs.real, m.totals.docs.synthetic) == (by_origin["real"], synthetic)
+    assert m.totals.docs.real + m.totals.docs.synthetic == m.documents.docs > 0
+    assert nothing_kept(m, str(runs["a"])) is None
+    lines = list(output_lines(runs["a"], m))
+    assert lines[0] == f"kept {m.documents.docs:,} documents (not tokenized)"
+    html = (runs["a"] / "report.html").read_text()
+    assert 'class="warn"' not in html and "the run kept no document" not in html.lower()
+    assert f"{m.totals.docs.real:,} real, {synthetic:,} synthetic" in html
+
+
+def test_inspect_doc_finds_a_document_of_documents(runs):
+    m = mf.load(runs["a"])
+    entry = m.documents.files[-1]
+    doc_id = pq.read_table(runs["a"] / entry.path, columns=["id"]).column("id")[0].as_py()
+    lines = list(describe_doc(runs["a"], doc_id))
+    assert lines[0] == f"{doc_id}: {entry.path} row 0, {entry.source}"
+    assert lines[1].startswith("text: ") and len(lines[1]) > 10
+    with pytest.raises(GristmillError, match="no such document in .*documents nor in"):
+        list(describe_doc(runs["a"], "no-such-id"))
 
 
 def test_the_later_run_records_the_run_it_read(runs):
