@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from itertools import islice
 from pathlib import Path
 from typing import ClassVar
@@ -106,6 +106,8 @@ class StageContext:
     fields: tuple[Field, ...] = ()
 
 
+CONTEXT_FIELDS = frozenset(f.name for f in fields(StageContext))
+
 DEFAULT_SOURCE = "default"  # the source of a document that names none (`apply`, plain records)
 
 
@@ -131,6 +133,14 @@ class StageHooks:
     # the values from `provides()`): the config check and the phase compiler use only these.
     needs: ClassVar[tuple[str, ...]] = ()
     gives: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # `needs` and `gives` name StageContext fields: a misspelt one fails at import
+        wrong = [n for n in (*cls.needs, *cls.gives) if n not in CONTEXT_FIELDS]
+        if wrong:
+            raise TypeError(f"{cls.__qualname__}: no StageContext field {', '.join(wrong)}")
+
     # modules the local executor imports once, before it forks the workers of a run that has
     # this stage (each builds at import what its workers would otherwise build each): a run
     # without the stage does not pay for them

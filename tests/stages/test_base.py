@@ -126,3 +126,19 @@ def test_abandoned_generator_leaves_no_rejected_file(tmp_path):
     assert next(gen).text == "long enough"
     gen.close()  # the consumer stopped: the task did not finish
     assert [p for p in (tmp_path / "rejected").rglob("*") if p.is_file()] == []
+
+
+def test_a_misspelt_need_or_give_fails_when_the_class_is_made():
+    from gristmill.stages.base import Stage
+
+    with pytest.raises(TypeError, match="no StageContext field tokeniser"):
+
+        class Misspelt(Stage):  # noqa: F841 (never built: its class statement fails)
+            name = "misspelt"
+            needs = ("tokeniser",)
+
+    class Right(Stage):
+        name = "right"
+        needs = ("tokenizer",)
+
+    assert Right.needs == ("tokenizer",)
