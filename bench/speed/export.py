@@ -23,7 +23,7 @@ import numpy as np
 import yaml
 
 from bench import DATA_DIR
-from gristmill.pipeline.export.export import export
+from gristmill.pipeline.export.export import ExportOptions, export
 from gristmill.pipeline.export.streams import load
 
 CORPUS = DATA_DIR / "corpus" / "docs_web.jsonl.zst"
@@ -89,7 +89,9 @@ def bench(out: Path, mix: str | None, seq_len: int | None) -> list[str]:
                 fmt,
                 str(dest),
                 mix=mix,
-                seq_len=(seq_len or (None if mix else 2048)) if fmt == "litdata" else None,
+                options=ExportOptions(
+                    seq_len=(seq_len or (None if mix else 2048)) if fmt == "litdata" else None
+                ),
                 echo=lambda s: None,
             )
             cpu, wall = _cpu() - c0, time.perf_counter() - w0

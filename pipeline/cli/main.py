@@ -170,9 +170,9 @@ def mix(config: str, names: tuple[str, ...]) -> None:
 def export(out, fmt, dest, mix, seq_len, dtype, chunk_tokens) -> None:
     """Export the finished run in OUT (its tokens per source) or one of its mixes to another
     trainer's format: datatrove (nanotron), litdata (LitGPT), flat (OLMo-core) or npy."""
-    from gristmill.pipeline.export.export import export as run_export
+    from gristmill.pipeline.export import export as ex
 
-    run_export(out, fmt, dest, mix, seq_len, dtype, chunk_tokens, echo=click.echo)
+    ex.export(out, fmt, dest, mix, ex.ExportOptions(seq_len, dtype, chunk_tokens), echo=click.echo)
 
 
 @cli.command()
@@ -285,11 +285,12 @@ def emit_bench(out: str, **opts) -> None:
     """Tokens/s a trainer needs (F x MFU / (6 x params)) against what the batch emitter
     delivers from OUT (a folder or an output URL, copied here) on this machine; exit 1 if the
     headroom is below 1."""
-    from gristmill.pipeline.emit.headroom import emit_bench as bench
+    from gristmill.pipeline.emit import headroom as bench
     from gristmill.pipeline.output.remote import readable
 
+    trainer = bench.Trainer(opts.pop("params"), opts.pop("gpu_flops"), opts.pop("mfu"))
     with readable(out, "emit-bench") as local:
-        headroom = bench(local, **opts, echo=click.echo)
+        headroom = bench.emit_bench(local, trainer, **opts, echo=click.echo)
     if headroom < 1:
         sys.exit(1)
 
@@ -334,15 +335,14 @@ def synth(checkpoint: str, run_config, folder, **opts):
     """Sample synthetic documents from a reference-trainer CHECKPOINT (a step_N.pt file or a
     `gristmill train` output folder), prompted with real documents' openings; writes a jsonl
     source with full provenance for a run config with `origin: synthetic`."""
-    from gristmill.pipeline.experiments.synth import sampling_config
-    from gristmill.pipeline.experiments.synth import synth as run_synth
+    from gristmill.pipeline.experiments import synth as sy
 
     if (run_config is None) == (folder is None):
         raise click.UsageError("give exactly one of --run CONFIG or --folder OUT")
-    output, sources, exclude = opts.pop("output"), opts.pop("sources"), opts.pop("exclude")
-    seed, docs = opts.pop("seed"), opts.pop("docs")
-    cfg = sampling_config(**opts)  # the rest: the sampling settings
-    run_synth(checkpoint, run_config, folder, output, sources, exclude, cfg, seed, docs, click.echo)
+    where = sy.PromptSource(run_config, folder, opts.pop("sources"), opts.pop("exclude"))
+    output, draw = opts.pop("output"), sy.Draw(opts.pop("seed"), opts.pop("docs"))
+    cfg = sy.sampling_config(**opts)  # the rest: the sampling settings
+    sy.synth(checkpoint, where, output, cfg, draw, click.echo)
 
 
 @cli.command()

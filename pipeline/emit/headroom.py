@@ -11,10 +11,13 @@ needed; below 1 the GPU would wait for data.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from gristmill.pipeline.emit.emitter import Emitter
 from gristmill.stages.errors import GristmillError
+
+DEPTH = 8  # batches the prefetch thread may hold ready
 
 
 def needed_tokens_per_s(params: float, gpu_flops: float, mfu: float) -> float:
@@ -23,19 +26,27 @@ def needed_tokens_per_s(params: float, gpu_flops: float, mfu: float) -> float:
     return gpu_flops * mfu / (6 * params)
 
 
+@dataclass(frozen=True)
+class Trainer:
+    """The consumer: a model of `params` parameters trained at MFU `mfu` on a GPU of peak
+    `gpu_flops` FLOP/s."""
+
+    params: float
+    gpu_flops: float
+    mfu: float
+
+
 def emit_bench(
     out: str | Path,
-    params: float,
-    gpu_flops: float,
-    mfu: float,
+    trainer: Trainer,
     batch: int,
     seq: int | None,
     mix: str | None = None,
     seconds: float = 3.0,
-    depth: int = 8,
     echo=print,
 ) -> float:
     """Print the figures; return the headroom."""
+    params, gpu_flops, mfu = trainer.params, trainer.gpu_flops, trainer.mfu
     needed = needed_tokens_per_s(params, gpu_flops, mfu)
     out = Path(out)
     if mix:
@@ -47,7 +58,7 @@ def emit_bench(
     else:
         emitter = Emitter.from_run(out, seq, batch)
     seq = emitter.seq_len
-    with emitter.prefetch(depth) as batches:
+    with emitter.prefetch(DEPTH) as batches:
         t = time.perf_counter()
         while time.perf_counter() - t < min(0.5, seconds / 4):  # warm the page cache
             next(batches)
@@ -69,7 +80,7 @@ def emit_bench(
     )
     echo(
         f"                producer thread {stats['produced_tokens_per_s']:,.0f} tokens/s busy; "
-        f"queue depth {stats['queue_depth_mean']:.1f}/{depth}; consumer wait "
+        f"queue depth {stats['queue_depth_mean']:.1f}/{DEPTH}; consumer wait "
         f"{stats['wait_ms_per_batch']:.3f} ms/batch"
     )
     echo(f"headroom        {headroom:>16.2f}x  {'ok' if headroom >= 1 else 'TOO SLOW'}")

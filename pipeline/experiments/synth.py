@@ -15,6 +15,7 @@ Every record carries its provenance, which the `provenance` stage gathers into t
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,27 @@ from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path
 
 GENERATOR = "gristmill-gpt"
+
+
+@dataclass(frozen=True)
+class Draw:
+    """`docs` documents (default: one per prompt), prompts chosen and tokens sampled with
+    `seed`, ids `id_prefix` + a number (default: `synth-` and the checkpoint's hash)."""
+
+    seed: int = 0
+    docs: int | None = None
+    id_prefix: str | None = None
+
+
+@dataclass(frozen=True)
+class PromptSource:
+    """Where the prompts come from: a run (its config, or a finished run's folder), its real
+    `sources` (default: all of them), without the `exclude`d shard prefixes (a held-out set)."""
+
+    run_config: str | None
+    folder: str | None
+    sources: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
 
 
 def prompts(run: RunData, prefixes, n_tokens: int, docs: int | None, seed: int):
@@ -58,9 +80,7 @@ def synthesize(
     prefixes,
     output: Path,
     sampling: SamplingConfig,
-    seed: int = 0,
-    docs: int | None = None,
-    id_prefix: str | None = None,
+    draw: Draw,
 ) -> dict:
     """Writes `output` (jsonl, replaced whole); returns what was written, with the distinct
     token ids of the new text (`types`)."""
@@ -70,7 +90,8 @@ def synthesize(
             f"{ckpt.path}: the model has {ckpt.model.cfg.vocab_size} token ids, the run's "
             f"tokenizer {info.vocab_size}: not trained on this run's tokens"
         )
-    chosen = prompts(run, prefixes, sampling.prompt_tokens, docs, seed)
+    seed, id_prefix = draw.seed, draw.id_prefix
+    chosen = prompts(run, prefixes, sampling.prompt_tokens, draw.docs, seed)
     rows = generate(
         ckpt.model,
         np.stack([p for _, _, p in chosen]),
@@ -137,14 +158,10 @@ def sampling_config(**options) -> SamplingConfig:
 
 def synth(
     checkpoint: str,
-    run_config: str | None,
-    folder: str | None,
+    where: PromptSource,
     output: str,
-    sources: tuple[str, ...],
-    exclude: tuple[str, ...],
     sampling: SamplingConfig,
-    seed: int,
-    docs: int | None,
+    draw: Draw,
     echo=print,
 ) -> dict:
     """`gristmill synth`: prompts from the real sources of a run (all of them by default),
@@ -153,7 +170,8 @@ def synth(
     from gristmill.pipeline.experiments.sampling import load_checkpoint
 
     require_torch("synth")
-    run = open_run(Path.cwd(), run_config, folder, echo)
+    run = open_run(Path.cwd(), where.run_config, where.folder, echo)
+    sources, exclude = where.sources, where.exclude
     origins = run.origins()
     for s in sources:
         if s not in origins:
@@ -167,7 +185,7 @@ def synth(
         raise GristmillError("synth: prompts come from real text, and no source named is real")
     prefixes = [p for p in run.prefixes(real) if p not in set(exclude)]
     ckpt = load_checkpoint(checkpoint, echo)
-    summary = synthesize(ckpt, run, prefixes, Path(output), sampling, seed, docs)
+    summary = synthesize(ckpt, run, prefixes, Path(output), sampling, draw)
     echo(
         f"synth: {summary['docs']:,} documents, {summary['new_tokens']:,} new tokens "
         f"({summary['stops']['eos']} ended at EOS, {summary['empty']} empty and left out) from "

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -49,14 +50,25 @@ def token_dtype(vocab_size: int, asked: str = "auto") -> np.dtype:
     return np.dtype("<u4")
 
 
+@dataclass(frozen=True)
+class ExportOptions:
+    """How the tokens are laid out: litdata's block (`seq_len` + 1 tokens; default a mix's
+    own) and tokens per chunk, and the token type (`token_dtype`)."""
+
+    seq_len: int | None = None
+    dtype: str = "auto"
+    chunk_tokens: int = CHUNK_TOKENS
+
+
+DEFAULTS = ExportOptions()
+
+
 def export(
     out: str,
     fmt: str,
     dest: str,
     mix: str | None = None,
-    seq_len: int | None = None,
-    dtype: str = "auto",
-    chunk_tokens: int = CHUNK_TOKENS,
+    options: ExportOptions = DEFAULTS,
     echo=print,
 ) -> dict:
     """Export and return the marker's content."""
@@ -65,13 +77,14 @@ def export(
     if fmt == "litdata":  # before anything is touched
         require("litdata", "gristmill export --format litdata")
     with readable(local_path(out), "export") as run:  # a URL: a local copy of the run
-        return _export(run, fmt, dest, mix, seq_len, dtype, chunk_tokens, echo)
+        return _export(run, fmt, dest, mix, options, echo)
 
 
-def _export(run: Path, fmt, dest, mix, seq_len, dtype, chunk_tokens, echo) -> dict:
+def _export(run: Path, fmt, dest, mix, options: ExportOptions, echo) -> dict:
     exp = st.load(run, mix)
-    kind = token_dtype(exp.vocab_size, dtype)
-    seq_len = _seq_len(fmt, seq_len, exp)
+    kind = token_dtype(exp.vocab_size, options.dtype)
+    seq_len = _seq_len(fmt, options.seq_len, exp)
+    chunk_tokens = options.chunk_tokens
     if chunk_tokens < 1:
         raise GristmillError(f"--chunk-tokens {chunk_tokens}: must be at least 1")
     target = _Target(dest, run)

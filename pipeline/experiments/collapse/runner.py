@@ -181,7 +181,7 @@ class Experiment:
     def text(self, r: float, k: int) -> dict:
         """Generation k's text, for generation k + 1."""
         from gristmill.pipeline.experiments.sampling import SAMPLER, load_checkpoint
-        from gristmill.pipeline.experiments.synth import synthesize
+        from gristmill.pipeline.experiments.synth import Draw, synthesize
 
         cfg = self.cfg
         ckpt = load_checkpoint(self.folder(r, k) / "model", self.echo)
@@ -199,9 +199,8 @@ class Experiment:
             return done
         job.begin()
         path = job.folder / "text.jsonl"
-        summary = synthesize(
-            ckpt, self.run, self.real, path, cfg.sampling, cfg.seed, cfg.docs, f"g{k}-"
-        )
+        draw = Draw(cfg.seed, cfg.docs, f"g{k}-")
+        summary = synthesize(ckpt, self.run, self.real, path, cfg.sampling, draw)
         return job.finish(summary)
 
 

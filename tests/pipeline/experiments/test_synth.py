@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from gristmill.pipeline.experiments.sampling import SamplingConfig, load_checkpoint
-from gristmill.pipeline.experiments.synth import synth
+from gristmill.pipeline.experiments.synth import Draw, PromptSource, synth
 from gristmill.pipeline.experiments.train import train
 from gristmill.stages.errors import GristmillError
 from tests.conftest import restored_logging, run_quietly
@@ -48,9 +48,9 @@ def sample(folder, output, **kw):
         "seed": 1,
         "docs": 8,
     } | kw
-    return synth(
-        str(folder / "model"), None, str(folder / "out"), str(output), echo=lambda s: None, **args
-    )
+    where = PromptSource(None, str(folder / "out"), args["sources"], args["exclude"])
+    draw = Draw(args["seed"], args["docs"])
+    return synth(str(folder / "model"), where, str(output), args["sampling"], draw, lambda s: None)
 
 
 def records(path):

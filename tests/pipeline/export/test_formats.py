@@ -10,7 +10,7 @@ import numpy as np
 import orjson
 import pytest
 
-from gristmill.pipeline.export.export import export
+from gristmill.pipeline.export.export import ExportOptions, export
 from tests.pipeline.export.conftest import (
     SOURCES,
     mix_tokens,
@@ -86,7 +86,13 @@ def test_litdata_tokens_loader_reads_whole_blocks(run, tmp_path):
     from litdata.streaming.item_loader import TokensLoader
 
     seq = 4
-    export(str(run), "litdata", str(tmp_path / "lit"), seq_len=seq, chunk_tokens=12, **QUIET)
+    export(
+        str(run),
+        "litdata",
+        str(tmp_path / "lit"),
+        options=ExportOptions(seq_len=seq, chunk_tokens=12),
+        **QUIET,
+    )
     for source in SOURCES:
         tokens, _ = source_tokens(run, source)
         folder = str(tmp_path / "lit" / source)
@@ -149,11 +155,11 @@ def test_shards_written_in_small_pieces_give_the_same_files(run, tmp_path, monke
     if importlib.util.find_spec("litdata"):
         formats.append("litdata")
     for fmt in formats:
-        seq = {"seq_len": 4, "chunk_tokens": 12} if fmt == "litdata" else {}
+        seq = {"options": ExportOptions(seq_len=4, chunk_tokens=12)} if fmt == "litdata" else {}
         export(str(run), fmt, str(tmp_path / "whole" / fmt), **seq, **QUIET)
     monkeypatch.setattr(writers, "PIECE", 3)
     for fmt in formats:
-        seq = {"seq_len": 4, "chunk_tokens": 12} if fmt == "litdata" else {}
+        seq = {"options": ExportOptions(seq_len=4, chunk_tokens=12)} if fmt == "litdata" else {}
         export(str(run), fmt, str(tmp_path / "pieces" / fmt), **seq, **QUIET)
         whole, pieces = tmp_path / "whole" / fmt, tmp_path / "pieces" / fmt
         names = sorted(p.relative_to(whole) for p in whole.rglob("*") if p.is_file())

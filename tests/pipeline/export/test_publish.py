@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from gristmill.pipeline.cli.main import cli
 from gristmill.pipeline.export import writers
-from gristmill.pipeline.export.export import MARKER, export
+from gristmill.pipeline.export.export import MARKER, ExportOptions, export
 from gristmill.stages.errors import GristmillError
 from tests.pipeline.export.conftest import SOURCES, source_tokens, write_big_vocab_run
 from tests.test_install import gristmill_without
@@ -35,7 +35,7 @@ def _files(folder: Path) -> dict[str, str]:
 def test_a_rerun_gives_identical_bytes_and_the_marker_lists_them(run, tmp_path, fmt):
     if fmt == "litdata":
         pytest.importorskip("litdata", reason="the `litdata` extra is not installed")
-    seq = {"seq_len": 4} if fmt == "litdata" else {}
+    seq = {"options": ExportOptions(seq_len=4)} if fmt == "litdata" else {}
     export(str(run), fmt, str(tmp_path / "a"), **seq, **QUIET)
     export(str(run), fmt, str(tmp_path / "b"), **seq, **QUIET)
     first = _files(tmp_path / "a")
@@ -100,14 +100,16 @@ def test_an_unknown_mix_lists_the_mixes(mixed, tmp_path):
 def test_a_vocabulary_too_large_for_uint16_is_refused(tmp_path):
     run, _ = write_big_vocab_run(tmp_path / "run")
     with pytest.raises(GristmillError, match=r"70,000 ids.*--dtype uint32"):
-        export(str(run), "flat", str(tmp_path / "x"), dtype="uint16", **QUIET)
+        export(
+            str(run), "flat", str(tmp_path / "x"), options=ExportOptions(dtype="uint16"), **QUIET
+        )
 
 
 def test_litdata_needs_a_block_size(run, tmp_path):
     with pytest.raises(GristmillError, match="needs --seq-len"):
         export(str(run), "litdata", str(tmp_path / "x"), **QUIET)
     with pytest.raises(GristmillError, match="--seq-len is for --format litdata"):
-        export(str(run), "flat", str(tmp_path / "x"), seq_len=8, **QUIET)
+        export(str(run), "flat", str(tmp_path / "x"), options=ExportOptions(seq_len=8), **QUIET)
 
 
 def test_an_export_inside_the_run_is_refused(run):
