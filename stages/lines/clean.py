@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from datatrove.data import Document, DocumentsPipeline
+from datatrove.data import Document
 from pydantic import Field
 
 from gristmill.stages import fields as md
-from gristmill.stages.base import Stage, StageParams
-from gristmill.stages.lines.lines import LineRemover, split_lines
+from gristmill.stages.base import StageParams
+from gristmill.stages.lines.lines import LineStage, split_lines
 from gristmill.stages.lines.rules import judge
 
 LINES_REMOVED = md.Field(
@@ -60,21 +60,14 @@ class LineCleanParams(StageParams):
     )
 
 
-class LineClean(Stage):
+class LineClean(LineStage):
     """Removes failing lines and drops pages left too short (module docstring)."""
 
     name = "line_clean"
+    too_short = TOO_SHORT
     Params = LineCleanParams
     reads = (md.LANGUAGE.maybe("recorded with each removed line, for the report"),)
     writes = (LINES_REMOVED, CHARS_REMOVED)
-
-    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
-        self._remover = LineRemover(self, rank, TOO_SHORT)
-        try:
-            yield from super().run(data, rank, world_size)
-        except BaseException:
-            self._remover.abort()
-            raise
 
     def process(self, doc: Document) -> str | None:
         lines, seen, rules = split_lines(doc.text), set(), {}
@@ -85,7 +78,4 @@ class LineClean(Stage):
         doc.metadata[CHARS_REMOVED.name] = sum(
             ln.end - ln.start for ln in lines if ln.number in rules
         )
-        return self._remover.apply(doc, lines, rules, self.params.min_chars)
-
-    def finish(self, rank: int) -> None:
-        self._remover.close()
+        return self.remover.apply(doc, lines, rules, self.params.min_chars)

@@ -36,7 +36,7 @@ from pydantic import Field
 from gristmill.stages import fields as md
 from gristmill.stages.base import GlobalStage, Stage, StageContext, StageParams
 from gristmill.stages.formats.docio import AtomicWriter
-from gristmill.stages.lines.lines import Line, LineRemover, split_lines
+from gristmill.stages.lines.lines import Line, LineStage, split_lines
 from gristmill.stages.lines.rules import fold
 
 LINES_REMOVED = md.Field("line_freq_removed", int, "repeated lines removed from the text")
@@ -172,20 +172,16 @@ class LineFreqReduce(PipelineStep):
         yield from ()
 
 
-class LineFreqFilter(Stage):
+class LineFreqFilter(LineStage):
     name = "line_freq"
+    too_short = TOO_SHORT
     Params = LineFreqParams
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         files = _Files(self.ctx)
         parts = [np.fromfile(files.repeated(b), dtype=np.uint64) for b in range(self.ctx.tasks)]
         self._repeated = np.sort(np.concatenate(parts)) if parts else np.zeros(0, np.uint64)
-        self._remover = LineRemover(self, rank, TOO_SHORT)
-        try:
-            yield from super().run(data, rank, world_size)
-        except BaseException:
-            self._remover.abort()
-            raise
+        yield from super().run(data, rank, world_size)
 
     def process(self, doc: Document) -> str | None:
         lines = split_lines(doc.text)
@@ -204,10 +200,7 @@ class LineFreqFilter(Stage):
         doc.metadata[CHARS_REMOVED.name] = sum(
             ln.end - ln.start for ln in lines if ln.number in rules
         )
-        return self._remover.apply(doc, lines, rules, self.params.min_doc_chars)
-
-    def finish(self, rank: int) -> None:
-        self._remover.close()
+        return self.remover.apply(doc, lines, rules, self.params.min_doc_chars)
 
 
 class LineFreq(GlobalStage):

@@ -12,8 +12,9 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
+from typing import ClassVar
 
-from datatrove.data import Document
+from datatrove.data import Document, DocumentsPipeline
 
 from gristmill.stages.base import Stage
 from gristmill.stages.formats.rejects import RejectWriter
@@ -114,3 +115,22 @@ class LineRemover:
 
     def abort(self) -> None:
         self.spans.abort()
+
+
+class LineStage(Stage):
+    """A stage that removes lines: one `LineRemover` a task (`self.remover`), its spans file
+    published with the task's end and discarded if the task fails; `too_short` is the reason a
+    page left with too little text is dropped with."""
+
+    too_short: ClassVar[str]
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
+        self.remover = LineRemover(self, rank, self.too_short)
+        try:
+            yield from super().run(data, rank, world_size)
+        except BaseException:
+            self.remover.abort()
+            raise
+
+    def finish(self, rank: int) -> None:
+        self.remover.close()
