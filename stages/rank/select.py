@@ -61,4 +61,4 @@ class SelectFilter(RankFilter):
     Params = SelectParams
 
     def decide(self, doc: Document, key: list, cuts: list | None) -> str | None:
-        return None if place(key, cuts or [None]) == 0 else BELOW_CUT
+        return None if place(key, [None] if cuts is None else cuts) == 0 else BELOW_CUT
