@@ -235,17 +235,20 @@ def _groups(paths: list[Path]):
 def cut_group(records, shares: list[float], total: int) -> list[dict]:
     """Per share: the prefix of `records` (rank order) whose weight is nearest share * total,
     the shorter on a tie; its last key (None: empty), documents, weight and lowest score."""
-    out, cum, n, last = [], 0, 0, None
+    out, cum, n, last, weightless = [], 0, 0, None, 0
     targets = [exact(s) * total for s in shares]
     j = 0
     for rec in records:
         w = rec[-1]
+        if w == 0:  # brings no prefix nearer: kept only below a heavier one (shorter on a tie)
+            weightless += 1
+            continue
         while j < len(targets) and not 2 * cum + w < 2 * targets[j]:
             out.append(_cut(last, n, cum))
             j += 1
         if j == len(targets):
             break
-        cum, n, last = cum + w, n + 1, rec
+        cum, n, last, weightless = cum + w, n + weightless + 1, rec, 0
     while j < len(targets):
         out.append(_cut(last, n, cum))
         j += 1
