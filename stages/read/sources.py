@@ -81,7 +81,7 @@ class ReadSources(PipelineStep):
     """First step of the first phase: task `rank` reads files `rank`, `rank + world_size`, ...
     (a file with its own `task`: the task of that number, modulo the tasks), and of each file
     larger than a block the records whose block goes to it (`splitting`: stages/read/splits.py;
-    a large JSON-lines file's lines from the read phase's work files)."""
+    a large JSON-lines file's lines straight from its blocks, a stream's from work files)."""
 
     name = "input"
     type = "reader"
@@ -138,13 +138,16 @@ class ReadSources(PipelineStep):
                 yield f, self._records(f)
 
     def _pieces(self, f: InputFile, lay: FileLayout, rank: int, world_size: int):
-        """A large file's records that go to task `rank`: lines from the read phase's work
-        files, row groups straight from the parquet file, WARC records from their blocks; its
-        damage (at the line where the reading stopped) and emptiness are said once, by the task
-        of its block 0."""
+        """A large file's records that go to task `rank`: lines and WARC records from their
+        blocks (a stream's lines from the read phase's work files), row groups straight from
+        the parquet file; its damage (at the line where the reading stopped) and emptiness are
+        said once, by the task of its block 0."""
         home = lay.file % world_size == rank
         if lay.kind == "lines":
-            for n, line, error in split_lines(self.splitting.work, lay, rank):
+            sp = self.splitting
+            for n, line, error in split_lines(
+                f.path, sp.work, lay, rank, world_size, sp.block_bytes
+            ):
                 if error is None:
                     yield from self._line(n, line)
                 elif home:

@@ -1,17 +1,26 @@
 """Reading a large JSON-lines file in splits (`stages/read/splits.py`), and its lines back.
 
-The read phase (`ReadSplits`, one task per split) decompresses its split, cuts it into the
-lines it owns and writes each line, with its number within the split, to the work file of the
-task it goes to: `<work>/splits/<file>-<split>/<task>.bin.zst`; then `<file>-<split>.json`,
-its count of lines (and the error that stopped it, if one did), marks the split done. It parses
-nothing: the next phase's reader (`stages/read/sources.py`) numbers the lines (the lines of
-the splits before, plus the number within) and parses them exactly as it parses a small file,
-so the documents, rejects and counts are those of one reader reading the file.
+The read phase (`ReadSplits`, one task per split) reads its split's own bytes once. How depends
+on whether the file can be entered in the middle:
+
+- **Seekable** (plain, or `.zst` of several frames): the split only counts the lines it owns,
+  block by block, and writes the counts to `<work>/splits/<file>-<split>.json`. Phase 01's
+  reader then reads each of its blocks straight from the file (`block_lines`), numbering its
+  lines from the counts of the blocks before. Nothing is written but the counts.
+- **A stream** (`.gz`, a one-frame `.zst`): the one split decompresses the whole file, cuts it
+  into lines and writes each, with its number, to the work file of the task it goes to:
+  `<work>/splits/<file>-<split>/<task>.bin.zst`; phase 01's reader reads those back.
+
+Either way the reader parses the lines exactly as it parses a small file, so the documents,
+rejects and counts are those of one reader reading the file, for any split size. A split that
+stops on damage (a corrupt frame) records it, with how far it got, in its `.json`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import struct
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -22,14 +31,20 @@ from datatrove.pipeline.base import PipelineStep
 
 from gristmill.stages.formats.atomic import write_bytes
 from gristmill.stages.formats.docio import DAMAGED, SCRATCH_ZSTD_LEVEL, AtomicWriter, open_binary
-from gristmill.stages.read.splits import FileLayout, Split, Splitting
+from gristmill.stages.read.splits import FileLayout, Frame, Split, Splitting
 
 CHUNK = 1 << 20
 HEAD = struct.Struct("<QI")  # a line's number within its split, its length
+READ_ERRORS = (EOFError, *DAMAGED)
 
 
 def split_folder(work: Path, s: Split) -> Path:
     return work / "splits" / f"{s.file:05d}-{s.index:05d}"
+
+
+def _error(e: BaseException) -> tuple[str, str]:
+    reason = "truncated_file" if isinstance(e, EOFError) else "unreadable_file"
+    return reason, f"{type(e).__name__}: {e}"
 
 
 class ReadSplits(PipelineStep):
@@ -43,8 +58,35 @@ class ReadSplits(PipelineStep):
         self.splits = splitting.splits
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
-        s, block = self.splits[rank], self.splitting.block_bytes
-        lay, folder = self.splitting.layouts[s.file], split_folder(self.splitting.work, s)
+        s = self.splits[rank]
+        done = self._scatter(s) if s.whole else self._count(s)
+        done_path = split_folder(self.splitting.work, s).with_suffix(".json")
+        done_path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes(done_path, orjson.dumps(done))
+        yield from ()
+
+    def _count(self, s: Split) -> dict:
+        """The lines the split owns, per block of their place (a newline that ends the file
+        is counted too: no block comes after it); on damage, the newlines read before it."""
+        block, counts, newlines = self.splitting.block_bytes, Counter(), 0
+        if s.dstart == 0:
+            counts[0] = 1  # the file's first line: place 0 (the file is not empty)
+        pos = s.dstart
+        try:
+            for chunk in own_chunks(self.paths[s.file], s):
+                for lo, hi in _block_cuts(pos, pos + len(chunk), block):
+                    n = chunk.count(b"\n", lo - pos, hi - pos)
+                    counts[lo // block] += n
+                    newlines += n
+                pos += len(chunk)
+        except READ_ERRORS as e:  # how far it got: the lines that end before the damage
+            return {"blocks": sorted(counts.items()), "newlines": newlines, "error": _error(e)}
+        return {"lines": sum(counts.values()), "blocks": sorted(counts.items()), "error": None}
+
+    def _scatter(self, s: Split) -> dict:
+        """A stream's one split: each line, numbered, to the work file of its task."""
+        block, folder = self.splitting.block_bytes, split_folder(self.splitting.work, s)
+        lay = self.splitting.layouts[s.file]
         folder.mkdir(parents=True, exist_ok=True)
         writers: dict[int, AtomicWriter] = {}
         n, error = 0, None
@@ -57,48 +99,91 @@ class ReadSplits(PipelineStep):
                         path = folder / f"{task:05d}.bin.zst"
                         writers[task] = AtomicWriter(path, level=SCRATCH_ZSTD_LEVEL)
                     writers[task].write(HEAD.pack(n, len(line)) + line)
-            except EOFError as e:
-                error = ("truncated_file", f"{type(e).__name__}: {e}")
-            except DAMAGED as e:
-                error = ("unreadable_file", f"{type(e).__name__}: {e}")
+            except READ_ERRORS as e:
+                error = _error(e)
             for w in writers.values():
                 w.close()
         except BaseException:
             for w in writers.values():
                 w.abort()
             raise
-        write_bytes(folder.with_suffix(".json"), orjson.dumps({"lines": n, "error": error}))
-        yield from ()
+        return {"lines": n, "error": error}
+
+
+def _block_cuts(lo: int, hi: int, block: int) -> Iterator[tuple[int, int]]:
+    """[lo, hi) cut at the block edges inside it."""
+    while lo < hi:
+        edge = min(hi, (lo // block + 1) * block)
+        yield lo, edge
+        lo = edge
 
 
 def split_chunks(path: str, s: Split) -> Iterator[bytes]:
-    """The split's decompressed bytes from `s.start` to the end of the file, lazily. A `.zst`
-    split is read frame by frame, each in chunks counted from the frame's start, so a damaged
-    frame fails at the same byte whichever split reads it."""
+    """The split's decompressed bytes from `s.start` to the end of the file, lazily."""
     if s.whole:
         with open_binary(path) as fh:
             while chunk := fh.read(CHUNK):
                 yield chunk
         return
     with open(path, "rb") as fh:
+        if s.frames:
+            yield from frame_chunks(fh, s.frames)
+            return
         fh.seek(s.start)
-        if not s.frames:
+        while chunk := fh.read(CHUNK):
+            yield chunk
+
+
+def own_chunks(path: str, s: Split) -> Iterator[bytes]:
+    """The decompressed bytes of the split's own range, [`s.dstart`, `s.dend`)."""
+    pos = s.dstart
+    for chunk in split_chunks(path, s):
+        if s.dend is not None and pos + len(chunk) >= s.dend:
+            if chunk := chunk[: s.dend - pos]:
+                yield chunk
+            return
+        pos += len(chunk)
+        yield chunk
+
+
+def frame_chunks(fh, frames: Iterable[Frame]) -> Iterator[bytes]:
+    """The frames decompressed, each in chunks counted from the frame's start, so a damaged
+    frame fails at the same byte whichever task reads it."""
+    dctx = zstandard.ZstdDecompressor()
+    for fr in frames:
+        obj, left = dctx.decompressobj(), fr.size
+        fh.seek(fr.offset)
+        while left > 0:
+            data = fh.read(min(CHUNK, left))
+            if not data:
+                raise EOFError("zstd data ends inside a frame: the file is truncated")
+            left -= len(data)
+            if out := obj.decompress(data):
+                yield out
+        if not obj.eof:
+            raise EOFError("a zstd frame ends before its last block")
+
+
+def chunks_from(path: str, lay: FileLayout, place: int) -> Iterator[bytes]:
+    """A seekable file's decompressed bytes from offset `place` on: a `.zst` from the frame
+    that holds it, the bytes before it dropped."""
+    frames = lay.splits[0].frames
+    with open(path, "rb") as fh:
+        if not frames:
+            fh.seek(place)
             while chunk := fh.read(CHUNK):
                 yield chunk
             return
-        dctx = zstandard.ZstdDecompressor()
-        for fr in s.frames:
-            obj, left = dctx.decompressobj(), fr.size
-            fh.seek(fr.offset)
-            while left > 0:
-                data = fh.read(min(CHUNK, left))
-                if not data:
-                    raise EOFError("zstd data ends inside a frame: the file is truncated")
-                left -= len(data)
-                if out := obj.decompress(data):
-                    yield out
-            if not obj.eof:
-                raise EOFError("a zstd frame ends before its last block")
+        k, start = 0, 0
+        while k + 1 < len(frames) and start + frames[k].content <= place:
+            start, k = start + frames[k].content, k + 1
+        skip = place - start
+        for chunk in frame_chunks(fh, frames[k:]):
+            if skip >= len(chunk):
+                skip -= len(chunk)
+                continue
+            yield chunk[skip:]
+            skip = 0
 
 
 def owned_lines(chunks: Iterable[bytes], s: Split) -> Iterator[tuple[int, bytes]]:
@@ -131,22 +216,55 @@ def owned_lines(chunks: Iterable[bytes], s: Split) -> Iterator[tuple[int, bytes]
         yield max(start - 1, 0), b"".join(pending)  # a last line without its newline
 
 
-def split_lines(work: Path, lay: FileLayout, task: int) -> Iterator[tuple[int, bytes, tuple]]:
+def split_lines(
+    path: str, work: Path, lay: FileLayout, task: int, tasks: int, block: int
+) -> Iterator[tuple[int, bytes | None, tuple | None]]:
     """(line number in the file, line, None) for each of the file's lines that go to `task`,
-    in file order; after a split that stopped on an error, (number of its first lost line,
-    None, (reason, detail)) last: the splits after it are not read, as one reader would have
-    stopped there too."""
-    first = 1
-    for s in lay.splits:
-        folder = split_folder(work, s)
-        done = orjson.loads(folder.with_suffix(".json").read_bytes())
-        path = folder / f"{task:05d}.bin.zst"
-        if path.exists():
-            with open_binary(path) as fh:
-                while head := fh.read(HEAD.size):
-                    n, size = HEAD.unpack(head)
-                    yield first + n - 1, fh.read(size), None
-        first += done["lines"]
-        if done["error"]:
-            yield first, None, tuple(done["error"])
-            return
+    in file order; where a split stopped on damage, (number of the first line lost, None,
+    (reason, detail)) last: nothing after it is read, as one reader would have stopped there."""
+    done = [
+        orjson.loads(split_folder(work, s).with_suffix(".json").read_bytes()) for s in lay.splits
+    ]
+    if lay.splits[0].whole:
+        yield from _scattered(work, lay.splits[0], task, done[0])
+    else:
+        yield from block_lines(path, lay, task, tasks, block, done)
+
+
+def _scattered(work: Path, s: Split, task: int, done: dict):
+    path = split_folder(work, s) / f"{task:05d}.bin.zst"
+    if path.exists():
+        with open_binary(path) as fh:
+            while head := fh.read(HEAD.size):
+                n, size = HEAD.unpack(head)
+                yield n, fh.read(size), None
+    if done["error"]:
+        yield done["lines"] + 1, None, tuple(done["error"])
+
+
+def block_lines(path: str, lay: FileLayout, task: int, tasks: int, block: int, done: list):
+    """A seekable file's lines whose blocks go to `task`, read straight from the file."""
+    counts, limit, error, before = Counter(), None, None, 0
+    for d in done:
+        counts.update(dict(d["blocks"]))
+        if d["error"]:  # one reader reads the lines that end before the damage
+            limit, error = max(before - 1, 0) + d["newlines"], tuple(d["error"])
+            break
+        before += d["lines"]
+    with contextlib.suppress(*READ_ERRORS):  # the damage: said once, below
+        yield from _blocks(path, lay, task, tasks, block, counts, limit)
+    if error is not None:
+        yield limit + 1, None, error
+
+
+def _blocks(path, lay, task, tasks, block, counts, limit):
+    before = [0]  # the lines in the blocks before each block
+    for b in range(max(counts, default=0) + 1):
+        before.append(before[-1] + counts[b])
+    for lo, hi in lay.blocks_of(task, block, tasks):
+        n = before[min(lo // block, len(before) - 1)]
+        for _, line in owned_lines(chunks_from(path, lay, lo), Split(lay.file, 0, lo, hi, lo, hi)):
+            n += 1
+            if limit is not None and n > limit:
+                return
+            yield n, line, None

@@ -139,6 +139,44 @@ def test_zstd_with_a_skippable_frame_and_an_empty_frame(tmp_path):
     assert read_in_splits(path, 200) == expected(data)
 
 
+def lines_by_task(tmp: Path, path: Path, task_bytes: int, block: int, tasks: int):
+    """The read phase's splits, then each task's lines from `split_lines`: {task: [(number,
+    line)]}, and the layout."""
+    from gristmill.stages.read.split_read import ReadSplits, split_lines
+    from tests.conftest import run_step
+
+    work = tmp / f"w{task_bytes}-{block}-{tasks}"
+    sp = splitting([(str(path), "jsonl")], task_bytes, block, work)
+    step = ReadSplits(sp, [str(path)], tasks)
+    for rank in range(len(sp.splits)):
+        run_step(step, rank=rank, world_size=len(sp.splits))
+    lay = sp.layouts[0]
+    got = {t: [(n, line) for n, line, _ in split_lines(str(path), work, lay, t, tasks, block)]
+           for t in range(tasks)}  # fmt: skip
+    return got, lay
+
+
+@pytest.mark.parametrize("ending", [b"", b"\n", b"\n\n", b"\r\n"])
+@pytest.mark.parametrize("zst", [False, True])
+def test_each_task_reads_its_blocks_with_the_files_own_line_numbers(tmp_path, ending, zst):
+    """Counted by the read phase, read by phase 01 straight from the file: every line once, in
+    the task of its block, numbered as in the file, for any split size, block size and number
+    of tasks."""
+    data = b"\n" + corpus(6, 120) + ending  # a first line that is blank: two places of 0
+    path = tmp_path / ("a.jsonl.zst" if zst else "a.jsonl")
+    path.write_bytes(frames_of(data, 700) if zst else data)
+    want = expected(data)
+    for task_bytes, block, tasks in [(1, 1, 2), (500, 97, 3), (3000, 1000, 2), (10**9, 10, 4)]:
+        got, lay = lines_by_task(tmp_path, path, task_bytes, block, tasks)
+        assert not lay.splits[0].whole
+        assert sorted(x for t in got.values() for x in t) == [
+            (n, line) for n, (_, line) in enumerate(want, start=1)
+        ]
+        for t, these in got.items():
+            assert [n for n, _ in these] == sorted(n for n, _ in these)  # in file order
+            assert all(lay.task_of(want[n - 1][0], block, tasks) == t for n, _ in these)
+
+
 def test_streams_that_cannot_be_entered_are_one_split(tmp_path):
     data = corpus(4)
     one = tmp_path / "one.jsonl.zst"
