@@ -195,7 +195,7 @@ def describe(step, i: int, phase: Phase) -> str:
     if isinstance(step, ReadSources):
         return "read"
     if isinstance(step, ReadSplits):
-        return "read large files' splits -> work files"
+        return "large files' splits: count lines (a stream's: -> work files)"
     if isinstance(step, ReadWork):
         replayed = ", ".join(step_label(s) for s in step.replay)
         return f"work files ({replayed} replayed)" if replayed else "work files"
