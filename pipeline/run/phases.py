@@ -141,7 +141,7 @@ def plan_run(plan: RunPlan, work: Path) -> tuple[list[Phase], StageContext]:
     files = input_files(plan)
     # an earlier run's documents stay whole, in the task that wrote them (`InputFile.task`)
     kinds = [(f.path, input_kind(f.path) if f.task is None else None) for f in files]
-    split = splitting(kinds, run.task_bytes, run.block_bytes, work)
+    split = splitting(kinds, run.task_bytes, run.block_bytes, work, plan.storage.options)
     reader = ReadSources(
         files,
         ctx,

@@ -66,6 +66,19 @@ def open_file(path: str | os.PathLike, storage_options: StorageOptions | None = 
     return fs.open(p, "rb", block_size=8 << 20)
 
 
+def file_size(path: str, storage_options: StorageOptions | None = None) -> int | None:
+    """The bytes of the file or object `path`; None when it is not one (a folder, missing)."""
+    if not is_url(path):
+        path = local_path(path)
+        return os.path.getsize(path) if os.path.isfile(path) else None
+    fs, p = filesystem(path, storage_options)
+    try:
+        info = fs.info(p)  # one request, or none where the listing was cached
+    except FileNotFoundError:
+        return None
+    return info["size"] if info.get("type") == "file" else None
+
+
 def url_entry(url: str, storage_options: StorageOptions | None = None) -> dict:
     """{"bytes", "sha256"} of an object, hashed as it streams (nothing written locally)."""
     h = hashlib.sha256()

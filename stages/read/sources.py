@@ -144,10 +144,7 @@ class ReadSources(PipelineStep):
         said once, by the task of its block 0."""
         home = lay.file % world_size == rank
         if lay.kind == "lines":
-            sp = self.splitting
-            for n, line, error in split_lines(
-                f.path, sp.work, lay, rank, world_size, sp.block_bytes
-            ):
+            for n, line, error in split_lines(f.path, self.splitting, lay, rank, world_size):
                 if error is None:
                     yield from self._line(n, line)
                 elif home:

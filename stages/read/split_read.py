@@ -31,6 +31,7 @@ from datatrove.pipeline.base import PipelineStep
 
 from gristmill.stages.formats.atomic import write_bytes
 from gristmill.stages.formats.docio import DAMAGED, SCRATCH_ZSTD_LEVEL, AtomicWriter, open_binary
+from gristmill.stages.formats.fs import open_file
 from gristmill.stages.read.splits import FileLayout, Frame, Split, Splitting
 
 CHUNK = 1 << 20
@@ -73,7 +74,7 @@ class ReadSplits(PipelineStep):
             counts[0] = 1  # the file's first line: place 0 (the file is not empty)
         pos = s.dstart
         try:
-            for chunk in own_chunks(self.paths[s.file], s):
+            for chunk in own_chunks(self.paths[s.file], s, self.splitting):
                 for lo, hi in _block_cuts(pos, pos + len(chunk), block):
                     n = chunk.count(b"\n", lo - pos, hi - pos)
                     counts[lo // block] += n
@@ -92,7 +93,8 @@ class ReadSplits(PipelineStep):
         n, error = 0, None
         try:
             try:
-                for place, line in owned_lines(split_chunks(self.paths[s.file], s), s):
+                chunks = split_chunks(self.paths[s.file], s, self.splitting)
+                for place, line in owned_lines(chunks, s):
                     n += 1
                     task = lay.task_of(place, block, self.tasks)
                     if task not in writers:
@@ -118,14 +120,14 @@ def _block_cuts(lo: int, hi: int, block: int) -> Iterator[tuple[int, int]]:
         lo = edge
 
 
-def split_chunks(path: str, s: Split) -> Iterator[bytes]:
+def split_chunks(path: str, s: Split, sp: Splitting) -> Iterator[bytes]:
     """The split's decompressed bytes from `s.start` to the end of the file, lazily."""
     if s.whole:
-        with open_binary(path) as fh:
+        with open_binary(path, sp.storage_options) as fh:
             while chunk := fh.read(CHUNK):
                 yield chunk
         return
-    with open(path, "rb") as fh:
+    with open_file(path, sp.storage_options) as fh:
         if s.frames:
             yield from frame_chunks(fh, s.frames)
             return
@@ -134,10 +136,10 @@ def split_chunks(path: str, s: Split) -> Iterator[bytes]:
             yield chunk
 
 
-def own_chunks(path: str, s: Split) -> Iterator[bytes]:
+def own_chunks(path: str, s: Split, sp: Splitting) -> Iterator[bytes]:
     """The decompressed bytes of the split's own range, [`s.dstart`, `s.dend`)."""
     pos = s.dstart
-    for chunk in split_chunks(path, s):
+    for chunk in split_chunks(path, s, sp):
         if s.dend is not None and pos + len(chunk) >= s.dend:
             if chunk := chunk[: s.dend - pos]:
                 yield chunk
@@ -164,11 +166,11 @@ def frame_chunks(fh, frames: Iterable[Frame]) -> Iterator[bytes]:
             raise EOFError("a zstd frame ends before its last block")
 
 
-def chunks_from(path: str, lay: FileLayout, place: int) -> Iterator[bytes]:
+def chunks_from(path: str, lay: FileLayout, place: int, sp: Splitting) -> Iterator[bytes]:
     """A seekable file's decompressed bytes from offset `place` on: a `.zst` from the frame
     that holds it, the bytes before it dropped."""
     frames = lay.splits[0].frames
-    with open(path, "rb") as fh:
+    with open_file(path, sp.storage_options) as fh:
         if not frames:
             fh.seek(place)
             while chunk := fh.read(CHUNK):
@@ -217,18 +219,18 @@ def owned_lines(chunks: Iterable[bytes], s: Split) -> Iterator[tuple[int, bytes]
 
 
 def split_lines(
-    path: str, work: Path, lay: FileLayout, task: int, tasks: int, block: int
+    path: str, sp: Splitting, lay: FileLayout, task: int, tasks: int
 ) -> Iterator[tuple[int, bytes | None, tuple | None]]:
     """(line number in the file, line, None) for each of the file's lines that go to `task`,
     in file order; where a split stopped on damage, (number of the first line lost, None,
     (reason, detail)) last: nothing after it is read, as one reader would have stopped there."""
     done = [
-        orjson.loads(split_folder(work, s).with_suffix(".json").read_bytes()) for s in lay.splits
+        orjson.loads(split_folder(sp.work, s).with_suffix(".json").read_bytes()) for s in lay.splits
     ]
     if lay.splits[0].whole:
-        yield from _scattered(work, lay.splits[0], task, done[0])
+        yield from _scattered(sp.work, lay.splits[0], task, done[0])
     else:
-        yield from block_lines(path, lay, task, tasks, block, done)
+        yield from block_lines(path, sp, lay, task, tasks, done)
 
 
 def _scattered(work: Path, s: Split, task: int, done: dict):
@@ -242,7 +244,7 @@ def _scattered(work: Path, s: Split, task: int, done: dict):
         yield done["lines"] + 1, None, tuple(done["error"])
 
 
-def block_lines(path: str, lay: FileLayout, task: int, tasks: int, block: int, done: list):
+def block_lines(path: str, sp: Splitting, lay: FileLayout, task: int, tasks: int, done: list):
     """A seekable file's lines whose blocks go to `task`, read straight from the file."""
     counts, limit, error, before = Counter(), None, None, 0
     for d in done:
@@ -252,18 +254,19 @@ def block_lines(path: str, lay: FileLayout, task: int, tasks: int, block: int, d
             break
         before += d["lines"]
     with contextlib.suppress(*READ_ERRORS):  # the damage: said once, below
-        yield from _blocks(path, lay, task, tasks, block, counts, limit)
+        yield from _blocks(path, sp, lay, task, tasks, counts, limit)
     if error is not None:
         yield limit + 1, None, error
 
 
-def _blocks(path, lay, task, tasks, block, counts, limit):
-    before = [0]  # the lines in the blocks before each block
+def _blocks(path, sp, lay, task, tasks, counts, limit):
+    block, before = sp.block_bytes, [0]  # the lines in the blocks before each block
     for b in range(max(counts, default=0) + 1):
         before.append(before[-1] + counts[b])
     for lo, hi in lay.blocks_of(task, block, tasks):
         n = before[min(lo // block, len(before) - 1)]
-        for _, line in owned_lines(chunks_from(path, lay, lo), Split(lay.file, 0, lo, hi, lo, hi)):
+        chunks = chunks_from(path, lay, lo, sp)
+        for _, line in owned_lines(chunks, Split(lay.file, 0, lo, hi, lo, hi)):
             n += 1
             if limit is not None and n > limit:
                 return

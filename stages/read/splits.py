@@ -23,18 +23,20 @@ How a file of JSON lines splits: plain, at any byte; `.zst` of several frames wh
 give their sizes, at frame starts (the frames found by walking their block headers: no
 decompression); a one-frame `.zst` or any `.gz` cannot be entered in the middle, so it is one
 split that reads it all (its records still spread over the tasks by block).
+
+A file may be an object at a URL (stages/formats/fs.py): it is cut up as the same file on disk
+is, each reader opening its own ranges of it.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import zstandard
 
 from gristmill.stages.formats.docio import DAMAGED
-from gristmill.stages.formats.fs import is_url
+from gristmill.stages.formats.fs import StorageOptions, file_size, open_file
 
 KINDS = ("jsonl", "parquet", "warc")  # `input_kind`s that split; text files are one document
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -101,11 +103,13 @@ class FileLayout:
 
 @dataclass(frozen=True)
 class Splitting:
-    """A run's large files, by their place in the input list, and where the read phase writes."""
+    """A run's large files, by their place in the input list, where the read phase writes, and
+    how their URLs are opened."""
 
     layouts: dict[int, FileLayout]
     block_bytes: int = 1
     work: Path | None = None  # the run's work folder
+    storage_options: StorageOptions | None = None  # for URLs: stages/formats/fs.py
 
     @property
     def splits(self) -> list[Split]:
@@ -114,46 +118,45 @@ class Splitting:
 
 
 def splitting(
-    files: list[tuple[str, str | None]], task_bytes: int, block_bytes: int, work: Path
+    files: list[tuple[str, str | None]],
+    task_bytes: int,
+    block_bytes: int,
+    work: Path,
+    storage_options: StorageOptions | None = None,
 ) -> Splitting:
-    """The run's large files' layouts; `files` holds each input's path and kind (`input_kind`
-    of stages/read/sources.py; None: read whole). Files no larger than one block, of other
-    kinds, or at URLs are read whole, as before."""
-    return Splitting(_layouts(files, task_bytes, block_bytes), block_bytes, work)
-
-
-def _layouts(
-    files: list[tuple[str, str | None]], task_bytes: int, block_bytes: int
-) -> dict[int, FileLayout]:
-    out = {}
+    """The run's large files' layouts; `files` holds each input's path (a local file or a URL)
+    and kind (`input_kind` of stages/read/sources.py; None: read whole). Files no larger than
+    one block, or of other kinds, are read whole, as before."""
+    layouts = {}
     for i, (path, kind) in enumerate(files):
         try:
-            if is_url(path) or kind not in KINDS or not os.path.isfile(path):
+            size = file_size(path, storage_options) if kind in KINDS else None
+            if size is None or size <= block_bytes:
                 continue
-            if os.path.getsize(path) <= block_bytes:
-                continue
-            lay = _layout(i, path, kind, task_bytes)
+            lay = _layout(i, path, kind, task_bytes, size, storage_options)
         except DAMAGED:  # not what its name says: read whole, and rejected as it always is
             continue
         if lay is not None:
-            out[i] = lay
-    return out
+            layouts[i] = lay
+    return Splitting(layouts, block_bytes, work, storage_options)
 
 
-def _layout(i: int, path: str, kind: str, task_bytes: int) -> FileLayout | None:
+def _layout(
+    i: int, path: str, kind: str, task_bytes: int, size: int, opts: StorageOptions | None
+) -> FileLayout | None:
     if kind == "warc":
         from gristmill.stages.read.warc import members_per_record  # imports warcio
 
-        if not (path.lower().endswith(".gz") and members_per_record(path)):
+        if not (path.lower().endswith(".gz") and members_per_record(path, opts)):
             return None
-        how, size = "gzip per record: blocks read where they go", os.path.getsize(path)
+        how = "gzip per record: blocks read where they go"
         return FileLayout(i, "records", how=how, data_bytes=size)
     if kind == "parquet":
-        groups = row_groups(path)
+        groups = row_groups(path, opts)
         how = f"{len(groups)} row group{'s' * (len(groups) != 1)}, read where they go"
         size = sum(g.size for g in groups)
         return FileLayout(i, "rows", groups=groups, how=how, data_bytes=size)
-    splits, how = line_splits(i, path, task_bytes)
+    splits, how = line_splits(i, path, task_bytes, opts)
     last = splits[-1]  # a plain file's size, or a zstd one's from its frames
     size = None if last.whole else last.dstart + sum(f.content for f in last.frames)
     size = last.end if not last.frames and not last.whole else size
@@ -183,9 +186,11 @@ def _spread(blocks: int, tasks: int) -> str:
     return f"{blocks:,} block{'s' * (blocks != 1)} over {tasks} task{'s' * (tasks != 1)}"
 
 
-def line_splits(file: int, path: str, task_bytes: int) -> tuple[tuple[Split, ...], str]:
+def line_splits(
+    file: int, path: str, task_bytes: int, opts: StorageOptions | None = None
+) -> tuple[tuple[Split, ...], str]:
     """A JSON-lines file's read tasks of about `task_bytes` each, and how they were cut."""
-    size, low = os.path.getsize(path), path.lower()
+    size, low = file_size(path, opts), path.lower()
     if low.endswith(".gz"):
         return (Split(file, 0, 0, size, 0, None, whole=True),), "gzip: one read task"
     if not low.endswith(".zst"):
@@ -193,7 +198,7 @@ def line_splits(file: int, path: str, task_bytes: int) -> tuple[tuple[Split, ...
         cuts = [size * k // n for k in range(n + 1)]
         splits = [Split(file, k, cuts[k], cuts[k + 1], cuts[k], cuts[k + 1]) for k in range(n)]
         return tuple(splits), f"{n} read tasks by byte range"
-    frames = zstd_frames(path)
+    frames = zstd_frames(path, opts)
     if frames is None or len(frames) < 2:
         why = "one frame" if frames else "frame sizes not in its headers"
         return (Split(file, 0, 0, size, 0, None, whole=True),), f"zstd, {why}: one read task"
@@ -216,12 +221,14 @@ def line_splits(file: int, path: str, task_bytes: int) -> tuple[tuple[Split, ...
     return tuple(splits), f"zstd, {len(frames)} frames: {len(groups)} read tasks"
 
 
-def zstd_frames(path: str) -> list[Frame] | None:
+def zstd_frames(path: str, opts: StorageOptions | None = None) -> list[Frame] | None:
     """The file's zstd frames, from their headers and block headers (skippable frames passed
     over); None when a frame does not give its decompressed size or the file does not parse
-    (a truncated or damaged file is read whole, so its error comes where it always does)."""
-    frames, size = [], os.path.getsize(path)
-    with open(path, "rb") as fh:
+    (a truncated or damaged file is read whole, so its error comes where it always does). The
+    headers lie between the blocks, so the walk reads the file's compressed bytes once (an
+    object's in ranged reads of 8 MiB: stages/formats/fs.py), decompressing nothing."""
+    frames, size = [], file_size(path, opts)
+    with open_file(path, opts) as fh:
         pos = 0
         while pos < size:
             fh.seek(pos)
@@ -265,10 +272,12 @@ def _blocks_end(fh, pos: int, size: int) -> int | None:
             return pos
 
 
-def row_groups(path: str) -> tuple[RowGroup, ...]:
+def row_groups(path: str, opts: StorageOptions | None = None) -> tuple[RowGroup, ...]:
+    """The row groups, from the file's footer alone."""
     import pyarrow.parquet as pq  # only for parquet inputs
 
-    meta = pq.ParquetFile(path).metadata
+    with open_file(path, opts) as fh:
+        meta = pq.ParquetFile(fh).metadata
     out, row, place = [], 1, 0
     for g in range(meta.num_row_groups):
         rg = meta.row_group(g)

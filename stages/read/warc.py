@@ -104,11 +104,13 @@ def member_start(fh, pos: int, end: int) -> int | None:
             return None
 
 
-def members_per_record(path: str, limit: int = 16 << 20) -> bool:
+def members_per_record(
+    path: str, storage_options: StorageOptions | None = None, limit: int = 16 << 20
+) -> bool:
     """Whether the first gzip member ends within `limit` bytes with more after it: a file
     gzipped per record, whose blocks can be read apart."""
     obj = zlib.decompressobj(wbits=31)
-    with open(path, "rb") as fh:
+    with open_file(path, storage_options) as fh:
         while not obj.eof and fh.tell() < limit and (chunk := fh.read(1 << 16)):
             try:
                 obj.decompress(chunk, 1 << 16)

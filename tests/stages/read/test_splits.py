@@ -15,6 +15,7 @@ import zstandard
 
 from gristmill.stages.read.split_read import owned_lines, split_chunks
 from gristmill.stages.read.splits import (
+    Splitting,
     layout_lines,
     line_splits,
     row_groups,
@@ -22,6 +23,7 @@ from gristmill.stages.read.splits import (
     zstd_frames,
 )
 
+LOCAL = Splitting({})  # local files: no storage options
 WORDS = ["alpha", "Жизнь", "東京都", "ภาษาไทย", "مرحبا", "हिन्दी", "한국어", "，。", "x"]
 
 
@@ -52,7 +54,7 @@ def read_in_splits(path: Path, task_bytes: int) -> list[tuple[int, bytes]]:
     out = []
     splits, _ = line_splits(0, str(path), task_bytes)
     for s in splits:
-        got = list(owned_lines(split_chunks(str(path), s), s))
+        got = list(owned_lines(split_chunks(str(path), s, LOCAL), s))
         for place, _ in got:  # each line's place lies in its split's range
             assert s.dstart <= place and (s.dend is None or place < s.dend)
         out += got
@@ -104,7 +106,7 @@ def test_an_edge_on_every_byte_of_a_line(tmp_path):
         s0, s1 = line_splits(0, str(path), len(data))[0][0], None
         s0 = type(s0)(0, 0, 0, cut, 0, cut)
         s1 = type(s0)(0, 1, cut, len(data), cut, len(data))
-        got = [x for s in (s0, s1) for x in owned_lines(split_chunks(str(path), s), s)]
+        got = [x for s in (s0, s1) for x in owned_lines(split_chunks(str(path), s, LOCAL), s)]
         assert got == want, cut
 
 
@@ -151,7 +153,7 @@ def lines_by_task(tmp: Path, path: Path, task_bytes: int, block: int, tasks: int
     for rank in range(len(sp.splits)):
         run_step(step, rank=rank, world_size=len(sp.splits))
     lay = sp.layouts[0]
-    got = {t: [(n, line) for n, line, _ in split_lines(str(path), work, lay, t, tasks, block)]
+    got = {t: [(n, line) for n, line, _ in split_lines(str(path), sp, lay, t, tasks)]
            for t in range(tasks)}  # fmt: skip
     return got, lay
 
@@ -202,7 +204,7 @@ def test_a_truncated_zstd_file_is_read_whole(tmp_path):
     (s,), _ = line_splits(0, str(path), 100)
     assert s.whole
     with pytest.raises(EOFError):
-        list(owned_lines(split_chunks(str(path), s), s))
+        list(owned_lines(split_chunks(str(path), s, LOCAL), s))
 
 
 def test_parquet_row_groups_from_the_metadata(tmp_path):
