@@ -169,6 +169,18 @@ def test_a_killed_split_reruns_alone(runs, tmp_path):
     assert any("resum" in line for line in rerun), rerun
 
 
+def test_near_dedup_in_any_number_of_cluster_tasks_gives_the_same_bytes(runs):
+    """With minhash_dedup in the chain: split sizes, workers and `cluster_tasks` change nothing."""
+    tmp, _ = runs
+    stages = ["exact_dedup", {"minhash_dedup": {"cluster_tasks": 1}}, "tokenize", "pack"]
+    one = run_quietly(config(tmp, "m1", task_bytes=500, stages=stages))
+    stages[1] = {"minhash_dedup": {"cluster_tasks": 3}}
+    three = run_quietly(config(tmp, "m3", task_bytes=4000, workers=1, stages=stages))
+    assert one["stages"]["minhash_dedup"]["dropped"]  # the chain does drop near duplicates
+    assert tree_bytes(tmp / "out_m3") == tree_bytes(tmp / "out_m1")
+    assert {k: three[k] for k in SAME} == {k: one[k] for k in SAME}
+
+
 @pytest.mark.cluster
 def test_ray_gives_the_local_bytes(runs, local_ray):  # noqa: F811 - the fixture
     tmp, made = runs
