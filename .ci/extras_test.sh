@@ -72,11 +72,11 @@ one() {
 
 # --quick: does pip resolve `combo` without a conflict (nothing is installed)?
 resolves() {
-  local combo=$1 venv=$2 spec="$REPO"
+  local combo=$1 venv=$2 log=$3 spec="$REPO"
   [ "$combo" = - ] || spec="$REPO[$combo]"
-  if ! "$venv/bin/python" -m pip install -q --dry-run "$spec" >"$venv.log" 2>&1 \
-    || grep -q "^ERROR" "$venv.log"; then
-    echo "[$combo] pip cannot resolve it:"; grep -E "^ERROR|error" "$venv.log" | head -5
+  if ! "$venv/bin/python" -m pip install -q --dry-run "$spec" >"$log" 2>&1 \
+    || grep -q "^ERROR" "$log"; then
+    echo "[$combo] pip cannot resolve it:"; grep -E "^ERROR|error" "$log" | head -5
     return 1
   fi
   echo "[$combo] ok: resolves"
@@ -113,7 +113,16 @@ quick=0
 if [ "$quick" = 1 ]; then
   fresh="$TMP/venv-resolve"
   rm -rf "$fresh" && "$PYTHON" -m venv "$fresh"
-  for combo in "$@"; do resolves "$combo" "$fresh" || failed=1; done
+  # the resolutions wait mostly on the index, not a core: all at once, said in order
+  pids=() && i=0
+  for combo in "$@"; do
+    resolves "$combo" "$fresh" "$TMP/resolve-$i.log" >"$TMP/resolve-$i.out" & pids+=($!)
+    i=$((i + 1))
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || failed=1
+    cat "$TMP/resolve-$i.out"
+  done
   rm -rf "$fresh"
   built_venv "${VENV:-$REPO/.venv}" || failed=1
   exit "$failed"

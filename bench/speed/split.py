@@ -9,7 +9,10 @@ file). `run` runs `gristmill run` on one of them, with `tokenize` and `pack` by 
 - `whole`: `block_bytes` above the file's size, so the file is one task's, as before splitting;
 - `split-<S>`: `task_bytes` S MiB, `block_bytes` its default (64 MiB), for each S of `--sizes`;
 
-all with `tasks: 2`, `workers: 2`. Per run it prints the load average before it, wall seconds,
+all with `tasks: 2`, `workers: 2`; with `--s3`, the file is put in a `moto_server` started on
+127.0.0.1 and every run reads it by its `s3://` URL (moto holds it in memory and serves it from
+the same cores, so only the runs' own CPU-s compare with a local run's, not their wall). Per run
+it prints the load average before it, wall seconds,
 CPU-s (the tasks' and the run process's), CPU-s per MB of text of the read phase and of the
 reader of phase 01 (per MB of the file's `text`: `--text-mb`, else counted: of a `.jsonl.zst`
 its decompressed bytes), each phase's peak RSS of a task, and the sha256 of everything under
@@ -17,15 +20,18 @@ its decompressed bytes), each phase's peak RSS of a task, and the sha256 of ever
 
     python -m bench.speed.split make GROWN -o OUT [--repeat 1] [--frame-mib 4] [--shards N]
     python -m bench.speed.split run OUT/big.jsonl.zst [--sizes 16,64,256] [--work W] [--json R]
+        [--s3]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -70,7 +76,7 @@ def make_parquet(paths: list[Path], out: Path) -> None:
             w.write_table(pa.table(cols, schema=schema), row_group_size=len(rows))
 
 
-def config(work: Path, name: str, data: Path, stages: list[str], **run) -> Path:
+def config(work: Path, name: str, data: Path | str, stages: list[str], **run) -> Path:
     import yaml
 
     cfg = {"output": str(work / f"{name}_out"), "tasks": 2, "workers": 2, **run}
@@ -124,7 +130,8 @@ def _yaml(path: Path) -> dict:
 
 
 def run_all(data: Path, sizes: list[int], work: Path, stages: list[str], keep: bool,
-            text_mb: float | None = None) -> dict:  # fmt: skip
+            text_mb: float | None = None, source: str | None = None) -> dict:  # fmt: skip
+    """`source`: where the runs read `data` from (a URL), if not from `data` itself."""
     text_mb = text_mb or _text_bytes(data) / 1e6
     trials = {"whole": {"block_bytes": 1 << 50}}
     trials |= {f"split-{s}": {"task_bytes": s << 20} for s in sizes}
@@ -135,13 +142,46 @@ def run_all(data: Path, sizes: list[int], work: Path, stages: list[str], keep: b
     }
     for name, run in trials.items():
         shutil.rmtree(work / f"{name}_out", ignore_errors=True)
-        results[name] = one_run(config(work, name, data, stages, **run), text_mb)
+        results[name] = one_run(config(work, name, source or data, stages, **run), text_mb)
         print(name, json.dumps(results[name]), flush=True)
         if not keep:
             shutil.rmtree(work / f"{name}_out")
     split = {results[n]["sha256"] for n in trials if n != "whole"}
     results["split_outputs_identical"] = len(split) == 1
     return results
+
+
+@contextlib.contextmanager
+def s3_copy(data: Path):
+    """`data` in a bucket of a `moto_server` on 127.0.0.1 (its environment set for the runs):
+    yields its URL; the server is stopped after."""
+    import s3fs  # the cloud extra
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    moto = Path(sys.executable).with_name("moto_server")
+    cmd = [str(moto), "-H", "127.0.0.1", "-p", str(port)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.environ |= {
+        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }
+    try:
+        for _ in range(300):
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            time.sleep(0.1)
+        fs = s3fs.S3FileSystem(skip_instance_cache=True)
+        fs.mkdir("bench")
+        fs.put(str(data), f"bench/{data.name}")
+        yield f"s3://bench/{data.name}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
 
 
 def _text_bytes(data: Path) -> int:
@@ -179,6 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     rn.add_argument("--json", type=Path, default=None)
     rn.add_argument("--keep", action="store_true", help="keep each run's output folder")
     rn.add_argument("--text-mb", type=float, default=None, help="the file's MB, if known")
+    rn.add_argument("--s3", action="store_true", help="read it from a local moto S3 server")
     a = ap.parse_args(argv)
     if a.cmd == "make":
         a.out.mkdir(parents=True, exist_ok=True)
@@ -193,7 +234,9 @@ def main(argv: list[str] | None = None) -> None:
     work.mkdir(parents=True, exist_ok=True)
     sizes = [int(s) for s in a.sizes.split(",")]
     stages = a.stages.split(",")
-    results = run_all(a.data.resolve(), sizes, work.resolve(), stages, a.keep, a.text_mb)
+    data = a.data.resolve()
+    with s3_copy(data) if a.s3 else contextlib.nullcontext() as url:
+        results = run_all(data, sizes, work.resolve(), stages, a.keep, a.text_mb, url)
     print(json.dumps({k: v for k, v in results.items() if not isinstance(v, dict)}))
     if a.json:
         a.json.write_text(json.dumps(results, indent=1))
