@@ -36,7 +36,7 @@ from pathlib import Path
 import zstandard
 
 from gristmill.stages.formats.docio import DAMAGED
-from gristmill.stages.formats.fs import StorageOptions, file_size, open_file
+from gristmill.stages.formats.fs import StorageError, StorageOptions, file_size, is_url, open_file
 
 KINDS = ("jsonl", "parquet", "warc")  # `input_kind`s that split; text files are one document
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -134,11 +134,18 @@ def splitting(
             if size is None or size <= block_bytes:
                 continue
             lay = _layout(i, path, kind, task_bytes, size, storage_options)
-        except DAMAGED:  # not what its name says: read whole, and rejected as it always is
+        except DAMAGED as e:  # not what its name says: read whole, and rejected as it always is
+            if is_url(path) and _not_the_data(e):  # the store failed: a rerun must cut it alike
+                raise StorageError(f"{path}: its layout could not be read: {e!r}") from e
             continue
         if lay is not None:
             layouts[i] = lay
     return Splitting(layouts, block_bytes, work, storage_options)
+
+
+def _not_the_data(e: BaseException) -> bool:
+    """An OSError from the store (connection, permission), not one of pyarrow's on bad bytes."""
+    return isinstance(e, OSError) and not type(e).__module__.startswith("pyarrow")
 
 
 def _layout(

@@ -168,7 +168,9 @@ def test_each_task_reads_its_blocks_with_the_files_own_line_numbers(tmp_path, en
     path = tmp_path / ("a.jsonl.zst" if zst else "a.jsonl")
     path.write_bytes(frames_of(data, 700) if zst else data)
     want = expected(data)
-    for task_bytes, block, tasks in [(1, 1, 2), (500, 97, 3), (3000, 1000, 2), (10**9, 10, 4)]:
+    # 1-byte blocks (a line's every byte an edge); 61-byte splits: ~800 read tasks of the plain
+    # file (each byte a split costs a minute here, and test_plain_splits_... cuts at every byte)
+    for task_bytes, block, tasks in [(61, 1, 2), (500, 97, 3), (3000, 1000, 2), (10**9, 10, 4)]:
         got, lay = lines_by_task(tmp_path, path, task_bytes, block, tasks)
         assert not lay.splits[0].whole
         assert sorted(x for t in got.values() for x in t) == [
@@ -299,3 +301,29 @@ def test_a_file_that_is_not_what_its_name_says_is_read_whole(tmp_path):
     sp = splitting(files, 100, 10, tmp_path)
     assert list(sp.layouts) == [2]  # the gzip one is one read task, which says it is damaged
     assert sp.splits[0].whole
+
+
+def test_a_store_that_fails_while_planning_stops_the_run(tmp_path, monkeypatch):
+    """A damaged file is read whole (its error comes where it always does), but an object whose
+    store fails while its layout is read stops the plan, naming it: a rerun must cut it up as
+    the first run did, or its blocks would go to other tasks."""
+    import fsspec
+
+    from gristmill.stages.formats.fs import StorageError
+    from gristmill.stages.read import splits as sp
+
+    data = frames_of(corpus(3), 500)
+    url = "memory://bucket/a.jsonl.zst"
+    with fsspec.open(url, "wb") as fh:
+        fh.write(data)
+    (tmp_path / "a.jsonl.zst").write_bytes(data)
+    files = [(url, "jsonl"), (str(tmp_path / "a.jsonl.zst"), "jsonl")]
+    assert set(splitting(files, 2000, 1000, tmp_path).layouts) == {0, 1}  # read as a file is
+
+    def refused(*_a, **_k):
+        raise ConnectionError("connection reset")
+
+    monkeypatch.setattr(sp, "open_file", refused)
+    assert splitting(files[1:], 2000, 1000, tmp_path).layouts == {}  # local: read whole
+    with pytest.raises(StorageError, match="memory://bucket/a.jsonl.zst: its layout"):
+        splitting(files, 2000, 1000, tmp_path)
