@@ -113,7 +113,7 @@ quick=0
 if [ "$quick" = 1 ]; then
   fresh="$TMP/venv-resolve"
   rm -rf "$fresh" && "$PYTHON" -m venv "$fresh"
-  # the resolutions wait mostly on the index, not a core: all at once, said in order
+  # all at once, said in order: in turn, each kept one core busy and left the other idle
   pids=() && i=0
   for combo in "$@"; do
     resolves "$combo" "$fresh" "$TMP/resolve-$i.log" >"$TMP/resolve-$i.out" & pids+=($!)
