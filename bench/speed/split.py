@@ -2,9 +2,9 @@
 the outputs' bytes for several split sizes.
 
 `make` writes one `.jsonl.zst` of many frames (each `--frame-mib` of text, cut at any byte, its
-size in its header, as `pzstd` writes them) and one parquet (a row group per shard) from the
-shards of a corpus made by `bench/data/grow.py` (`--repeat` passes over them, for a larger
-file). `run` runs `gristmill run` on one of them, with `tokenize` and `pack` by default:
+size in its header; `pzstd` writes frames without it) and one parquet (a row group per shard)
+from the shards of a corpus made by `bench/data/grow.py` (`--repeat` passes over them, for a
+larger file). `run` runs `gristmill run` on one of them, with `tokenize` and `pack` by default:
 
 - `whole`: `block_bytes` above the file's size, so the file is one task's, as before splitting;
 - `split-<S>`: `task_bytes` S MiB, `block_bytes` its default (64 MiB), for each S of `--sizes`;

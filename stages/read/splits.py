@@ -19,10 +19,9 @@ A record's place:
   each task reads its blocks straight from the file, from the first gzip member header in each.
   A plain or one-member file is read whole.
 
-How a file of JSON lines splits: plain, at any byte; `.zst` of several frames whose headers
-give their sizes, at frame starts (the frames found by walking their block headers: no
-decompression); a one-frame `.zst` or any `.gz` cannot be entered in the middle, so it is one
-split that reads it all (its records still spread over the tasks by block).
+How a file of JSON lines splits: plain, at any byte; `.zst` of several frames, at frame starts
+(stages/read/zstd_frames.py); a one-frame `.zst` or any `.gz` cannot be entered in the middle,
+so it is one split that reads it all (its records still spread over the tasks by block).
 
 A file may be an object at a URL (stages/formats/fs.py): it is cut up as the same file on disk
 is, each reader opening its own ranges of it.
@@ -33,21 +32,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import zstandard
-
 from gristmill.stages.formats.docio import DAMAGED
 from gristmill.stages.formats.fs import StorageError, StorageOptions, file_size, is_url, open_file
+from gristmill.stages.read.zstd_frames import Frame, zstd_frames
 
 KINDS = ("jsonl", "parquet", "warc")  # `input_kind`s that split; text files are one document
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-SKIPPABLE = range(0x184D2A50, 0x184D2A60)  # skippable frames' magic numbers (little-endian)
-
-
-@dataclass(frozen=True)
-class Frame:
-    offset: int  # in the file
-    size: int  # compressed bytes, header to checksum
-    content: int  # decompressed bytes
 
 
 @dataclass(frozen=True)
@@ -207,7 +196,7 @@ def line_splits(
         return tuple(splits), f"{n} read tasks by byte range"
     frames = zstd_frames(path, opts)
     if frames is None or len(frames) < 2:
-        why = "one frame" if frames else "frame sizes not in its headers"
+        why = "one frame" if frames else "its frames do not parse"
         return (Split(file, 0, 0, size, 0, None, whole=True),), f"zstd, {why}: one read task"
     groups: list[list[int]] = [[]]
     for k, fr in enumerate(frames):
@@ -226,57 +215,6 @@ def line_splits(
                   frames=tuple(frames[g[0]:]))
         )  # fmt: skip
     return tuple(splits), f"zstd, {len(frames)} frames: {len(groups)} read tasks"
-
-
-def zstd_frames(path: str, opts: StorageOptions | None = None) -> list[Frame] | None:
-    """The file's zstd frames, from their headers and block headers (skippable frames passed
-    over); None when a frame does not give its decompressed size or the file does not parse
-    (a truncated or damaged file is read whole, so its error comes where it always does). The
-    headers lie between the blocks, so the walk reads the file's compressed bytes once (an
-    object's in ranged reads of 8 MiB: stages/formats/fs.py), decompressing nothing."""
-    frames, size = [], file_size(path, opts)
-    with open_file(path, opts) as fh:
-        pos = 0
-        while pos < size:
-            fh.seek(pos)
-            head = fh.read(18)
-            magic = int.from_bytes(head[:4], "little")
-            if magic in SKIPPABLE and len(head) >= 8:
-                pos += 8 + int.from_bytes(head[4:8], "little")
-                continue
-            if head[:4] != ZSTD_MAGIC:
-                return None
-            try:
-                content = zstandard.frame_content_size(head)
-                header = zstandard.frame_header_size(head)
-                checksum = zstandard.get_frame_parameters(head).has_checksum
-            except zstandard.ZstdError:
-                return None
-            end = _blocks_end(fh, pos + header, size)
-            if content < 0 or end is None:
-                return None
-            end += 4 if checksum else 0
-            frames.append(Frame(pos, end - pos, content))
-            pos = end
-    return frames if pos == size else None
-
-
-def _blocks_end(fh, pos: int, size: int) -> int | None:
-    """Where a frame's blocks end (before its checksum), from the 3-byte block headers."""
-    while True:
-        fh.seek(pos)
-        head = fh.read(3)
-        if len(head) < 3:
-            return None
-        h = int.from_bytes(head, "little")
-        last, kind, n = h & 1, (h >> 1) & 3, h >> 3
-        if kind == 3:
-            return None  # reserved: not zstd
-        pos += 3 + (1 if kind == 1 else n)
-        if pos > size:
-            return None
-        if last:
-            return pos
 
 
 def row_groups(path: str, opts: StorageOptions | None = None) -> tuple[RowGroup, ...]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gzip
 import random
+import shutil
+import subprocess
 from pathlib import Path
 
 import pyarrow as pa
@@ -20,8 +22,8 @@ from gristmill.stages.read.splits import (
     line_splits,
     row_groups,
     splitting,
-    zstd_frames,
 )
+from gristmill.stages.read.zstd_frames import zstd_frames
 
 LOCAL = Splitting({})  # local files: no storage options
 WORDS = ["alpha", "Жизнь", "東京都", "ภาษาไทย", "مرحبا", "हिन्दी", "한국어", "，。", "x"]
@@ -185,17 +187,48 @@ def test_streams_that_cannot_be_entered_are_one_split(tmp_path):
     data = corpus(4)
     one = tmp_path / "one.jsonl.zst"
     one.write_bytes(zstandard.ZstdCompressor().compress(data))
-    unsized = tmp_path / "unsized.jsonl.zst"
-    with open(unsized, "wb") as fh, zstandard.ZstdCompressor().stream_writer(fh) as w:
-        w.write(data[:5000])
-        w.flush(zstandard.FLUSH_FRAME)
-        w.write(data[5000:])  # frames without their sizes in the headers
     gz = tmp_path / "a.jsonl.gz"
     gz.write_bytes(gzip.compress(data[:3000]) + gzip.compress(data[3000:]))
-    for path, why in [(one, "one frame"), (unsized, "frame sizes not"), (gz, "gzip")]:
+    for path, why in [(one, "one frame"), (gz, "gzip")]:
         splits, how = line_splits(0, str(path), 100)
         assert len(splits) == 1 and splits[0].whole and why in how
         assert read_in_splits(path, 100) == expected(data)
+
+
+def unsized_frames(data: bytes, size: int) -> bytes:
+    """Frames as `pzstd` writes them: each after a 12-byte skippable frame holding its
+    compressed size, none with its decompressed size in its header."""
+    out = b""
+    for i in range(0, len(data), size):
+        frame = zstandard.ZstdCompressor(write_content_size=False).compress(data[i : i + size])
+        out += (0x184D2A50).to_bytes(4, "little") + (4).to_bytes(4, "little")
+        out += len(frame).to_bytes(4, "little") + frame
+    return out
+
+
+@pytest.mark.parametrize("task_bytes", [1, 900, 5000])
+def test_frames_without_their_sizes_are_split_at_frame_starts(tmp_path, task_bytes):
+    """pzstd's frames give no decompressed size: each is decompressed once to count it, and the
+    file is cut at frame starts as any multi-frame file is."""
+    data = corpus(4)
+    path = tmp_path / "p.jsonl.zst"
+    path.write_bytes(unsized_frames(data, 700))
+    frames = zstd_frames(str(path))
+    assert [f.content for f in frames] == [len(data[i : i + 700]) for i in range(0, len(data), 700)]
+    splits, how = line_splits(0, str(path), task_bytes)
+    assert len(splits) > 1 and not splits[0].whole and f"{len(frames)} frames" in how
+    assert read_in_splits(path, task_bytes) == expected(data)
+
+
+@pytest.mark.skipif(not shutil.which("pzstd"), reason="pzstd (Debian's zstd) is not installed")
+def test_a_file_pzstd_wrote_is_split(tmp_path):
+    data = corpus(5, 12000) + b"\n"  # about 5 MB
+    src, path = tmp_path / "p.jsonl", tmp_path / "p.jsonl.zst"
+    src.write_bytes(data)
+    subprocess.run(["pzstd", "-q", "-p", "2", "-1", str(src), "-o", str(path)], check=True)
+    frames = zstd_frames(str(path))  # at level 1, a frame per 2 MiB of input
+    assert len(frames) >= 2 and sum(f.content for f in frames) == len(data)
+    assert read_in_splits(path, 1) == expected(data)
 
 
 def test_a_truncated_zstd_file_is_read_whole(tmp_path):
@@ -310,7 +343,7 @@ def test_a_store_that_fails_while_planning_stops_the_run(tmp_path, monkeypatch):
     import fsspec
 
     from gristmill.stages.formats.fs import StorageError
-    from gristmill.stages.read import splits as sp
+    from gristmill.stages.read import zstd_frames as zf
 
     data = frames_of(corpus(3), 500)
     url = "memory://bucket/a.jsonl.zst"
@@ -323,7 +356,7 @@ def test_a_store_that_fails_while_planning_stops_the_run(tmp_path, monkeypatch):
     def refused(*_a, **_k):
         raise ConnectionError("connection reset")
 
-    monkeypatch.setattr(sp, "open_file", refused)
+    monkeypatch.setattr(zf, "open_file", refused)
     assert splitting(files[1:], 2000, 1000, tmp_path).layouts == {}  # local: read whole
     with pytest.raises(StorageError, match="memory://bucket/a.jsonl.zst: its layout"):
         splitting(files, 2000, 1000, tmp_path)

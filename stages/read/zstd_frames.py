@@ -1,0 +1,96 @@
+"""A `.zst` file's frames: where each starts and ends, and how many bytes it decompresses to,
+so a large file can be cut at frame starts (`stages/read/splits.py`).
+
+A frame's end comes from its block headers (3 bytes before each block give its size), so the
+walk reads the compressed bytes once and decompresses nothing where the frame's header gives
+its decompressed size (frames written one by one with the size known, `zstd` on a file). Where
+it does not, as in `pzstd`'s frames (each after a skippable frame holding its compressed size,
+none holding its content size), the frame is decompressed once, counted and dropped, at about
+what the read phase costs per byte; the file is still cut at its frames.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import zstandard
+
+from gristmill.stages.formats.fs import StorageOptions, file_size, open_file
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+SKIPPABLE = range(0x184D2A50, 0x184D2A60)  # skippable frames' magic numbers (little-endian)
+CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Frame:
+    offset: int  # in the file
+    size: int  # compressed bytes, header to checksum
+    content: int  # decompressed bytes
+
+
+def zstd_frames(path: str, opts: StorageOptions | None = None) -> list[Frame] | None:
+    """The file's zstd frames (skippable frames passed over); None when the file does not
+    parse (a truncated or damaged file is read whole, so its error comes where it always
+    does). An object's bytes come in ranged reads of 8 MiB (stages/formats/fs.py)."""
+    frames, size = [], file_size(path, opts)
+    with open_file(path, opts) as fh:
+        pos = 0
+        while pos < size:
+            fh.seek(pos)
+            head = fh.read(18)
+            magic = int.from_bytes(head[:4], "little")
+            if magic in SKIPPABLE and len(head) >= 8:
+                pos += 8 + int.from_bytes(head[4:8], "little")
+                continue
+            if head[:4] != ZSTD_MAGIC:
+                return None
+            try:
+                content = zstandard.frame_content_size(head)
+                header = zstandard.frame_header_size(head)
+                checksum = zstandard.get_frame_parameters(head).has_checksum
+            except zstandard.ZstdError:
+                return None
+            end = _blocks_end(fh, pos + header, size)
+            if end is None:
+                return None
+            end += 4 if checksum else 0
+            if content < 0:  # not in its header: decompressed to count
+                content = _content(fh, pos, end - pos)
+                if content is None:
+                    return None
+            frames.append(Frame(pos, end - pos, content))
+            pos = end
+    return frames if pos == size else None
+
+
+def _blocks_end(fh, pos: int, size: int) -> int | None:
+    """Where a frame's blocks end (before its checksum), from the 3-byte block headers."""
+    while True:
+        fh.seek(pos)
+        head = fh.read(3)
+        if len(head) < 3:
+            return None
+        h = int.from_bytes(head, "little")
+        last, kind, n = h & 1, (h >> 1) & 3, h >> 3
+        if kind == 3:
+            return None  # reserved: not zstd
+        pos += 3 + (1 if kind == 1 else n)
+        if pos > size:
+            return None
+        if last:
+            return pos
+
+
+def _content(fh, offset: int, size: int) -> int | None:
+    """The decompressed bytes of the frame of `size` bytes at `offset`; None if it does not
+    decompress to its end."""
+    obj, left, n = zstandard.ZstdDecompressor().decompressobj(), size, 0
+    fh.seek(offset)
+    try:
+        while left > 0 and (data := fh.read(min(CHUNK, left))):
+            left -= len(data)
+            n += len(obj.decompress(data))
+    except zstandard.ZstdError:
+        return None
+    return n if obj.eof and left == 0 else None
