@@ -25,10 +25,6 @@ bench/speed/emitter.py does (its cached run).
 from __future__ import annotations
 
 import argparse
-import os
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -79,12 +75,6 @@ def packing_figures(run: Path, seqs: list[int], window: int) -> None:
         )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def tokens_per_s(em: Emitter, seconds: float) -> float:
     n, t0 = 0, time.perf_counter()
     with em.prefetch(depth=4) as batches:
@@ -94,29 +84,9 @@ def tokens_per_s(em: Emitter, seconds: float) -> float:
 
 
 def store_figures(run: Path, seq: int, batch: int, seconds: float) -> None:
-    import s3fs
+    from bench.speed.local_s3 import local_s3
 
-    moto = Path(sys.executable).with_name("moto_server")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [str(moto), "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.environ |= {
-        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
-        "AWS_ACCESS_KEY_ID": "bench",
-        "AWS_SECRET_ACCESS_KEY": "bench",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }
-    try:
-        for _ in range(300):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        fs = s3fs.S3FileSystem(skip_instance_cache=True)
+    with local_s3() as fs:
         fs.mkdir("bench")
         fs.put(str(run / "tokens"), "bench/run/tokens", recursive=True)
         fs.put(str(run / "manifest.json"), "bench/run/manifest.json")
@@ -138,9 +108,6 @@ def store_figures(run: Path, seq: int, batch: int, seconds: float) -> None:
             f"index files {s['index_bytes']:,} bytes; samples served {remote.samples:,} "
             f"({remote.samples / remote.samples_per_epoch:.2f} epochs)"
         )
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def main() -> None:

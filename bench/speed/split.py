@@ -31,7 +31,6 @@ import hashlib
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -153,35 +152,13 @@ def run_all(data: Path, sizes: list[int], work: Path, stages: list[str], keep: b
 
 @contextlib.contextmanager
 def s3_copy(data: Path):
-    """`data` in a bucket of a `moto_server` on 127.0.0.1 (its environment set for the runs):
-    yields its URL; the server is stopped after."""
-    import s3fs  # the cloud extra
+    """`data` in a bucket of a local S3 endpoint (bench/speed/local_s3.py): yields its URL."""
+    from bench.speed.local_s3 import local_s3
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    moto = Path(sys.executable).with_name("moto_server")
-    cmd = [str(moto), "-H", "127.0.0.1", "-p", str(port)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.environ |= {
-        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}",
-        "AWS_ACCESS_KEY_ID": "bench",
-        "AWS_SECRET_ACCESS_KEY": "bench",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }
-    try:
-        for _ in range(300):
-            with contextlib.suppress(OSError):
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            time.sleep(0.1)
-        fs = s3fs.S3FileSystem(skip_instance_cache=True)
+    with local_s3() as fs:
         fs.mkdir("bench")
         fs.put(str(data), f"bench/{data.name}")
         yield f"s3://bench/{data.name}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def _text_bytes(data: Path) -> int:
