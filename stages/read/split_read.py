@@ -3,10 +3,14 @@
 The read phase (`ReadSplits`, one task per split) reads its split's own bytes once. How depends
 on whether the file can be entered in the middle:
 
-- **Seekable** (plain, or `.zst` of several frames): the split only counts the lines it owns,
-  block by block, and writes the counts to `<work>/splits/<file>-<split>.json`. Phase 01's
-  reader then reads each of its blocks straight from the file (`block_lines`), numbering its
-  lines from the counts of the blocks before. Nothing is written but the counts.
+- **Seekable** (plain, or `.zst` of several frames): the split only counts, and writes the
+  counts to `<work>/splits/<file>-<split>.json`: a plain file's split the lines it owns, block
+  by block; a `.zst` split each of its frames' bytes and newlines (a frame's header need not
+  give its size, and where the frame starts in the text is known only once the frames before
+  it are counted). Phase 01's reader then reads each of its blocks straight from the file
+  (`block_lines`), numbering its lines from the counts before it: a `.zst` block from the frame
+  that holds its start, the newlines before the start in that frame counted as it skips them.
+  Nothing is written but the counts.
 - **A stream** (`.gz`, a one-frame `.zst`): the one split decompresses the whole file, cuts it
   into lines and writes each, with its number, to the work file of the task it goes to:
   `<work>/splits/<file>-<split>/<task>.bin.zst`; phase 01's reader reads those back.
@@ -18,10 +22,12 @@ stops on damage (a corrupt frame) records it, with how far it got, in its `.json
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import struct
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -69,6 +75,8 @@ class ReadSplits(PipelineStep):
     def _count(self, s: Split) -> dict:
         """The lines the split owns, per block of their place (a newline that ends the file
         is counted too: no block comes after it); on damage, the newlines read before it."""
+        if s.frames:
+            return self._count_frames(s)
         block, counts, newlines = self.splitting.block_bytes, Counter(), 0
         if s.dstart == 0:
             counts[0] = 1  # the file's first line: place 0 (the file is not empty)
@@ -83,6 +91,21 @@ class ReadSplits(PipelineStep):
         except READ_ERRORS as e:  # how far it got: the lines that end before the damage
             return {"blocks": sorted(counts.items()), "newlines": newlines, "error": _error(e)}
         return {"lines": sum(counts.values()), "blocks": sorted(counts.items()), "error": None}
+
+    def _count_frames(self, s: Split) -> dict:
+        """[bytes, newlines] of each of the split's frames, decompressed; on damage, those of
+        the frames before it, and the bytes and newlines of its frame read before it."""
+        done: list[list[int]] = []
+        with open_file(self.paths[s.file], self.splitting.storage_options) as fh:
+            for fr in s.frames:
+                size = newlines = 0
+                try:
+                    for chunk in frame_chunks(fh, [fr]):
+                        size, newlines = size + len(chunk), newlines + chunk.count(b"\n")
+                except READ_ERRORS as e:
+                    return {"frames": done, "partial": [size, newlines], "error": _error(e)}
+                done.append([size, newlines])
+        return {"frames": done, "error": None}
 
     def _scatter(self, s: Split) -> dict:
         """A stream's one split: each line, numbered, to the work file of its task."""
@@ -128,9 +151,6 @@ def split_chunks(path: str, s: Split, sp: Splitting) -> Iterator[bytes]:
                 yield chunk
         return
     with open_file(path, sp.storage_options) as fh:
-        if s.frames:
-            yield from frame_chunks(fh, s.frames)
-            return
         fh.seek(s.start)
         while chunk := fh.read(CHUNK):
             yield chunk
@@ -166,26 +186,25 @@ def frame_chunks(fh, frames: Iterable[Frame]) -> Iterator[bytes]:
             raise EOFError("a zstd frame ends before its last block")
 
 
-def chunks_from(path: str, lay: FileLayout, place: int, sp: Splitting) -> Iterator[bytes]:
-    """A seekable file's decompressed bytes from offset `place` on: a `.zst` from the frame
-    that holds it, the bytes before it dropped."""
-    frames = lay.splits[0].frames
+def chunks_from(path: str, place: int, sp: Splitting) -> Iterator[bytes]:
+    """A plain file's bytes from offset `place` on."""
     with open_file(path, sp.storage_options) as fh:
-        if not frames:
-            fh.seek(place)
-            while chunk := fh.read(CHUNK):
-                yield chunk
-            return
-        k, start = 0, 0
-        while k + 1 < len(frames) and start + frames[k].content <= place:
-            start, k = start + frames[k].content, k + 1
-        skip = place - start
-        for chunk in frame_chunks(fh, frames[k:]):
-            if skip >= len(chunk):
-                skip -= len(chunk)
+        fh.seek(place)
+        while chunk := fh.read(CHUNK):
+            yield chunk
+
+
+def _skipping(fh, frames: list[Frame], skip: int, newlines: list[int]) -> Iterator[bytes]:
+    """The frames decompressed, less their first `skip` bytes, whose newlines are added to
+    `newlines[0]` before the first byte after them comes."""
+    for chunk in frame_chunks(fh, frames):
+        if skip:
+            head = chunk[:skip]
+            newlines[0] += head.count(b"\n")
+            skip, chunk = skip - len(head), chunk[len(head) :]
+            if not chunk:
                 continue
-            yield chunk[skip:]
-            skip = 0
+        yield chunk
 
 
 def owned_lines(chunks: Iterable[bytes], s: Split) -> Iterator[tuple[int, bytes]]:
@@ -229,6 +248,8 @@ def split_lines(
     ]
     if lay.splits[0].whole:
         yield from _scattered(sp.work, lay.splits[0], task, done[0])
+    elif lay.splits[0].frames:
+        yield from frame_lines(path, sp, lay, task, tasks, done)
     else:
         yield from block_lines(path, sp, lay, task, tasks, done)
 
@@ -245,7 +266,7 @@ def _scattered(work: Path, s: Split, task: int, done: dict):
 
 
 def block_lines(path: str, sp: Splitting, lay: FileLayout, task: int, tasks: int, done: list):
-    """A seekable file's lines whose blocks go to `task`, read straight from the file."""
+    """A plain file's lines whose blocks go to `task`, read straight from the file."""
     counts, limit, error, before = Counter(), None, None, 0
     for d in done:
         counts.update(dict(d["blocks"]))
@@ -265,9 +286,49 @@ def _blocks(path, sp, lay, task, tasks, counts, limit):
         before.append(before[-1] + counts[b])
     for lo, hi in lay.blocks_of(task, block, tasks):
         n = before[min(lo // block, len(before) - 1)]
-        chunks = chunks_from(path, lay, lo, sp)
+        chunks = chunks_from(path, lo, sp)
         for _, line in owned_lines(chunks, Split(lay.file, 0, lo, hi, lo, hi)):
             n += 1
             if limit is not None and n > limit:
                 return
             yield n, line, None
+
+
+def frame_lines(path: str, sp: Splitting, lay: FileLayout, task: int, tasks: int, done: list):
+    """A `.zst` file's lines whose blocks go to `task`, each block read from the frame that
+    holds its start. A line's number is 1 + the newlines before it: those of the frames before
+    (their counts) and those of its frame before the block (counted while skipped)."""
+    sizes, error = [], None
+    for d in done:
+        sizes += d["frames"]
+        if d["error"]:  # one reader reads the lines that end before the damage
+            sizes, error = [*sizes, d["partial"]], tuple(d["error"])
+            break
+    starts, before = [0], [0]  # each frame's decompressed offset, and the newlines before it
+    for size, newlines in sizes:
+        starts.append(starts[-1] + size)
+        before.append(before[-1] + newlines)
+    limit = before[-1] if error else None
+    frames = [f for s in lay.splits for f in s.frames]
+    lay = replace(lay, data_bytes=starts[-1])
+    with contextlib.suppress(*READ_ERRORS):  # the damage: said once, below
+        yield from _frame_blocks(path, sp, lay, task, tasks, frames, starts, before, limit)
+    if error is not None:
+        yield limit + 1, None, error
+
+
+def _frame_blocks(path, sp, lay, task, tasks, frames, starts, before, limit):
+    block = sp.block_bytes
+    with open_file(path, sp.storage_options) as fh:
+        for lo, hi in lay.blocks_of(task, block, tasks):
+            k = bisect.bisect_right(starts, lo) - 1
+            skipped = [0]
+            chunks = _skipping(fh, frames[k:], lo - starts[k], skipped)
+            n = None
+            for _, line in owned_lines(chunks, Split(lay.file, 0, lo, hi, lo, hi)):
+                if n is None:  # the skipped bytes are counted once the first line comes
+                    n = 0 if lo == 0 else 1 + before[k] + skipped[0]
+                n += 1
+                if limit is not None and n > limit:
+                    return
+                yield n, line, None

@@ -47,9 +47,9 @@ class Split:
     index: int
     start: int  # where in the file reading starts (a frame's start for `.zst`)
     end: int  # plain: the byte after its range; `.zst`: where its last frame ends
-    dstart: int  # the decompressed offset of `start` (plain: `start`)
-    dend: int | None  # the decompressed offset of `end`; None: to the end of the file
-    frames: tuple[Frame, ...] = ()  # `.zst`: its frames, then the rest of the file's
+    dstart: int  # plain: the decompressed offset of `start` (`start`); a stream's, `.zst`: 0
+    dend: int | None  # plain: that of `end`; None: to the end of the file (a stream, `.zst`)
+    frames: tuple[Frame, ...] = ()  # `.zst`: its own frames, counted whole by the read phase
     whole: bool = False  # a stream read from the start (`.gz`, one-frame `.zst`)
 
 
@@ -153,9 +153,11 @@ def _layout(
         size = sum(g.size for g in groups)
         return FileLayout(i, "rows", groups=groups, how=how, data_bytes=size)
     splits, how = line_splits(i, path, task_bytes, opts)
-    last = splits[-1]  # a plain file's size, or a zstd one's from its frames
-    size = None if last.whole else last.dstart + sum(f.content for f in last.frames)
-    size = last.end if not last.frames and not last.whole else size
+    frames = [f for s in splits for f in s.frames]
+    if splits[-1].whole or None in (f.content for f in frames):
+        size = None  # known once the read phase has read it
+    else:  # a plain file's size, or a zstd one's from its frames' headers
+        size = sum(f.content for f in frames) if frames else splits[-1].end
     return FileLayout(i, "lines", splits=splits, how=how, data_bytes=size)
 
 
@@ -203,17 +205,10 @@ def line_splits(
         if groups[-1] and fr.offset - frames[groups[-1][0]].offset >= task_bytes:
             groups.append([])
         groups[-1].append(k)
-    starts = [0]
-    for fr in frames:
-        starts.append(starts[-1] + fr.content)
     splits = []
     for j, g in enumerate(groups):
-        first, last = frames[g[0]], frames[g[-1]]
-        dend = starts[g[-1] + 1] if j < len(groups) - 1 else None
-        splits.append(
-            Split(file, j, first.offset, last.offset + last.size, starts[g[0]], dend,
-                  frames=tuple(frames[g[0]:]))
-        )  # fmt: skip
+        own = tuple(frames[k] for k in g)
+        splits.append(Split(file, j, own[0].offset, own[-1].offset + own[-1].size, 0, None, own))
     return tuple(splits), f"zstd, {len(frames)} frames: {len(groups)} read tasks"
 
 

@@ -2,11 +2,10 @@
 so a large file can be cut at frame starts (`stages/read/splits.py`).
 
 A frame's end comes from its block headers (3 bytes before each block give its size), so the
-walk reads the compressed bytes once and decompresses nothing where the frame's header gives
-its decompressed size (frames written one by one with the size known, `zstd` on a file). Where
-it does not, as in `pzstd`'s frames (each after a skippable frame holding its compressed size,
-none holding its content size), the frame is decompressed once, counted and dropped, at about
-what the read phase costs per byte; the file is still cut at its frames.
+walk reads the compressed bytes once and decompresses nothing. Its decompressed size is in its
+header when the writer knew it (frames written one by one, `zstd` on a file), and not in
+`pzstd`'s frames: there the read phase, which decompresses every frame anyway, counts it
+(`stages/read/split_read.py`).
 """
 
 from __future__ import annotations
@@ -19,14 +18,13 @@ from gristmill.stages.formats.fs import StorageOptions, file_size, open_file
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 SKIPPABLE = range(0x184D2A50, 0x184D2A60)  # skippable frames' magic numbers (little-endian)
-CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
 class Frame:
     offset: int  # in the file
     size: int  # compressed bytes, header to checksum
-    content: int  # decompressed bytes
+    content: int | None  # decompressed bytes; None: not in its header
 
 
 def zstd_frames(path: str, opts: StorageOptions | None = None) -> list[Frame] | None:
@@ -55,11 +53,7 @@ def zstd_frames(path: str, opts: StorageOptions | None = None) -> list[Frame] | 
             if end is None:
                 return None
             end += 4 if checksum else 0
-            if content < 0:  # not in its header: decompressed to count
-                content = _content(fh, pos, end - pos)
-                if content is None:
-                    return None
-            frames.append(Frame(pos, end - pos, content))
+            frames.append(Frame(pos, end - pos, content if content >= 0 else None))
             pos = end
     return frames if pos == size else None
 
@@ -80,17 +74,3 @@ def _blocks_end(fh, pos: int, size: int) -> int | None:
             return None
         if last:
             return pos
-
-
-def _content(fh, offset: int, size: int) -> int | None:
-    """The decompressed bytes of the frame of `size` bytes at `offset`; None if it does not
-    decompress to its end."""
-    obj, left, n = zstandard.ZstdDecompressor().decompressobj(), size, 0
-    fh.seek(offset)
-    try:
-        while left > 0 and (data := fh.read(min(CHUNK, left))):
-            left -= len(data)
-            n += len(obj.decompress(data))
-    except zstandard.ZstdError:
-        return None
-    return n if obj.eof and left == 0 else None
