@@ -57,13 +57,18 @@ def filesystem(url: str, storage_options: StorageOptions | None = None):
         ) from None
 
 
-def open_file(path: str | os.PathLike, storage_options: StorageOptions | None = None):
-    """A binary reader of `path`: a plain file, or a streamed (buffered, ranged) object."""
+def open_file(
+    path: str | os.PathLike,
+    storage_options: StorageOptions | None = None,
+    block_size: int = 8 << 20,
+):
+    """A binary reader of `path`: a plain file, or a streamed (buffered, ranged) object, read
+    `block_size` bytes a request."""
     path = str(path)
     if not is_url(path):
         return open(local_path(path), "rb")  # noqa: SIM115 - caller closes
     fs, p = filesystem(path, storage_options)
-    return fs.open(p, "rb", block_size=8 << 20)
+    return fs.open(p, "rb", block_size=block_size)
 
 
 def file_size(path: str, storage_options: StorageOptions | None = None) -> int | None:

@@ -321,8 +321,9 @@ def test_a_curated_run_on_the_store_is_a_source(s3, tmp_path, sample_local_run):
 
 def test_large_files_on_the_store_are_read_in_splits(s3, tmp_path):
     """test_split_run's corpus in the bucket: its large files (plain and multi-frame JSON
-    lines, a `.gz` stream, parquet row groups, WARC gzipped per record) are cut up as the same
-    files on disk are, and give the local run's shards, rejects and counts."""
+    lines, pzstd's frames, a `.gz` stream, parquet row groups, WARC gzipped per record) are
+    cut up as the same files on disk are, and give the local run's shards, rejects and
+    counts."""
     from gristmill.pipeline.run.runner import plan_lines
     from tests.pipeline.run.test_split_run import config, write_corpus
 
@@ -335,7 +336,7 @@ def test_large_files_on_the_store_are_read_in_splits(s3, tmp_path):
     plans = {k: plan_lines(str(tmp_path / f"{k}.yaml")) for k in ("local", "url")}
     large = {k: [ln.split(": ", 1)[1] for ln in v if ln.startswith("  ") and ": " in ln]
              for k, v in plans.items()}  # fmt: skip
-    assert len(large["url"]) == 7 and large["url"] == large["local"]  # a-d, f-h: how, spread
+    assert len(large["url"]) == 8 and large["url"] == large["local"]  # a-d, f-i: how, spread
     here, there = run_quietly(local_cfg), run_quietly(tmp_path / "url.yaml")
     assert files(tmp_path / "out_url", "tokens") == files(tmp_path / "out_local", "tokens")
     assert rejected_records(tmp_path / "out_url") == rejected_records(tmp_path / "out_local")

@@ -21,6 +21,7 @@ from gristmill.stages.formats.docio import read_records
 from tests.conftest import restored_logging, run_quietly
 from tests.pipeline.run.test_executors import local_ray  # noqa: F401 - a fixture
 from tests.pipeline.run.test_runner import tree_bytes
+from tests.stages.read.test_splits import unsized_frames
 from tests.stages.read.test_warc import response, write_warc
 
 pytestmark = pytest.mark.slow
@@ -59,6 +60,7 @@ def write_corpus(folder: Path) -> None:
     (folder / "b.jsonl.zst").write_bytes(b"".join(frames))  # frames end inside lines
     (folder / "c.jsonl.gz").write_bytes(gzip.compress(b"\n".join(lines(3, 200))))
     (folder / "d.jsonl.zst").write_bytes(cctx.compress(b"\n".join(lines(4, 200))))  # one frame
+    (folder / "i.jsonl.zst").write_bytes(unsized_frames(b"\n".join(lines(7, 200)), 1500))  # pzstd's
     (folder / "e.jsonl").write_bytes(b"\n".join(lines(5, 4)) + b"\n")  # small: whole
     rnd = random.Random(6)
     rows = [

@@ -370,3 +370,24 @@ def test_a_store_that_fails_while_planning_stops_the_run(tmp_path, monkeypatch):
     assert splitting(files[1:], 2000, 1000, tmp_path).layouts == {}  # local: read whole
     with pytest.raises(StorageError, match="memory://bucket/a.jsonl.zst: its layout"):
         splitting(files, 2000, 1000, tmp_path)
+
+
+def test_pzstd_s_frame_sizes_are_walked_frame_to_frame(tmp_path, monkeypatch):
+    """The sizes pzstd writes before its frames give the same frames as the block headers do,
+    without reading those; a size that does not land on a frame makes the file a stream."""
+    from gristmill.stages.read import zstd_frames as zf
+
+    data = corpus(6)
+    path = tmp_path / "p.jsonl.zst"
+    path.write_bytes(unsized_frames(data, 700))
+    with monkeypatch.context() as m:
+        m.setattr(zf, "_given", lambda head: None)
+        walked = zstd_frames(str(path))
+    with monkeypatch.context() as m:
+        m.setattr(zf, "_blocks_end", lambda *a: pytest.fail("read a block header"))
+        assert zstd_frames(str(path)) == walked and len(walked) > 2
+    blob = bytearray(path.read_bytes())
+    blob[8:12] = (int.from_bytes(blob[8:12], "little") - 1).to_bytes(4, "little")
+    path.write_bytes(bytes(blob))
+    assert zstd_frames(str(path)) is None
+    assert read_in_splits(path, 100) == expected(data)  # one split, read as a stream
