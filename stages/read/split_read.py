@@ -150,10 +150,7 @@ def split_chunks(path: str, s: Split, sp: Splitting) -> Iterator[bytes]:
             while chunk := fh.read(CHUNK):
                 yield chunk
         return
-    with open_file(path, sp.storage_options) as fh:
-        fh.seek(s.start)
-        while chunk := fh.read(CHUNK):
-            yield chunk
+    yield from chunks_from(path, s.start, sp)
 
 
 def own_chunks(path: str, s: Split, sp: Splitting) -> Iterator[bytes]:
