@@ -33,6 +33,7 @@ from gristmill.stages.fields import SOURCE, Field
 from gristmill.stages.formats.docio import doc_to_record
 from gristmill.stages.formats.rejects import RejectWriter
 from gristmill.stages.formats.tokenizer import TokenizerInfo
+from gristmill.stages.text.iso639 import find
 
 # Where a stage may stand in a run's list (a class attribute, so the pipeline never asks a name):
 ANYWHERE = "anywhere"
@@ -79,10 +80,10 @@ def scores_by_language(v):
 
 
 def score_for(v, lang: str, default: float | None) -> float | None:
-    """A language's threshold from `scores_by_language`'s value: its own, else `default` in the
-    map, else `default` here."""
+    """A language's threshold from `scores_by_language`'s value: its own (under its label, or a
+    GlotLID label's ISO 639-1 code), else `default` in the map, else `default` here."""
     if isinstance(v, dict):
-        v = v.get(lang, v.get("default", default))
+        v = find(v, lang, v.get("default", default))
     return None if v is None else float(v)
 
 

@@ -75,7 +75,8 @@ URL = Field(
 LANGUAGE = Field(
     "language",
     str,
-    "fastText's language code (`en`, `zh`, `ja`, ...; `unknown` when it finds none)",
+    "the langid model's label: lid.176's code (`en`, `zh`, ...), a GlotLID-style model's "
+    "ISO 639-3 code and script (`eng_Latn`, `cmn_Hani`); `unknown` when it finds none",
     hint="put langid before it",
 )
 LANGUAGE_SCORE = Field(

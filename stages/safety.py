@@ -7,8 +7,9 @@ when the listed terms occur at least `min_blocked_words` times in all.
 
 Lists: `stages/data/safety_domains.txt` and `stages/data/safety_words/<code>.txt` (written for
 the project; small seeds), plus what the config adds (`domains`, `domain_files`, `words`,
-`word_files`). A document is checked against the list of its `language` (from `langid`) and
-those of `common_languages` (default English, which turns up on pages of every language).
+`word_files`). A document is checked against the list of its `language` (from `langid`; a
+GlotLID label's and its ISO 639-1 code's, `rus_Cyrl` and `ru`) and those of `common_languages`
+(default English, which turns up on pages of every language).
 Terms match case-insensitively. A term holding a letter of a script written without spaces
 (`text.scripts`: Han, kana, Thai, Khmer, ...) matches anywhere, since such text has no word
 boundaries to look for; any other term matches as a whole word, between characters that are
@@ -28,6 +29,7 @@ from pydantic import Field, field_validator
 
 from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams
+from gristmill.stages.text.iso639 import lookup_keys
 from gristmill.stages.text.scripts import is_spaceless
 from gristmill.stages.text.wordlists import DATA, read_word_list
 
@@ -208,7 +210,8 @@ class Safety(Stage):
         if lang not in self._matchers:
             bounded: set[str] = set()
             anywhere: set[str] = set()
-            for code in dict.fromkeys([lang, *self.params.common_languages, ALL_LANGUAGES]):
+            own = lookup_keys(lang)  # a GlotLID label, then its ISO 639-1 code's lists
+            for code in dict.fromkeys([*own, *self.params.common_languages, ALL_LANGUAGES]):
                 for term in self.terms(code):
                     (anywhere if matches_anywhere(term) else bounded).add(term)
             self._matchers[lang] = term_matcher(bounded, anywhere)

@@ -34,6 +34,7 @@ from gristmill.stages import fields as md
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats import rejects
 from gristmill.stages.formats.atomic import write_text
+from gristmill.stages.text.iso639 import LABEL, iso639_1
 
 TOP = 25  # rows of the longer tables (languages, clusters)
 
@@ -252,7 +253,23 @@ def _languages(data: dict) -> str:
     more = note(f"{len(rows) - TOP} more languages not shown") if len(rows) > TOP else ""
     if _writers(data, md.LANGUAGE.name) == []:
         more += note("no stage of this run writes `language` (langid does): all are unknown")
+    more += _without_iso639_1(rows)
     return img(plots.languages(shown), "languages") + shown_table + more
+
+
+def _without_iso639_1(rows: list) -> str:
+    """The note on kept documents whose GlotLID label has no ISO 639-1 code: the per-language
+    stages gave them the `default` settings, unless the config names the label itself."""
+    alone = [(k, d) for k, d, _ in rows if LABEL.match(k) and iso639_1(k) is None]
+    if not alone:
+        return ""
+    docs, names = sum(d for _, d in alone), ", ".join(k for k, _ in alone[:5])
+    return note(
+        f"{docs} documents in {len(alone)} languages without an ISO 639-1 code ({names}"
+        f"{', ...' if len(alone) > 5 else ''}): quality, safety and the other per-language "
+        "settings used their `default` for them, unless the config names the label itself "
+        "(docs/stages/langid.md)"
+    )
 
 
 def _quality(data: dict) -> str:

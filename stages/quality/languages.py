@@ -1,6 +1,7 @@
 """Per-language settings of the `quality` stage, read from `stages/data/`.
 
-`quality_languages.yaml` says, for each fastText language code, how text is cut into units
+`quality_languages.yaml` says, for each lid.176 language code (a GlotLID label, `cmn_Hani`, is
+found by its ISO 639-1 code, `zh`: stages/text/iso639.py), how text is cut into units
 ("word": whitespace-separated tokens; "char": one unit per ideograph, kana or Thai-family letter,
 for scripts written without spaces), what counts as a short line, and how the default rule
 bounds change for that language. `quality_fitted.yaml` holds what `tools/quality_fit.py` fitted
@@ -18,6 +19,7 @@ from functools import cache
 
 import yaml
 
+from gristmill.stages.text.iso639 import settings_code
 from gristmill.stages.text.scripts import SPACELESS, SPACELESS_MARKS, char_class
 from gristmill.stages.text.wordlists import DATA, read_word_list
 
@@ -110,6 +112,7 @@ def _map(b: tuple, f) -> tuple:
 def _fitted_entry(code: str) -> dict:
     """The fitted entry of a language, or of its kin (`kin` in quality_languages.yaml) when the
     corpus has no parallel pages of it."""
+    code = settings_code(code) or ""
     langs = fitted().get("languages") or {}
     if code in langs:
         return langs[code] or {}
@@ -131,14 +134,16 @@ def score_offset(code: str) -> float:
 def language_overrides(code: str) -> dict:
     """rule -> (min, max) or None: what the data files change for this language, the fitted
     overrides first, then the written ones."""
-    entry = _settings()["languages"].get(code) or {}
+    entry = _settings()["languages"].get(settings_code(code)) or {}
     rules = (_fitted_entry(code).get("thresholds") or {}) | (entry.get("thresholds") or {})
     return {k: _bounds(v) for k, v in rules.items()}
 
 
 @cache
 def profile(code: str | None) -> LangProfile:
-    """The profile of a fastText language code; unknown or missing codes get the defaults."""
+    """The profile of a language code (lid.176's, or a GlotLID label, found by its ISO 639-1
+    code: `profile("cmn_Hani")` is `zh`'s); unknown or missing codes get the defaults."""
+    code = settings_code(code)
     settings = _settings()
     base = settings["default"]
     entry = settings["languages"].get(code or "", {}) or {}

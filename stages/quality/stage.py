@@ -48,6 +48,7 @@ from gristmill.stages.quality.rules import (
     heuristic_score,
 )
 from gristmill.stages.quality.signals import SIGNALS, compute_signals
+from gristmill.stages.text.iso639 import find
 
 MODEL_PROB = "model_hq_prob"
 
@@ -95,7 +96,8 @@ class QualityParams(StageParams):
     language: str | None = Field(
         None,
         pattern=r"^[a-z]{2,3}([_-][A-Za-z0-9]+)*$",
-        description="score every document as this language (a fastText code, e.g. `en`), for "
+        description="score every document as this language (a langid code, e.g. `en` or "
+        "`eng_Latn`), for "
         "a corpus known to be in one language; null: each document's `language` (from `langid`, "
         "or a source's `fields`), which the run then requires",
     )
@@ -171,7 +173,7 @@ class Quality(Stage):
         if lang not in self._bounds:
             p = self.params
             config = {} if p.thresholds == "off" else _as_bounds(p.thresholds)
-            own = _as_bounds(p.languages.get(lang, {}))
+            own = _as_bounds(find(p.languages, lang, {}))
             english = in_language(default_bounds() | config, word_ratio(lang))
             floor = self._floor(lang)
             score = {} if floor is None else {SCORE_RULE: (floor, None)}
