@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from gristmill.stages.quality.model import MIN_TRAIN_THREADS
 from gristmill.stages.text.wordlists import DATA, read_word_list
 
 # label -> the ISO 639-1 code whose settings it should find (None: none)
@@ -62,10 +63,11 @@ def train(folder: Path) -> Path:
         for _ in range(80):
             for label in LABELS:
                 f.write(f"__label__{label} {text(label, rng, 12)}\n")
-    # wordNgrams=2: this fastText wheel's unigram training can yield NaN (test_stage.py)
+    # at least 11 threads: this fastText wheel leaves part of its matrix unset with fewer and
+    # training meets NaN (stages/quality/model.py)
     model = fasttext.train_supervised(
         input=str(data), dim=16, minn=1, maxn=3, wordNgrams=2, bucket=20000, epoch=50, lr=0.5,
-        thread=1, seed=1, verbose=0,
+        thread=MIN_TRAIN_THREADS, seed=1, verbose=0,
     )  # fmt: skip
     path = folder / "glotlid-tiny.bin"
     model.save_model(str(path))
