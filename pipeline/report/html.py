@@ -265,7 +265,8 @@ def _without_iso639_1(rows: list) -> str:
         return ""
     docs, names = sum(d for _, d in alone), ", ".join(k for k, _ in alone[:5])
     return note(
-        f"{docs} documents in {len(alone)} languages without an ISO 639-1 code ({names}"
+        f"{docs} document{'s' * (docs != 1)} in {len(alone)} language{'s' * (len(alone) != 1)} "
+        f"without an ISO 639-1 code ({names}"
         f"{', ...' if len(alone) > 5 else ''}): quality, safety and the other per-language "
         "settings used their `default` for them, unless the config names the label itself "
         "(docs/stages/langid.md)"

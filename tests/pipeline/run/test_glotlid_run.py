@@ -86,4 +86,4 @@ def test_a_run_keeps_what_it_should(tmp_path, model):
         stop = doc["quality_signals"]["gopher_stop_words"]
         assert (stop is None) == (glotlid.LABELS[label] is None), doc["id"]
     report = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
-    assert "2 documents in 1 languages without an ISO 639-1 code (hin_Latn)" in report
+    assert "2 documents in 1 language without an ISO 639-1 code (hin_Latn)" in report
