@@ -76,7 +76,9 @@ class QualityParams(StageParams):
         ),
     )
     languages: dict[str, RuleBounds] = Field(
-        {}, description="language code → rule overrides for that language (strongest)"
+        {},
+        description="language code → rule overrides for that language (strongest); a GlotLID "
+        "label (`rus_Cyrl`) is found under itself, then its ISO 639-1 code (`ru`)",
     )
     min_score: float | dict[str, float] | None = Field(
         None,
