@@ -119,11 +119,10 @@ def sample(text: str, chars: int, windows: int) -> str:
 
 
 class LangIdParams(StageParams):
+    # a code is the model's label (lid.176: `en`; GlotLID: `eng_Latn`) or, with a GlotLID-style
+    # model, a label's ISO 639-1 code (`en` keeps `eng_Latn`): docs/stages/langid.md
     allowed_languages: list[str] | Literal["all"] = Field(
-        "all",
-        description="a list of language codes, or `all`: the model's labels (lid.176: `en`; "
-        "GlotLID: `eng_Latn`) or, with a GlotLID-style model, a label's ISO 639-1 code (`en` "
-        "keeps `eng_Latn`; docs/stages/langid.md)",
+        "all", description="a list of language codes, or `all`"
     )
     min_score: float | dict[str, float] = Field(
         0.0,
