@@ -15,6 +15,7 @@ from pathlib import Path
 
 from gristmill.pipeline.output.manifest_model import Manifest
 from gristmill.pipeline.output.why import cut, raw_line
+from gristmill.pipeline.run.config import ENTRY_KEYS
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.registry import STAGES
 
@@ -62,6 +63,7 @@ def redactor(manifest: Manifest) -> Callable[[str], str]:
     text -> redacted text."""
     stages = [s if isinstance(s, dict) else {s: {}} for s in manifest.config["stages"]]
     params = next((s["pii"] for s in stages if "pii" in s), None) or {}
+    params = {k: v for k, v in params.items() if k not in ENTRY_KEYS}  # the entry's, not pii's
     cls = STAGES["pii"]
     try:
         stage = cls(cls.Params.model_validate(params))

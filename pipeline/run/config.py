@@ -77,6 +77,23 @@ class SourceConfig(StrictModel):
 class StageConfig(StrictModel):
     name: str
     params: dict[str, Any] = {}
+    # the sources the stage applies to, or those it leaves out (docs/config.md, "A stage on some
+    # sources"); the others' documents pass it untouched and uncounted. Names are checked
+    # against the run's sources when the plan resolves (pipeline/run/resolve.py)
+    sources: list[str] | None = Field(None, min_length=1)
+    exclude_sources: list[str] | None = Field(None, min_length=1)
+
+    @model_validator(mode="after")
+    def _one_selection(self):
+        if self.sources is not None and self.exclude_sources is not None:
+            raise ValueError("give `sources` or `exclude_sources`, not both")
+        return self
+
+
+# keys of a stage entry's mapping that are the entry's own, not the stage's parameters
+# (`- line_clean: {sources: [web], min_words: 3}`): `RunConfig._stage_entries` moves them into
+# the StageConfig's fields of the same names
+ENTRY_KEYS = ("sources", "exclude_sources")
 
 
 class RayConfig(StrictModel):
@@ -136,7 +153,8 @@ class RunConfig(StrictModel):
     @field_validator("stages", mode="before")
     @classmethod
     def _stage_entries(cls, v):
-        """`- langid` or `- langid: {min_score: 0.5}` -> StageConfig(name, params)."""
+        """`- langid` or `- langid: {min_score: 0.5}` -> StageConfig(name, params); the
+        entry's own keys (`ENTRY_KEYS`) out of the params into the StageConfig's fields."""
         if not isinstance(v, list):
             return v
         out = []
@@ -145,7 +163,12 @@ class RunConfig(StrictModel):
                 out.append({"name": entry})
             elif isinstance(entry, dict) and len(entry) == 1:
                 ((name, params),) = entry.items()
-                out.append({"name": name, "params": params or {}})
+                params = params or {}
+                own = {}
+                if isinstance(params, dict):
+                    own = {k: params[k] for k in ENTRY_KEYS if k in params}
+                    params = {k: v for k, v in params.items() if k not in own}
+                out.append({"name": name, "params": params, **own})
             else:
                 out.append(entry)  # fails validation with its own message
         return out
@@ -200,8 +223,9 @@ def check_executor(run: RunConfig) -> None:
 
 
 def _params_of(name: str) -> list[str] | None:
-    """A stage's parameter names (built-in, by import path or entry point); None: no stage."""
+    """A stage's parameter names (built-in, by import path or entry point), and an entry's own
+    keys; None: no stage."""
     try:
-        return list(get_stage(name).Params.model_fields)
+        return [*get_stage(name).Params.model_fields, *ENTRY_KEYS]
     except UnknownStage:
         return None

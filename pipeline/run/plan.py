@@ -40,7 +40,14 @@ from gristmill.pipeline.run.inputs import (
 )
 from gristmill.pipeline.run.mix_config import ResolvedMix
 from gristmill.pipeline.run.observe import place
-from gristmill.pipeline.run.phases import Phase, ReadWork, WriteWork, plan_run, step_label
+from gristmill.pipeline.run.phases import (
+    Phase,
+    ReadWork,
+    WriteWork,
+    plan_run,
+    sources_label,
+    step_label,
+)
 from gristmill.pipeline.run.run_sources import RunSourceError
 from gristmill.pipeline.run.source_paths import SourceError
 from gristmill.stages.base import StageContext
@@ -102,13 +109,14 @@ class RunPlan:
         stages = rs.plan_stages(run, root, given)
         found = list_sources(run, root, url or root / local_path(run.output), storage)
         rs.check_unique(run, found.runs, found.names)
+        stages = rs.select_sources(run, stages, [name for name, _ in found.names])
         mixes = rs.plan_mixes(run, stages, dict(found.names))
         against = [resolve_path(root, p) for p in run.dedup_against]
         indexed = rs.check_index(stages, against)
         check_sources(run)
         rs.check_stages(stages)
         check_executor(run)
-        listed = [(s.cls, s.params) for s in stages]
+        listed = [(metadata.chained(s.cls, s.only), s.params) for s in stages]
         declared = metadata.declare(run.sources, found.files, found.runs, listed)
         if wrong := metadata.unknown_field(declared) or metadata.unmet(declared):
             raise ConfigError(wrong)
@@ -197,10 +205,10 @@ def describe(step, i: int, phase: Phase) -> str:
     if isinstance(step, ReadSplits):
         return "large files' splits: count lines (a stream's: -> work files)"
     if isinstance(step, ReadWork):
-        replayed = ", ".join(step_label(s) for s in step.replay)
+        replayed = ", ".join(step_label(s) + sources_label(s) for s in step.replay)
         return f"work files ({replayed} replayed)" if replayed else "work files"
     if isinstance(step, WriteWork):
         return "-> work files"
     if i == 1 and isinstance(phase.steps[0], ReadWork):  # a global stage's filter
-        return f"{step_label(step)} filter"
-    return step_label(step)
+        return f"{step_label(step)} filter{sources_label(step)}"
+    return step_label(step) + sources_label(step)

@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.config import ENTRY_KEYS, ConfigError
 from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.registry import STAGES
 from tests.conftest import minimal_config
@@ -278,8 +278,14 @@ HEAD = "output: out\nsources: [{name: web, paths: [data/web.jsonl]}]\n"
             "  - langid:\n    minscore: 0.5\n  - tokenize\n  - pack\n",
             "stages[0]",
             ": 'minscore' is not a parameter of langid; did you mean min_score? (its parameters: "
-            + ", ".join(STAGES["langid"].Params.model_fields)
+            + ", ".join([*STAGES["langid"].Params.model_fields, *ENTRY_KEYS])
             + "); write it indented under the stage: - langid: {min_score: 0.5}",
+        ),
+        (  # an entry's own key beside the stage
+            "  - langid:\n    sources: [web]\n  - tokenize\n  - pack\n",
+            "stages[0]",
+            ": 'sources' looks like a parameter of langid; write it indented under the stage: "
+            "- langid: {sources: [web]}",
         ),
         (  # a parameter as a string
             "  - langid: min_score=0.5\n  - tokenize\n  - pack\n",
