@@ -10,6 +10,7 @@ config means the same thing from any working directory.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -34,6 +35,17 @@ METADATA_KEY = r"^[A-Za-z][A-Za-z0-9_]*$"
 
 class ConfigError(GristmillError):
     pass
+
+
+class SchemaErrors(ConfigError):
+    """The config's schema problems (`lines`, without the file), with what the checks after
+    the schema may still look at: `repaired`, the config with the top-level keys at fault
+    left at their defaults (None when a required key, a source or a stage entry is at fault),
+    and `data`, the file's mapping (its stage entries are checked one by one)."""
+
+    def __init__(self, where: str | None, lines: list[str], repaired: RunConfig | None, data):
+        super().__init__(prefixed(where, lines))
+        self.lines, self.repaired, self.data = lines, repaired, data
 
 
 class SourceConfig(StrictModel):
@@ -202,12 +214,48 @@ def parse_config(path: str | os.PathLike) -> RunConfig:
         raise ConfigError(
             f"{path}: the config must be a mapping of keys, got {type(data).__name__}"
         )
+    return validated(data, str(path))
+
+
+def validated(data: dict, where: str | None = None, params_of=None) -> RunConfig:
+    """`data` (a config's mapping) as a RunConfig; SchemaErrors with every problem of the schema
+    (`where`: the file its lines name, None: none), and what the later checks may look at.
+    `params_of`: a stage name -> its parameters' names (default: the registry's stages)."""
     try:
         return RunConfig.model_validate(data)
     except ValidationError as e:
-        hint = shape_hint(data, RunConfig.model_fields, _params_of, available())
+        hint = shape_hint(data, RunConfig.model_fields, params_of or _params_of, available())
         lines = [hint] if hint else format_errors(e, RunConfig)
-        raise ConfigError(prefixed(str(path), lines)) from None
+        repaired = None if hint else _repaired(data, e)
+        raise SchemaErrors(where, lines, repaired, data) from None
+
+
+def _repaired(data: dict, e: ValidationError) -> RunConfig | None:
+    """`data` valid once the top-level keys at fault are left out (each has a default), so
+    that the stages and sources are checked too; None when that cannot be: a required key, a
+    source or a stage at fault."""
+    errors = e.errors()
+    at_fault = {err["loc"][0] for err in errors if err["loc"]}
+    if at_fault & {"output", "sources", "stages"} or not all(err["loc"] for err in errors):
+        return None
+    try:
+        return RunConfig.model_validate({k: v for k, v in data.items() if k not in at_fault})
+    except ValidationError:
+        return None
+
+
+def stage_entries(data: dict) -> list[tuple[int, StageConfig]]:
+    """(index, entry) of each stage entry of a config's mapping that is valid as an entry,
+    whatever the rest of the config: their names and parameters are checked even when the
+    schema check failed elsewhere."""
+    entries = data.get("stages")
+    if not isinstance(entries, list):
+        return []
+    out = []
+    for i, entry in enumerate(RunConfig._stage_entries(entries)):
+        with contextlib.suppress(ValidationError):  # else the schema's lines say what is wrong
+            out.append((i, StageConfig.model_validate(entry)))
+    return out
 
 
 def check_sources(run: RunConfig) -> None:

@@ -22,6 +22,7 @@ from gristmill.pipeline.run.config import (
     STORAGE_KEYS,
     ConfigError,
     RunConfig,
+    StageConfig,
 )
 from gristmill.pipeline.run.config_errors import collected, format_error, format_errors
 from gristmill.pipeline.run.languages import language_errors
@@ -90,32 +91,46 @@ def plan_stages(
 ) -> tuple[PlannedStage, ...]:
     """Every stage of the config planned; a ConfigError with every stage's problems, and each
     language code the langid model does not answer (pipeline/run/languages.py), a line each."""
-    done, problems = collected(
-        run.stages, lambda i, s: PlannedStage.of(i, s.name, s.params, root, given)
-    )
-    if problems := problems + language_errors(done):
+    done, problems = plan_entries(list(enumerate(run.stages)), root, given)
+    if problems:
         raise ConfigError("\n".join(problems))
     return tuple(done)
 
 
+def plan_entries(
+    entries: list[tuple[int, StageConfig]], root: Path, given: Mapping | None = None
+) -> tuple[list[PlannedStage | None], list[str]]:
+    """`(i, stages[i])` of a config, each planned (None where it has problems), and the lines
+    of every problem, language codes the langid model does not answer included."""
+    done, problems = collected(
+        entries, lambda _, e: PlannedStage.of(e[0], e[1].name, e[1].params, root, given)
+    )
+    by_index = [None] * (max((i for i, _ in entries), default=-1) + 1)
+    for (i, _), stage in zip(entries, done, strict=True):
+        by_index[i] = stage
+    return done, problems + language_errors(by_index)
+
+
 def select_sources(
-    run: RunConfig, stages: tuple[PlannedStage, ...], names: list[str]
-) -> tuple[PlannedStage, ...]:
+    run: RunConfig, stages: tuple[PlannedStage, ...] | None, names: list[str]
+) -> tuple[PlannedStage, ...] | None:
     """Each stage with the sources it applies to (`only`), from its entry's `sources` or
     `exclude_sources` (`names`: every source of the run's documents, an earlier run's
     included); a ConfigError with a line for each unknown name, and for a stage that cannot
     leave sources out: one that runs first, writes the output, or sets up what a later stage
-    needs (tokenize: pack needs every document's tokens)."""
+    needs (tokenize: pack needs every document's tokens). `stages` None (some have problems of
+    their own): the names are checked all the same."""
     out, problems = [], []
-    for i, (entry, stage) in enumerate(zip(run.stages, stages, strict=True)):
+    for i, entry in enumerate(run.stages):
+        stage = stages[i] if stages else None
         key = "sources" if entry.sources is not None else "exclude_sources"
         picked = entry.sources if entry.sources is not None else entry.exclude_sources
         if picked is None:
             out.append(stage)
             continue
         where = f"stages[{i}].{entry.name}.{key}"
-        cls = stage.cls
-        if cls.position != ANYWHERE or cls.writes_output or cls.gives:
+        cls = stage.cls if stage else None
+        if cls and (cls.position != ANYWHERE or cls.writes_output or cls.gives):
             why = "runs first" if cls.position == FIRST else "writes the output"
             why = why if not cls.gives else f"gives the {', '.join(cls.gives)} later stages need"
             problems.append(f"{where}: {cls.name} applies to every source (it {why})")
@@ -129,10 +144,10 @@ def select_sources(
         chosen = set(picked) if key == "sources" else set(names) - set(picked)
         if not chosen and not problems:
             problems.append(f"{where}: leaves out every source; drop the stage instead")
-        out.append(replace(stage, only=frozenset(chosen)))
+        out.append(stage and replace(stage, only=frozenset(chosen)))
     if problems:
         raise ConfigError("\n".join(problems))
-    return tuple(out)
+    return tuple(out) if stages else None
 
 
 def check_stages(stages: tuple[PlannedStage, ...]) -> None:

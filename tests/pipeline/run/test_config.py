@@ -67,7 +67,7 @@ def test_an_unknown_key_without_a_close_one_lists_them(write_config):
 def test_unknown_stage_name(write_config):
     msg = refused(write_config(with_changes(stages=["langid_v9", "tokenize", "pack"])), "stages[0]")
     assert msg == (
-        f": unknown stage 'langid_v9'; valid stages: {', '.join(STAGES)}; "
+        f": unknown stage 'langid_v9'; did you mean `langid`? valid stages: {', '.join(STAGES)}; "
         "or a stage class by its import path, `package.module:Class`"
     )
 
