@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gristmill.pipeline.output.manifest_model import Manifest
-from gristmill.pipeline.output.why import cut, raw_line
+from gristmill.pipeline.output.why import cut, raw_line, visible
 from gristmill.pipeline.run.config import ENTRY_KEYS
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.registry import STAGES
@@ -80,10 +80,16 @@ def section(found: dict[tuple[str, str], list[tuple[str, str]]], order: list[tup
         if not items:
             continue
         shown = f"{len(items)} of {n:,}"
-        head = f"<h3>{html.escape(stage)}: {html.escape(reason)} ({shown})</h3>"
+        head = f"<h3>{_shown(stage)}: {_shown(reason)} ({shown})</h3>"
         rows = "".join(
-            f"<li><code>{html.escape(label)}</code> {html.escape(text)}</li>"
+            f"<li><code>{_shown(label)}</code> {_shown(text)}</li>"
             for label, text in items
         )
         parts.append(f"{head}<ul>{rows}</ul>")
     return "".join(parts)
+
+
+def _shown(text: str) -> str:
+    """`text` in HTML: its control characters as symbols (`visible`: a NUL of malformed input
+    would make the page a binary file), then escaped."""
+    return html.escape(visible(text))

@@ -23,6 +23,7 @@ from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.funnel import nothing_kept
 from gristmill.pipeline.output.layout import REPORT
 from gristmill.pipeline.output.remote import joined
+from gristmill.pipeline.output.why import visible
 from gristmill.pipeline.report import excerpts, plots
 from gristmill.pipeline.report.lines import line_section
 from gristmill.pipeline.report.mixes import mix_section
@@ -52,7 +53,7 @@ def after_run(out: Path, shown: str | None = None) -> list[str]:
 
 def write_report(out: str | os.PathLike) -> Path:
     out = Path(out)
-    page = render(gather(out))
+    page = visible(render(gather(out)))  # no control byte from any text of the run
     path = out / REPORT
     write_text(path, page)
     return path
