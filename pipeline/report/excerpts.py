@@ -82,8 +82,7 @@ def section(found: dict[tuple[str, str], list[tuple[str, str]]], order: list[tup
         shown = f"{len(items)} of {n:,}"
         head = f"<h3>{_shown(stage)}: {_shown(reason)} ({shown})</h3>"
         rows = "".join(
-            f"<li><code>{_shown(label)}</code> {_shown(text)}</li>"
-            for label, text in items
+            f"<li><code>{_shown(label)}</code> {_shown(text)}</li>" for label, text in items
         )
         parts.append(f"{head}<ul>{rows}</ul>")
     return "".join(parts)
