@@ -205,3 +205,21 @@ def test_plan_funnel_and_key_show_the_sources(runs):
                 {"exact_dedup": {"exclude_sources": ["code"]}}]  # fmt: skip
     path = config(root, excluded, "excluded.yaml", "out_web")
     assert RunPlan.load(path).key == plan.key
+
+
+@pytest.mark.slow
+def test_a_replayed_filter_keeps_its_sources(runs):
+    """exact_dedup on the web only, then url_dedup on every source: the next phase replays the
+    exact filter over the work files, which must pass the code again, in order."""
+    root = runs["root"]
+    stages = [{"exact_dedup": {"sources": ["web"]}}, "url_dedup"]
+    path = config(root, stages, "replay.yaml", "out_replay")
+    plan = RunPlan.load(path).compile()
+    lines = "\n".join(phase_lines(plan.phases, plan.run))
+    assert "work files (exact_dedup (web only) replayed)" in lines
+    run_quietly(path)
+    found = documents(root / "out_replay")
+    inputs = [r["id"] for r in read_records(root / "code.jsonl")]
+    assert [r["id"] for r in found["code"]] == inputs  # no URL: url_dedup keys none of them
+    web = [r["id"] for r in found["web"]]
+    assert "w-copy1" in web and "w-copy2" not in web
