@@ -47,6 +47,13 @@ class SchemaErrors(ConfigError):
         super().__init__(prefixed(where, lines))
         self.lines, self.repaired, self.data = lines, repaired, data
 
+    def others(self, lines: list[str]) -> list[str]:
+        """`lines` of the later checks, less those about a top-level key the schema's lines
+        are about (left at its default in `repaired`: `slurm: required` after `slurm.partiton:
+        unknown key` would say it twice)."""
+        said = {re.split(r"[.\[:]", line, maxsplit=1)[0] for line in self.lines}
+        return [line for line in lines if re.split(r"[.\[:]", line, maxsplit=1)[0] not in said]
+
 
 class SourceConfig(StrictModel):
     name: str = Field(pattern=SOURCE_NAME)

@@ -109,22 +109,24 @@ class RunPlan:
         """The plan of the config `parse()` validates (config.py `parse_config`, `validated`),
         every problem of it at once, schema, stages and sources (`where`: the file its lines
         name; None: none); the rest as `resolve`."""
-        schema: list[str] = []  # the schema's problems, said with the rest's
+        schema = None  # the schema's problems, said with the rest's
         try:
             run = parse()
         except SchemaErrors as e:
             if e.repaired is None:  # the stage entries that can be looked at, are
                 more = rs.plan_entries(stage_entries(e.data), root, given)[1]
                 raise ConfigError(prefixed(where, e.lines + more)) from None
-            run, schema, keyed = e.repaired, e.lines, False
+            run, schema, keyed = e.repaired, e, False
         if executor:
             run = run.model_copy(update={"executor": executor})
         try:
             plan = cls.resolve(run, root, strict=strict, keyed=keyed, path=path, given=given)
         except (ConfigError, SourceError, RunSourceError) as e:
-            raise ConfigError(prefixed(where, schema + str(e).splitlines())) from None
+            more = str(e).splitlines()
+            lines = schema.lines + schema.others(more) if schema else more
+            raise ConfigError(prefixed(where, lines)) from None
         if schema:
-            raise ConfigError(prefixed(where, schema))
+            raise ConfigError(prefixed(where, schema.lines))
         return plan
 
     @classmethod

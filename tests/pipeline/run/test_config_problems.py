@@ -194,3 +194,9 @@ def test_the_python_api_says_every_problem_at_once(tmp_path, write_config):
         "stages[0].langid.allowed_languges",
         "stages[1]",
     ]
+
+
+def test_a_key_at_fault_is_said_once(write_config):
+    config = with_stages() | {"executor": "slurm", "slurm": {"partiton": "cpu"}}
+    lines = problems(write_config(config))
+    assert len(lines) == 1 and lines[0].startswith("slurm.partiton: unknown key; did you mean")
