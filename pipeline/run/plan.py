@@ -145,7 +145,6 @@ class RunPlan:
         found = problems.of(list_sources, run, root, url or root / local_path(run.output), storage)
         if found:
             problems.of(rs.check_unique, run, found.runs, found.names)
-        if found:
             names = [n for n, _ in found.names]
         else:  # the config's names, unless an earlier run's sources could not be read
             names = None if any(s.run for s in run.sources) else [s.name for s in run.sources]
