@@ -22,14 +22,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
 
 from gristmill.pipeline.output.result import RunResult
-from gristmill.pipeline.run.config import ConfigError, RunConfig
-from gristmill.pipeline.run.config_errors import format_error, shape_hint
+from gristmill.pipeline.run.config import ConfigError, RunConfig, validated
 from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.base import GlobalStage, Stage
-from gristmill.stages.registry import STAGES, StageClass, UnknownStage, available, get_stage
+from gristmill.stages.registry import STAGES, StageClass, UnknownStage, get_stage
 
 __all__ = ["ConfigError", "Run", "RunResult", "Source"]
 
@@ -98,20 +96,15 @@ class Run:
         )
 
     def config(self) -> RunConfig:
-        """The config validated, as `gristmill run` validates a YAML file (one-line errors
-        naming the key, the file's name left out)."""
-        try:
-            return RunConfig.model_validate(self.data)
-        except ValidationError as e:
-            hint = shape_hint(self.data, RunConfig.model_fields, self._params_of, available())
-            raise ConfigError(hint or format_error(e, RunConfig)) from None
+        """The config validated, as `gristmill run` validates a YAML file (a line a problem,
+        naming the key, the file's name left out; `plan` says the stages' and sources' too)."""
+        return validated(self.data, None, self._params_of)
 
     def plan(self, executor: str | None = None, keyed: bool = True) -> RunPlan:
         """The run plan (pipeline/run/plan.py), as `RunPlan.load` makes a YAML file's."""
-        run = self.config()
-        if executor:
-            run = run.model_copy(update={"executor": executor})
-        return RunPlan.resolve(run, self.root, keyed=keyed, given=self.given)
+        return RunPlan.checked(
+            self.config, self.root, None, executor, keyed=keyed, given=self.given
+        )
 
     def run(
         self,

@@ -7,7 +7,9 @@ all stages: counts `seen`, `kept`, `dropped` and `dropped/<reason>` (into datatr
 per task, which datatrove saves; the runner merges them into the manifest), times the work, and
 writes every dropped document with its reason to `rejected/<stage>/<task>.jsonl.zst`; and, per
 source (`metadata["source"]`), the documents and characters (code points) in and out, the
-run's per-source funnel (`funnel/<source>/<field>` stats).
+run's per-source funnel (`funnel/<source>/<field>` stats). A stage that applies to some
+sources only (`StageContext.only`) passes the others' documents on as they came, in their
+place, without seeing or counting them.
 
 A `GlobalStage` needs the whole corpus (dedup): it is compiled into steps run as separate phases,
 map (per task) -> reduce (per bucket; one or more, `reduce_steps`) -> filter (per task), that
@@ -105,6 +107,10 @@ class StageContext:
     # the metadata keys (stages/fields.py `Field`s) every document carries as it reaches this
     # stage, from the declarations; set per stage by the phase compiler (write: typed columns)
     fields: tuple[Field, ...] = ()
+    # the sources this stage applies to (its entry's `sources` / `exclude_sources`), None: all;
+    # set per stage by the phase compiler, and so on each step of a global stage. The other
+    # sources' documents pass its steps untouched and uncounted, in order (`Stage.run`)
+    only: frozenset[str] | None = None
 
 
 CONTEXT_FIELDS = frozenset(f.name for f in fields(StageContext))
@@ -122,6 +128,33 @@ def batched(data: DocumentsPipeline, n: int) -> Iterator[list[Document]]:
     it = iter(data or ())
     while batch := list(islice(it, n)):
         yield batch
+
+
+def selected(
+    data: DocumentsPipeline, n: int, only: frozenset[str] | None
+) -> Iterator[tuple[list[Document], bool]]:
+    """The documents in order, as (batch, applies): batches of at most `n` documents of the
+    sources in `only` (every source: None), and the others' documents, one a batch, which pass.
+    A batch is cut short where another source's document comes between, so every document
+    leaves in the order it came and none waits on another source's."""
+    if only is None:
+        for batch in batched(data, n):
+            yield batch, True
+        return
+    batch: list[Document] = []
+    for doc in data or ():
+        if source_of(doc) in only:
+            batch.append(doc)
+            if len(batch) == n:
+                yield batch, True
+                batch = []
+            continue
+        if batch:
+            yield batch, True
+            batch = []
+        yield [doc], False
+    if batch:
+        yield batch, True
 
 
 class StageHooks:
@@ -232,6 +265,10 @@ class Stage(StageHooks, PipelineStep):
             self.name = name  # before datatrove's __init__, which names the step's stats
         super().__init__()
 
+    def applies(self, doc: Document) -> bool:
+        """Whether `doc` is of a source this stage applies to (`StageContext.only`)."""
+        return self.ctx.only is None or source_of(doc) in self.ctx.only
+
     def process(self, doc: Document) -> str | None:
         """Annotate `doc`; return None to keep it, or the drop reason."""
         return None
@@ -251,7 +288,10 @@ class Stage(StageHooks, PipelineStep):
         seen, kept, dropped, seconds = 0, 0, Counter(), 0.0
         funnel: dict[str, list[int]] = {}  # source -> docs and chars, in and out
         try:
-            for batch in batched(data, self.batch_size):
+            for batch, applies in selected(data, self.batch_size, self.ctx.only):
+                if not applies:  # another source's: not this stage's to see or count
+                    yield from batch
+                    continue
                 rows = [_row(funnel, doc) for doc in batch]
                 start = time.perf_counter()
                 reasons = self.process_batch(batch)

@@ -11,6 +11,7 @@ a stage like any other: the registry (stages/registry.py) hands it out by that n
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib
 import importlib.metadata
@@ -33,8 +34,10 @@ class UnknownStage(KeyError):
         self.valid = valid
 
     def __str__(self) -> str:
+        close = difflib.get_close_matches(str(self.args[0]), self.valid, 1, 0.6)
+        hint = f"did you mean `{close[0]}`? " if close else ""
         return (
-            f"unknown stage {self.args[0]!r}; valid stages: {', '.join(self.valid)}; "
+            f"unknown stage {self.args[0]!r}; {hint}valid stages: {', '.join(self.valid)}; "
             f"or a stage class by its import path, `{IMPORT_PATH}`"
         )
 

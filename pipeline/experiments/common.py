@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 import orjson
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from gristmill.pipeline import __version__
 from gristmill.pipeline.extras import require
@@ -34,10 +34,27 @@ KEY, RESULT = "key.json", "result.json"
 
 
 class HeldOutConfig(StrictModel):
-    shards: list[str] = Field(min_length=1)  # shard prefixes of real text, e.g. tokens/web/00003
+    """The held-out text: `shards` named, or picked from a real `source` by size (at least
+    `documents` of its documents, or `share` of its tokens: `held_out_prefixes`)."""
+
+    shards: list[str] | None = Field(None, min_length=1)  # prefixes, e.g. tokens/web/00003
+    source: str | None = None
+    documents: int | None = Field(None, ge=1)
+    share: float | None = Field(None, gt=0, lt=1)
     # synthetic training text generated from a held-out document (its parent_id): warn or error
     parents: Literal["warn", "error"] = "warn"
     tokens: int | None = Field(None, ge=1)  # held-out tokens evaluated; default: all
+
+    @model_validator(mode="after")
+    def _named_or_picked(self):
+        if (self.shards is None) == (self.source is None):
+            raise ValueError("name the held-out `shards`, or a `source` to pick them from")
+        sized = (self.documents is not None) + (self.share is not None)
+        if self.source is not None and sized != 1:
+            raise ValueError("`source` picks its shards by `documents` or by `share` (one)")
+        if self.source is None and sized:
+            raise ValueError("`documents` and `share` size the shards a `source` gives")
+        return self
 
 
 @dataclass
@@ -161,7 +178,44 @@ class HeldOut:
     tokens: int
 
 
-def held_out(run: RunData, prefixes) -> HeldOut:
+def held_out_prefixes(run: RunData, cfg: HeldOutConfig) -> list[str]:
+    """The held-out shards: `cfg.shards`, or the last shards of `cfg.source` (by prefix), as
+    few as hold at least `documents` of its documents or `share` of its tokens, and never all
+    of them (its training text): whole shards, the same on every rerun of one finished run."""
+    if cfg.shards is not None:
+        return list(cfg.shards)
+    mine = sorted(
+        (s for s in run.manifest.shards if s.source == cfg.source), key=lambda s: s.prefix
+    )
+    if not mine:
+        raise ConfigError(
+            f"held_out.source: {cfg.source!r} has no shards in the run; sources: "
+            f"{', '.join(sorted(run.origins()))}"
+        )
+    if any(s.origin != "real" for s in mine):
+        raise ConfigError(f"held_out.source: {cfg.source!r} holds text that is not real")
+    docs, tokens = sum(s.docs for s in mine), sum(s.tokens for s in mine)
+    by_docs = cfg.documents is not None
+    need = cfg.documents if by_docs else math.ceil(cfg.share * tokens)
+    taken, got = [], 0
+    for s in reversed(mine):
+        if got >= need:
+            break
+        taken.append(s.prefix)
+        got += s.docs if by_docs else s.tokens
+    if len(taken) == len(mine):
+        asked = f"documents: {need}" if by_docs else f"share: {cfg.share} ({need:,} tokens)"
+        raise ConfigError(
+            f"held_out.{'documents' if by_docs else 'share'}: {asked} takes all {len(mine)} "
+            f"shards of {cfg.source!r} ({docs:,} documents, {tokens:,} tokens), leaving none "
+            "to train on; ask for less, or make the run with more `tasks`"
+        )
+    return sorted(taken)
+
+
+def held_out(run: RunData, cfg: HeldOutConfig) -> HeldOut:
+    """The held-out set of an experiment (`held_out_prefixes`), checked: real text only."""
+    prefixes = held_out_prefixes(run, cfg)
     shards = run.shards()
     for p in prefixes:
         if p not in shards:

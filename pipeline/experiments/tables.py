@@ -58,18 +58,29 @@ def _save(fig: Figure, path: Path) -> None:
     write_bytes(path, buf.getvalue())
 
 
-def plot_sweep(points: list[tuple[float, float, str]], xlabel: str, title: str, path: Path):
-    """Held-out loss against a mix's share: (x, loss, mix name) per trained mix."""
+def plot_sweep(
+    points: list[tuple[float, float, str, float | None]], xlabel: str, title: str, path: Path
+) -> Figure:
+    """Held-out loss against a mix's share: (x, mean loss, mix name, half-width of its 95%
+    interval over seeds, None with one seed) per trained mix, each mean with its interval as
+    an error bar (results.csv's `held_out_loss_ci`). The figure, once saved to `path`."""
     fig, (ax,) = _fig()
-    pts = sorted(points)
+    pts = sorted(points, key=lambda p: (p[0], p[1], p[2]))
     if pts:
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", color="#2f6fb0")
-        for x, y, name in pts:
+        half = [float("nan") if p[3] is None else p[3] for p in pts]  # nan: no bar
+        ax.errorbar(
+            [p[0] for p in pts], [p[1] for p in pts], yerr=half, fmt="o-", color="#2f6fb0",
+            ecolor="#2f6fb0", elinewidth=1, capsize=3,
+        )  # fmt: skip
+        for x, y, name, _ in pts:
             ax.annotate(name, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    if any(p[3] is not None for p in pts):
+        title += "; bars: 95% interval over seeds"
     ax.set_xlabel(xlabel)
     ax.set_ylabel("held-out loss (nats/token)")
     ax.set_title(title, fontsize=9)
     _save(fig, path)
+    return fig
 
 
 def plot_collapse(series: dict[str, list[tuple[int, float, float | None]]], path: Path):

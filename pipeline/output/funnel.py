@@ -47,19 +47,43 @@ def source_funnel(steps: dict[str, dict[str, int]]) -> dict[str, dict[str, list[
     return {stage: dict(sorted(rows.items())) for stage, rows in out.items()}
 
 
+def applies_to(manifest: Manifest) -> dict[str, list[str]]:
+    """Stage name -> the sources it applies to, for each stage of the run's config that leaves
+    sources out (its entry's `sources`, recorded by pipeline/run/resolve.py)."""
+    out = {}
+    for entry in manifest.config.get("stages", []):
+        if isinstance(entry, dict) and len(entry) == 1:
+            ((name, params),) = entry.items()
+            if isinstance(params, dict) and params.get("sources") is not None:
+                out[name] = list(params["sources"])
+    return out
+
+
+def passed(stage: str, only: dict[str, list[str]], sources: list[str]) -> list[str]:
+    """The sources whose documents passed `stage` (a step's name: `line_freq.map`, or a
+    stage's own) untouched, since it applies to the others only (`only`, `applies_to`)."""
+    mine = only.get(stage, only.get(stage.split(".", 1)[0]))
+    return [] if mine is None else [s for s in sources if s not in mine]
+
+
 def funnel_lines(manifest: Manifest) -> list[str]:
     """The per-source funnel as lines: per stage and source, documents and characters in and
-    out, and the share of each source's documents the stage kept (the summary, `inspect`)."""
+    out, and the share of each source's documents the stage kept (the summary, `inspect`); a
+    source that a stage leaves out, as `passed`."""
     if not manifest.funnel:
         return []
     lines = [
         f"{'per source':<28}{'source':<14}{'docs in':>10}{'docs out':>10}{'kept':>7}"
         f"{'chars in':>14}{'chars out':>14}"
     ]
+    only = applies_to(manifest)
+    sources = sorted({s for rows in manifest.funnel.values() for s in rows})
     for stage, rows in manifest.funnel.items():
         for source, (d_in, c_in, d_out, c_out) in rows.items():
             kept = f"{d_out / d_in:.0%}" if d_in else "-"
             lines.append(
                 f"{stage:<28}{source:<14}{d_in:>10,}{d_out:>10,}{kept:>7}{c_in:>14,}{c_out:>14,}"
             )
+        for source in passed(stage, only, sources):
+            lines.append(f"{stage:<28}{source:<14}{'passed: not one of its sources':>34}")
     return lines

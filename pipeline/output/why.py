@@ -5,7 +5,8 @@ A stage's reject carries the metadata the stage declares (stages/fields.py, its 
 reason names the failing one) and `quality_score`, a duplicate's `duplicate_of`,
 `duplicate_similarity`, `in_earlier_run`, ... `explain` picks those out; a malformed input line
 has no metadata but its raw line, which `raw_line` gives back (invalid UTF-8 escaped as `\\xff`).
-`cut` shortens a text for display at a character boundary that splits no grapheme cluster.
+`cut` shortens a text for display at a character boundary that splits no grapheme cluster;
+`visible` shows its control characters as symbols.
 """
 
 from __future__ import annotations
@@ -61,6 +62,18 @@ def raw_line(rec: dict) -> str:
         return base64.b64decode(rec["raw_b64"]).decode("utf-8", "backslashreplace")
     raw = rec.get("raw")
     return "" if raw is None else str(raw)
+
+
+# C0 controls but tab, line feed and carriage return as the Control Pictures block's symbols
+# (NUL -> U+2400), DEL as U+2421, C1 controls as `\x85`: a page or a terminal shows them, and
+# a file holding them stays text (`grep` calls a file with a NUL binary)
+CONTROLS = {c: chr(0x2400 + c) for c in range(0x20) if chr(c) not in "\t\n\r"}
+CONTROLS |= {0x7F: "\u2421"} | {c: f"\\x{c:02x}" for c in range(0x80, 0xA0)}
+
+
+def visible(text: str) -> str:
+    """`text` with each control character (`CONTROLS`) shown as a visible symbol."""
+    return text.translate(CONTROLS)
 
 
 def cut(text: str, n: int, flatten: bool = True) -> str:

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gristmill.pipeline.output.manifest_model import Manifest
-from gristmill.pipeline.output.why import cut, raw_line
+from gristmill.pipeline.output.why import cut, raw_line, visible
+from gristmill.pipeline.run.config import ENTRY_KEYS
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.registry import STAGES
 
@@ -62,6 +63,7 @@ def redactor(manifest: Manifest) -> Callable[[str], str]:
     text -> redacted text."""
     stages = [s if isinstance(s, dict) else {s: {}} for s in manifest.config["stages"]]
     params = next((s["pii"] for s in stages if "pii" in s), None) or {}
+    params = {k: v for k, v in params.items() if k not in ENTRY_KEYS}  # the entry's, not pii's
     cls = STAGES["pii"]
     try:
         stage = cls(cls.Params.model_validate(params))
@@ -78,10 +80,15 @@ def section(found: dict[tuple[str, str], list[tuple[str, str]]], order: list[tup
         if not items:
             continue
         shown = f"{len(items)} of {n:,}"
-        head = f"<h3>{html.escape(stage)}: {html.escape(reason)} ({shown})</h3>"
+        head = f"<h3>{_shown(stage)}: {_shown(reason)} ({shown})</h3>"
         rows = "".join(
-            f"<li><code>{html.escape(label)}</code> {html.escape(text)}</li>"
-            for label, text in items
+            f"<li><code>{_shown(label)}</code> {_shown(text)}</li>" for label, text in items
         )
         parts.append(f"{head}<ul>{rows}</ul>")
     return "".join(parts)
+
+
+def _shown(text: str) -> str:
+    """`text` in HTML: its control characters as symbols (`visible`: a NUL of malformed input
+    would make the page a binary file), then escaped."""
+    return html.escape(visible(text))

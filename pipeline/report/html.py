@@ -23,12 +23,14 @@ from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.funnel import nothing_kept
 from gristmill.pipeline.output.layout import REPORT
 from gristmill.pipeline.output.remote import joined
+from gristmill.pipeline.output.why import visible
 from gristmill.pipeline.report import excerpts, plots
 from gristmill.pipeline.report.lines import line_section
 from gristmill.pipeline.report.mixes import mix_section
 from gristmill.pipeline.report.parts import esc, img, note, table
 from gristmill.pipeline.report.sources import source_funnel
 from gristmill.pipeline.run import metadata, tally
+from gristmill.pipeline.run.meter import cpu_words
 from gristmill.pipeline.run.progress import read_progress
 from gristmill.stages import fields as md
 from gristmill.stages.errors import GristmillError
@@ -52,7 +54,7 @@ def after_run(out: Path, shown: str | None = None) -> list[str]:
 
 def write_report(out: str | os.PathLike) -> Path:
     out = Path(out)
-    page = render(gather(out))
+    page = visible(render(gather(out)))  # no control byte from any text of the run
     path = out / REPORT
     write_text(path, page)
     return path
@@ -397,9 +399,8 @@ def _cpu(data: dict) -> str:
         {1, 2, 3, 4},
     )
     said = note(
-        f"tasks {cpu['tasks_cpu_s']:,.1f} CPU-s, of which the stages' own code "
-        f"{cpu['stages_cpu_s']:,.1f}; the run process {cpu['run_process_cpu_s']:,.1f} (loading "
-        "the config and the stages, planning, and what the workers inherit). Steps "
+        f"CPU: {cpu_words(cpu)} (the run process: loading the config and the stages, "
+        "planning, and what the workers inherit). Steps "
         "named _* are plumbing (progress, work files); `input` is reading. A worker's start-up "
         "is in no task: bench/speed/peer.py measures a whole run from outside"
         + (f". Cost: {cpu['cpu_s_per_mb']:,.3f} CPU-s per MB of input" if "input_mb" in cpu else "")

@@ -10,6 +10,7 @@ config means the same thing from any working directory.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -34,6 +35,24 @@ METADATA_KEY = r"^[A-Za-z][A-Za-z0-9_]*$"
 
 class ConfigError(GristmillError):
     pass
+
+
+class SchemaErrors(ConfigError):
+    """The config's schema problems (`lines`, without the file), with what the checks after
+    the schema may still look at: `repaired`, the config with the top-level keys at fault
+    left at their defaults (None when a required key, a source or a stage entry is at fault),
+    and `data`, the file's mapping (its stage entries are checked one by one)."""
+
+    def __init__(self, where: str | None, lines: list[str], repaired: RunConfig | None, data):
+        super().__init__(prefixed(where, lines))
+        self.lines, self.repaired, self.data = lines, repaired, data
+
+    def others(self, lines: list[str]) -> list[str]:
+        """`lines` of the later checks, less those about a top-level key the schema's lines
+        are about (left at its default in `repaired`: `slurm: required` after `slurm.partiton:
+        unknown key` would say it twice)."""
+        said = {re.split(r"[.\[:]", line, maxsplit=1)[0] for line in self.lines}
+        return [line for line in lines if re.split(r"[.\[:]", line, maxsplit=1)[0] not in said]
 
 
 class SourceConfig(StrictModel):
@@ -77,6 +96,23 @@ class SourceConfig(StrictModel):
 class StageConfig(StrictModel):
     name: str
     params: dict[str, Any] = {}
+    # the sources the stage applies to, or those it leaves out (docs/config.md, "A stage on some
+    # sources"); the others' documents pass it untouched and uncounted. Names are checked
+    # against the run's sources when the plan resolves (pipeline/run/resolve.py)
+    sources: list[str] | None = Field(None, min_length=1)
+    exclude_sources: list[str] | None = Field(None, min_length=1)
+
+    @model_validator(mode="after")
+    def _one_selection(self):
+        if self.sources is not None and self.exclude_sources is not None:
+            raise ValueError("give `sources` or `exclude_sources`, not both")
+        return self
+
+
+# keys of a stage entry's mapping that are the entry's own, not the stage's parameters
+# (`- line_clean: {sources: [web], min_words: 3}`): `RunConfig._stage_entries` moves them into
+# the StageConfig's fields of the same names
+ENTRY_KEYS = ("sources", "exclude_sources")
 
 
 class RayConfig(StrictModel):
@@ -136,7 +172,8 @@ class RunConfig(StrictModel):
     @field_validator("stages", mode="before")
     @classmethod
     def _stage_entries(cls, v):
-        """`- langid` or `- langid: {min_score: 0.5}` -> StageConfig(name, params)."""
+        """`- langid` or `- langid: {min_score: 0.5}` -> StageConfig(name, params); the
+        entry's own keys (`ENTRY_KEYS`) out of the params into the StageConfig's fields."""
         if not isinstance(v, list):
             return v
         out = []
@@ -145,7 +182,12 @@ class RunConfig(StrictModel):
                 out.append({"name": entry})
             elif isinstance(entry, dict) and len(entry) == 1:
                 ((name, params),) = entry.items()
-                out.append({"name": name, "params": params or {}})
+                params = params or {}
+                own = {}
+                if isinstance(params, dict):
+                    own = {k: params[k] for k in ENTRY_KEYS if k in params}
+                    params = {k: v for k, v in params.items() if k not in own}
+                out.append({"name": name, "params": params, **own})
             else:
                 out.append(entry)  # fails validation with its own message
         return out
@@ -179,12 +221,48 @@ def parse_config(path: str | os.PathLike) -> RunConfig:
         raise ConfigError(
             f"{path}: the config must be a mapping of keys, got {type(data).__name__}"
         )
+    return validated(data, str(path))
+
+
+def validated(data: dict, where: str | None = None, params_of=None) -> RunConfig:
+    """`data` (a config's mapping) as a RunConfig; SchemaErrors with every problem of the schema
+    (`where`: the file its lines name, None: none), and what the later checks may look at.
+    `params_of`: a stage name -> its parameters' names (default: the registry's stages)."""
     try:
         return RunConfig.model_validate(data)
     except ValidationError as e:
-        hint = shape_hint(data, RunConfig.model_fields, _params_of, available())
+        hint = shape_hint(data, RunConfig.model_fields, params_of or _params_of, available())
         lines = [hint] if hint else format_errors(e, RunConfig)
-        raise ConfigError(prefixed(str(path), lines)) from None
+        repaired = None if hint else _repaired(data, e)
+        raise SchemaErrors(where, lines, repaired, data) from None
+
+
+def _repaired(data: dict, e: ValidationError) -> RunConfig | None:
+    """`data` valid once the top-level keys at fault are left out (each has a default), so
+    that the stages and sources are checked too; None when that cannot be: a required key, a
+    source or a stage at fault."""
+    errors = e.errors()
+    at_fault = {err["loc"][0] for err in errors if err["loc"]}
+    if at_fault & {"output", "sources", "stages"} or not all(err["loc"] for err in errors):
+        return None
+    try:
+        return RunConfig.model_validate({k: v for k, v in data.items() if k not in at_fault})
+    except ValidationError:
+        return None
+
+
+def stage_entries(data: dict) -> list[tuple[int, StageConfig]]:
+    """(index, entry) of each stage entry of a config's mapping that is valid as an entry,
+    whatever the rest of the config: their names and parameters are checked even when the
+    schema check failed elsewhere."""
+    entries = data.get("stages")
+    if not isinstance(entries, list):
+        return []
+    out = []
+    for i, entry in enumerate(RunConfig._stage_entries(entries)):
+        with contextlib.suppress(ValidationError):  # else the schema's lines say what is wrong
+            out.append((i, StageConfig.model_validate(entry)))
+    return out
 
 
 def check_sources(run: RunConfig) -> None:
@@ -200,8 +278,9 @@ def check_executor(run: RunConfig) -> None:
 
 
 def _params_of(name: str) -> list[str] | None:
-    """A stage's parameter names (built-in, by import path or entry point); None: no stage."""
+    """A stage's parameter names (built-in, by import path or entry point), and an entry's own
+    keys; None: no stage."""
     try:
-        return list(get_stage(name).Params.model_fields)
+        return [*get_stage(name).Params.model_fields, *ENTRY_KEYS]
     except UnknownStage:
         return None

@@ -66,11 +66,13 @@ def format_errors(e: ValidationError, model: type[BaseModel]) -> list[str]:
     ]
 
 
-def prefixed(where: str, lines: list[str]) -> str:
-    """A ConfigError's text: each problem on its own line, naming `where`; at most LIMIT."""
-    shown = [f"{where}: {line}" for line in lines[:LIMIT]]
+def prefixed(where: str | None, lines: list[str]) -> str:
+    """A ConfigError's text: each problem on its own line, naming `where` (None: no file, a
+    config built in Python); at most LIMIT."""
+    head = "" if where is None else f"{where}: "
+    shown = [head + line for line in lines[:LIMIT]]
     if len(lines) > LIMIT:
-        shown.append(f"{where}: ... and {len(lines) - LIMIT} more problems")
+        shown.append(f"{head}... and {len(lines) - LIMIT} more problems")
     return "\n".join(shown)
 
 
@@ -85,6 +87,22 @@ def collected(items: list, check: Callable) -> tuple[list, list[str]]:
             done.append(None)
             lines += str(e).splitlines()
     return done, lines
+
+
+class Problems:
+    """A config's problems from checks that each stop at their first (`of`), gathered so that
+    every check whose inputs are there runs: the lines of all, at once."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def of(self, check: Callable, *args):
+        """`check(*args)`, or None with its error's lines kept."""
+        try:
+            return check(*args)
+        except GristmillError as e:
+            self.lines += str(e).splitlines()
+            return None
 
 
 def _one(group: list[dict], errors: list[dict], model: type[BaseModel]) -> str:

@@ -20,8 +20,9 @@ from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.manifest_model import InputEntry
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.pipeline.run.config import RunConfig, SourceConfig
+from gristmill.pipeline.run.config_errors import Problems
 from gristmill.pipeline.run.run_sources import RunSource, check_output, resolve_run
-from gristmill.pipeline.run.source_paths import check_overlap, expand
+from gristmill.pipeline.run.source_paths import SourceError, check_overlap, expand
 from gristmill.stages.formats.fs import StorageOptions, is_url, local_path, url_entry
 
 
@@ -66,21 +67,25 @@ class Sources:
 def list_sources(run: RunConfig, root: Path, output: Path | str, storage: Storage) -> Sources:
     """The files of every source of `run` (paths relative to `root`, the config's folder);
     `output` (the folder or URL the run writes) may overlap none of them."""
+    # an output a source reaches stops the listing (it would list the output); else every
+    # source's problems at once
     check_overlap(root, output, [s for s in run.sources if s.run is None])
+    problems = Problems()
     opts, other = storage.options, Counter()
-    runs = {
-        i: resolve_run(root, i, s.run, s.sources, opts)
-        for i, s in enumerate(run.sources)
-        if s.run is not None
-    }
+    runs = {}
+    for i, s in enumerate(run.sources):
+        if s.run is not None and (r := problems.of(resolve_run, root, i, s.run, s.sources, opts)):
+            runs[i] = r
     for i, r in runs.items():
-        check_output(i, r, output)
-    found = [
-        expand(root, i, s.paths, opts, other)
-        if i not in runs
-        else ([(d, p) for d, p, _ in runs[i].files], [])
-        for i, s in enumerate(run.sources)
-    ]
+        problems.of(check_output, i, r, output)
+    found = []  # per source: its files, and the run folders its paths passed over
+    for i, s in enumerate(run.sources):
+        if i in runs:
+            found.append(([(d, p) for d, p, _ in runs[i].files], []))
+        elif s.run is None:
+            found.append(problems.of(expand, root, i, s.paths, opts, other) or ([], []))
+    if problems.lines:
+        raise SourceError("\n".join(problems.lines))
     names = [
         pair
         for i, s in enumerate(run.sources)

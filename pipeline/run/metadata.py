@@ -28,6 +28,31 @@ if TYPE_CHECKING:
 Chain = list[tuple[StageClass, "StageParams"]]
 
 
+@dataclass(frozen=True)
+class OnSome:
+    """A stage that applies to some sources only (`only`: their names), as the declarations see
+    it in a chain: what it writes only their documents carry (optional for the run), and what
+    it reads only theirs must carry (`unmet`)."""
+
+    cls: StageClass
+    only: frozenset[str]
+
+    @property
+    def name(self) -> str:
+        return self.cls.name
+
+    def reads_for(self, params) -> tuple[Field, ...]:
+        return self.cls.reads_for(params)
+
+    def writes_for(self, params) -> tuple[Field, ...]:
+        return tuple(f.maybe() for f in self.cls.writes_for(params))
+
+
+def chained(cls: StageClass, only: frozenset[str] | None):
+    """A stage class as a chain lists it: itself, or `OnSome` when it leaves sources out."""
+    return cls if only is None else OnSome(cls, only)
+
+
 def source_fields(src: SourceConfig, files: list[tuple[str, str]]) -> tuple[Field, ...]:
     """The keys every document of `src` has when it leaves the reader (`files`: its matched
     (display, path) pairs). An earlier run read as a source (`run:`) gives its documents' keys
@@ -126,13 +151,17 @@ def unknown_field(d: Declared) -> str | None:
 
 
 def unmet(d: Declared) -> str | None:
-    """The first required key a stage reads that nothing before it writes on every document, as
-    the config error's line (without the file); None when every one is met."""
+    """The first required key a stage reads that nothing before it writes on every document (of
+    the sources it applies to: `OnSome`), as the config error's line (without the file); None
+    when every one is met."""
     have = {f.name for f in sources_give(d) if not f.optional}
     some: dict[str, list[str]] = {}  # key -> the stages before that write it on some documents
+    on: dict[str, set[str]] = {}  # key -> the sources whose every document a stage gave it
     for i, (cls, params) in enumerate(d.chain):
+        only = cls.only if isinstance(cls, OnSome) else None
         for f in cls.reads_for(params):
-            if not f.optional and f.name not in have:
+            met = f.name in have or (only is not None and only <= on.get(f.name, set()))
+            if not f.optional and not met:
                 who = _nobody(f, d, some.get(f.name, []))
                 where = f"stages[{i - d.implicit}].{cls.name}"
                 return f"{where} reads metadata {f.name!r}, which {who}; {_fix(f)}"
@@ -141,6 +170,10 @@ def unmet(d: Declared) -> str | None:
                 some.setdefault(f.name, []).append(cls.name)
             else:
                 have.add(f.name)
+        if only is not None:  # what it always writes, its sources' documents have
+            for f in cls.cls.writes_for(params):
+                if not f.optional:
+                    on.setdefault(f.name, set()).update(only)
     return None
 
 

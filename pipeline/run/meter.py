@@ -20,6 +20,7 @@ whole run cost (`bench/speed/peer.py` measures that from outside) and the sum of
 
 from __future__ import annotations
 
+import os
 import resource
 import time
 from pathlib import Path
@@ -68,6 +69,7 @@ class TaskClock:
             "cpu_s": cpu,
             "wall_s": wall,
             "peak_rss_mb": rss_kb / 1024,
+            "pid": os.getpid(),  # the run process's own (one worker): `run_figures` says so
             "steps": {k: {"cpu_s": c, "wall_s": w} for k, (c, w) in steps.items()},
         }
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -121,8 +123,10 @@ def phase_figures(phase_dir: Path) -> dict | None:
     if not files:
         return None
     out = {"tasks": 0, "cpu_s": 0.0, "wall_s": 0.0, "peak_rss_mb": 0.0, "steps": {}}
+    here = 0.0  # the CPU of the tasks this process ran itself
     for f in files:
         t = orjson.loads(f.read_bytes())
+        here += t["cpu_s"] if t.get("pid") == os.getpid() else 0.0
         out["tasks"] += 1
         out["cpu_s"] += t["cpu_s"]
         out["wall_s"] += t["wall_s"]
@@ -131,7 +135,7 @@ def phase_figures(phase_dir: Path) -> dict | None:
             acc = out["steps"].setdefault(name, {"cpu_s": 0.0, "wall_s": 0.0})
             acc["cpu_s"] += s["cpu_s"]
             acc["wall_s"] += s["wall_s"]
-    return _rounded(out)
+    return _rounded(out | ({"in_run_process_cpu_s": here} if here else {}))
 
 
 def _rounded(d):
@@ -149,16 +153,31 @@ def stage_key(step_name: str) -> str:
     return prefix if "." in step_name and not instance and prefix[:1] != "_" else step_name
 
 
+def cpu_words(cpu: dict) -> str:
+    """The tasks' CPU and the run process's, in words that never count a second twice: with
+    one worker (or a phase of one task) the tasks run in the run process itself, whose CPU
+    then holds theirs, and only what it spent besides is said apart."""
+    tasks, run = cpu["tasks_cpu_s"], cpu["run_process_cpu_s"]
+    head = f"{tasks:,.1f} s in tasks ({cpu['stages_cpu_s']:,.1f} s in stages)"
+    here = cpu.get("tasks_in_run_process_cpu_s", 0.0)
+    if not here:
+        return f"{head}, {run:,.1f} s in the run process"
+    where = "run" if here >= 0.999 * tasks else f"{here:,.1f} s of them run"
+    besides = max(run - here, 0.0)
+    return f"{head}, {where} by the run process itself, which spent {besides:,.1f} s besides"
+
+
 def run_figures(phase_dirs: list[Path], parent_cpu_s: float) -> dict:
     """The manifest's `timing.cpu`: per phase, per stage (summed over phases: a stage's map and
     filter steps count under its name), the tasks' total, the stages' share of it, and the run
     process's own CPU."""
     phases, stages = {}, {}
-    total = 0.0
+    total = here = 0.0
     for d in phase_dirs:
         fig = phase_figures(d)
         if fig is None:
             continue
+        here += fig.pop("in_run_process_cpu_s", 0.0)
         phases[d.name] = fig
         total += fig["cpu_s"]
         for name, s in fig["steps"].items():
@@ -172,6 +191,9 @@ def run_figures(phase_dirs: list[Path], parent_cpu_s: float) -> dict:
         {
             "tasks_cpu_s": total,
             "run_process_cpu_s": parent_cpu_s,
+            # of the tasks' CPU, what the run process spent running tasks itself (one worker,
+            # or a phase of one task): counted in both figures above (`cpu_words`)
+            **({"tasks_in_run_process_cpu_s": here} if here else {}),
             "stages_cpu_s": in_stages,
             "phases": phases,
             "stages": dict(sorted(stages.items(), key=lambda kv: -kv[1]["cpu_s"])),

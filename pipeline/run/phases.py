@@ -155,7 +155,8 @@ def plan_run(plan: RunPlan, work: Path) -> tuple[list[Phase], StageContext]:
     # the keys every document carries as it reaches each stage, from the declarations
     given = metadata.sources_give(declared)
     fields = [tuple(present(given, declared.chain[:j]).values()) for j in range(len(stages))]
-    phases, ctx = compile_phases(reader, stages, ctx, work, run.tasks, fields=fields)
+    only = [None] * len(implicit) + [s.only for s in plan.stages]
+    phases, ctx = compile_phases(reader, stages, ctx, work, run.tasks, fields=fields, only=only)
     if split.splits:  # large JSON-lines files: read in splits first (stages/read/split_read.py)
         step = ReadSplits(split, [f.path for f in files], run.tasks)
         phases.insert(0, Phase(READ_SPLITS, [step], len(split.splits)))
@@ -170,12 +171,14 @@ def compile_phases(
     tasks: int,
     sink: list[PipelineStep] = (),
     fields: list[tuple] | None = None,
+    only: list[frozenset[str] | None] | None = None,
 ) -> tuple[list[Phase], StageContext]:
     """`reader`, then the stages in order, then `sink`: as phases of `tasks` tasks each (a global
     stage's reduce steps say their own). Each stage is built with the context the stages before
     it set up (`provides()`), and the metadata keys the documents carry there (`fields`, one
-    entry per stage, when given); the context after the last stage is returned with the
-    phases."""
+    entry per stage, when given), and the sources it applies to (`only`, one entry per stage,
+    None: every source; a global stage's steps all take it from the stage's context); the
+    context after the last stage is returned with the phases."""
     steps: list[PipelineStep] = [reader]
     phases: list[Phase] = []
     after_filter = len(steps)  # where the current phase's own stages start
@@ -184,7 +187,10 @@ def compile_phases(
         return f"{len(phases) + 1:02d}-{what}"
 
     for j, (cls, params) in enumerate(stages):
-        stage = cls(params, replace(ctx, fields=fields[j]) if fields else ctx)
+        own = {"fields": fields[j]} if fields else {}
+        if only and only[j] is not None:
+            own["only"] = only[j]
+        stage = cls(params, replace(ctx, **own) if own else ctx)
         ctx = replace(ctx, **stage.provides())
         if not is_global(cls) or (local := stage.local_step()) is not None:
             steps.append(stage if not is_global(cls) else local)
@@ -213,3 +219,9 @@ def compile_phases(
 def step_label(step: PipelineStep) -> str:
     """A step's name in stats, meters and logs."""
     return str(getattr(step, "name", type(step).__name__))
+
+
+def sources_label(step: PipelineStep) -> str:
+    """` (web, code only)` for a step of a stage that applies to some sources, else ``."""
+    only = getattr(getattr(step, "ctx", None), "only", None)
+    return "" if only is None else f" ({', '.join(sorted(only)) or 'no source'} only)"

@@ -24,11 +24,13 @@ from gristmill.pipeline.run import resolve as rs
 from gristmill.pipeline.run.config import (
     ConfigError,
     RunConfig,
+    SchemaErrors,
     check_executor,
     check_sources,
     parse_config,
+    stage_entries,
 )
-from gristmill.pipeline.run.config_errors import prefixed
+from gristmill.pipeline.run.config_errors import Problems, prefixed
 from gristmill.pipeline.run.fingerprint import config_print
 from gristmill.pipeline.run.inputs import (
     Sources,
@@ -40,7 +42,14 @@ from gristmill.pipeline.run.inputs import (
 )
 from gristmill.pipeline.run.mix_config import ResolvedMix
 from gristmill.pipeline.run.observe import place
-from gristmill.pipeline.run.phases import Phase, ReadWork, WriteWork, plan_run, step_label
+from gristmill.pipeline.run.phases import (
+    Phase,
+    ReadWork,
+    WriteWork,
+    plan_run,
+    sources_label,
+    step_label,
+)
 from gristmill.pipeline.run.run_sources import RunSourceError
 from gristmill.pipeline.run.source_paths import SourceError
 from gristmill.stages.base import StageContext
@@ -81,13 +90,44 @@ class RunPlan:
         leaves executors out); `keyed=False`: without hashing the inputs (`gristmill mix` and
         the readers of a finished run, whose key is in its manifest)."""
         path = Path(config_path)
-        run = parse_config(path)
+        return cls.checked(
+            lambda: parse_config(path), path.parent, str(path), executor, strict, keyed, path
+        )
+
+    @classmethod
+    def checked(
+        cls,
+        parse,
+        root: Path,
+        where: str | None,
+        executor=None,
+        strict=False,
+        keyed=True,
+        path=None,
+        given=None,
+    ) -> RunPlan:
+        """The plan of the config `parse()` validates (config.py `parse_config`, `validated`),
+        every problem of it at once, schema, stages and sources (`where`: the file its lines
+        name; None: none); the rest as `resolve`."""
+        schema = None  # the schema's problems, said with the rest's
+        try:
+            run = parse()
+        except SchemaErrors as e:
+            if e.repaired is None:  # the stage entries that can be looked at, are
+                more = rs.plan_entries(stage_entries(e.data), root, given)[1]
+                raise ConfigError(prefixed(where, e.lines + more)) from None
+            run, schema, keyed = e.repaired, e, False
         if executor:
             run = run.model_copy(update={"executor": executor})
         try:
-            return cls.resolve(run, path.parent, strict=strict, keyed=keyed, path=path)
+            plan = cls.resolve(run, root, strict=strict, keyed=keyed, path=path, given=given)
         except (ConfigError, SourceError, RunSourceError) as e:
-            raise ConfigError(prefixed(str(path), str(e).splitlines())) from None
+            more = str(e).splitlines()
+            lines = schema.lines + schema.others(more) if schema else more
+            raise ConfigError(prefixed(where, lines)) from None
+        if schema:
+            raise ConfigError(prefixed(where, schema.lines))
+        return plan
 
     @classmethod
     def resolve(
@@ -99,19 +139,34 @@ class RunPlan:
         url = run.output if is_url(run.output) else None
         out = work_folder(root, url, run.work_dir) if url else resolve_path(root, run.output)
         storage = Storage(run.storage_options)
-        stages = rs.plan_stages(run, root, given)
-        found = list_sources(run, root, url or root / local_path(run.output), storage)
-        rs.check_unique(run, found.runs, found.names)
-        mixes = rs.plan_mixes(run, stages, dict(found.names))
+        # every check whose inputs are there, each problem a line, all of them at once
+        problems = Problems()
+        stages = problems.of(rs.plan_stages, run, root, given)
+        found = problems.of(list_sources, run, root, url or root / local_path(run.output), storage)
+        if found:
+            problems.of(rs.check_unique, run, found.runs, found.names)
+            names = [n for n, _ in found.names]
+        else:  # the config's names, unless an earlier run's sources could not be read
+            names = None if any(s.run for s in run.sources) else [s.name for s in run.sources]
+        if names is not None:
+            stages = problems.of(rs.select_sources, run, stages, names)
+        mixes = (
+            problems.of(rs.plan_mixes, run, stages, dict(found.names)) if stages and found else {}
+        )
         against = [resolve_path(root, p) for p in run.dedup_against]
-        indexed = rs.check_index(stages, against)
-        check_sources(run)
-        rs.check_stages(stages)
-        check_executor(run)
-        listed = [(s.cls, s.params) for s in stages]
-        declared = metadata.declare(run.sources, found.files, found.runs, listed)
-        if wrong := metadata.unknown_field(declared) or metadata.unmet(declared):
-            raise ConfigError(wrong)
+        indexed = problems.of(rs.check_index, stages, against) if stages else {}
+        problems.of(check_sources, run)
+        if stages:
+            problems.of(rs.check_stages, stages)
+        problems.of(check_executor, run)
+        if stages and found:
+            listed = [(metadata.chained(s.cls, s.only), s.params) for s in stages]
+            declared = metadata.declare(run.sources, found.files, found.runs, listed)
+            problems.lines += filter(
+                None, [metadata.unknown_field(declared), metadata.unmet(declared)]
+            )
+        if problems.lines:
+            raise ConfigError("\n".join(problems.lines))
         recorded = rs.recorded(run, stages, found.runs, against)
         plan = cls(
             run, root, strict, storage, Path(out), url, found, stages, declared, mixes,
@@ -197,10 +252,10 @@ def describe(step, i: int, phase: Phase) -> str:
     if isinstance(step, ReadSplits):
         return "large files' splits: count lines (a stream's: -> work files)"
     if isinstance(step, ReadWork):
-        replayed = ", ".join(step_label(s) for s in step.replay)
+        replayed = ", ".join(step_label(s) + sources_label(s) for s in step.replay)
         return f"work files ({replayed} replayed)" if replayed else "work files"
     if isinstance(step, WriteWork):
         return "-> work files"
     if i == 1 and isinstance(phase.steps[0], ReadWork):  # a global stage's filter
-        return f"{step_label(step)} filter"
-    return step_label(step)
+        return f"{step_label(step)} filter{sources_label(step)}"
+    return step_label(step) + sources_label(step)

@@ -30,6 +30,7 @@ from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.output.funnel import funnel_lines, nothing_kept
 from gristmill.pipeline.output.manifest import MANIFEST, Manifest, StageCounts
+from gristmill.pipeline.run.meter import cpu_words
 from gristmill.pipeline.run.observe import AFTER_READ, RunObserver, RunState, Steps
 from gristmill.pipeline.run.phases import Phase
 from gristmill.stages.formats.atomic import write_bytes
@@ -252,11 +253,7 @@ def summary_lines(stages: dict[str, StageCounts], phases: dict[str, dict], cpu: 
         yield f"{name:<28}{p['seconds']:>10.1f}{c}{rates}"
     if cpu:
         peak = max((p["peak_rss_mb"] for p in phase_cpu.values()), default=0.0)
-        yield (
-            f"CPU: {cpu['tasks_cpu_s']:,.1f} s in tasks ({cpu['stages_cpu_s']:,.1f} s in stages), "
-            f"{cpu['run_process_cpu_s']:,.1f} s in the run process; "
-            f"peak RSS of a worker {peak:,.0f} MB"
-        )
+        yield f"CPU: {cpu_words(cpu)}; peak RSS of a worker {peak:,.0f} MB"
         if per_mb:
             mb = cpu["input_mb"]
             yield f"cost: {cpu['cpu_s_per_mb']:,.3f} CPU-s in tasks per MB of input ({mb:,.2f} MB)"

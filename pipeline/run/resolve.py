@@ -10,7 +10,7 @@ import difflib
 import hashlib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import orjson
@@ -22,11 +22,12 @@ from gristmill.pipeline.run.config import (
     STORAGE_KEYS,
     ConfigError,
     RunConfig,
+    StageConfig,
 )
 from gristmill.pipeline.run.config_errors import collected, format_error, format_errors
 from gristmill.pipeline.run.languages import language_errors
 from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, resolve
-from gristmill.stages.base import FIRST, LAST, StageParams
+from gristmill.stages.base import ANYWHERE, FIRST, LAST, StageParams
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.fields import Field
 from gristmill.stages.plugins import check_class
@@ -51,6 +52,8 @@ class PlannedStage:
     reads: tuple[Field, ...]  # the metadata keys it reads (stages/fields.py)
     writes: tuple[Field, ...]  # and writes
     index: dict | None  # its `index_params`: it keeps an index of what the run kept
+    # the sources it applies to (`sources:` / `exclude_sources:` of its entry); None: every one
+    only: frozenset[str] | None = None
 
     @classmethod
     def of(
@@ -88,12 +91,63 @@ def plan_stages(
 ) -> tuple[PlannedStage, ...]:
     """Every stage of the config planned; a ConfigError with every stage's problems, and each
     language code the langid model does not answer (pipeline/run/languages.py), a line each."""
-    done, problems = collected(
-        run.stages, lambda i, s: PlannedStage.of(i, s.name, s.params, root, given)
-    )
-    if problems := problems + language_errors(done):
+    done, problems = plan_entries(list(enumerate(run.stages)), root, given)
+    if problems:
         raise ConfigError("\n".join(problems))
     return tuple(done)
+
+
+def plan_entries(
+    entries: list[tuple[int, StageConfig]], root: Path, given: Mapping | None = None
+) -> tuple[list[PlannedStage | None], list[str]]:
+    """`(i, stages[i])` of a config, each planned (None where it has problems), and the lines
+    of every problem, language codes the langid model does not answer included."""
+    done, problems = collected(
+        entries, lambda _, e: PlannedStage.of(e[0], e[1].name, e[1].params, root, given)
+    )
+    by_index = [None] * (max((i for i, _ in entries), default=-1) + 1)
+    for (i, _), stage in zip(entries, done, strict=True):
+        by_index[i] = stage
+    return done, problems + language_errors(by_index)
+
+
+def select_sources(
+    run: RunConfig, stages: tuple[PlannedStage, ...] | None, names: list[str]
+) -> tuple[PlannedStage, ...] | None:
+    """Each stage with the sources it applies to (`only`), from its entry's `sources` or
+    `exclude_sources` (`names`: every source of the run's documents, an earlier run's
+    included); a ConfigError with a line for each unknown name, and for a stage that cannot
+    leave sources out: one that runs first, writes the output, or sets up what a later stage
+    needs (tokenize: pack needs every document's tokens). `stages` None (some have problems of
+    their own): the names are checked all the same."""
+    out, problems = [], []
+    for i, entry in enumerate(run.stages):
+        stage = stages[i] if stages else None
+        key = "sources" if entry.sources is not None else "exclude_sources"
+        picked = entry.sources if entry.sources is not None else entry.exclude_sources
+        if picked is None:
+            out.append(stage)
+            continue
+        where = f"stages[{i}].{entry.name}.{key}"
+        cls = stage.cls if stage else None
+        if cls and (cls.position != ANYWHERE or cls.writes_output or cls.gives):
+            why = "runs first" if cls.position == FIRST else "writes the output"
+            why = why if not cls.gives else f"gives the {', '.join(cls.gives)} later stages need"
+            problems.append(f"{where}: {cls.name} applies to every source (it {why})")
+        for j, name in enumerate(picked):
+            if name not in names:
+                close = difflib.get_close_matches(str(name), names, 1, 0.6)
+                hint = f"; did you mean `{close[0]}`?" if close else ""
+                problems.append(
+                    f"{where}[{j}]: no source {name!r} (sources: {', '.join(names)}){hint}"
+                )
+        chosen = set(picked) if key == "sources" else set(names) - set(picked)
+        if not chosen and not problems:
+            problems.append(f"{where}: leaves out every source; drop the stage instead")
+        out.append(stage and replace(stage, only=frozenset(chosen)))
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return tuple(out) if stages else None
 
 
 def check_stages(stages: tuple[PlannedStage, ...]) -> None:
@@ -170,7 +224,9 @@ def recorded(run: RunConfig, stages, runs: dict, dedup_against: list[str]) -> di
     """The config with every default filled in, as recorded in the manifest. Without the
     mixes: they are made from the finished shards, so changing one never re-runs a stage."""
     data = run.model_dump(mode="json", exclude={"mix", *STORAGE_KEYS})
-    data["stages"] = [{s.name: s.params.model_dump(mode="json")} for s in stages]
+    # a stage on some sources names them as its entry does (`- line_clean: {sources: [web],
+    # ...}`); absent when it applies to every source: such a run keeps its key
+    data["stages"] = [{s.name: _entry_params(s)} for s in stages]
     data.pop("dedup_against")
     for i, src in enumerate(data["sources"]):  # absent where unused: older runs keep a key
         if src["run"] is None:
@@ -180,6 +236,11 @@ def recorded(run: RunConfig, stages, runs: dict, dedup_against: list[str]) -> di
     if dedup_against:  # absent when empty: a run without it keeps its key
         data["dedup_against"] = dedup_against
     return data
+
+
+def _entry_params(s: PlannedStage) -> dict:
+    params = s.params.model_dump(mode="json")
+    return params if s.only is None else params | {"sources": sorted(s.only)}
 
 
 def config_hash(recorded: dict, stages) -> str:

@@ -146,16 +146,27 @@ class SubstringDedup(Stage):
     def _partitioned(self, data: DocumentsPipeline):
         part, size = [], 0
         for doc in data or ():
-            raw = doc.text.encode("utf-8", "surrogatepass")
-            part.append((doc, raw))
-            size += len(raw) + 1
+            raw = doc.text.encode("utf-8", "surrogatepass") if self.applies(doc) else None
+            if raw is None and not part:  # another source's, with nothing held before it
+                yield doc
+                continue
+            part.append((doc, raw))  # another source's (None) rides along in its place, unread
+            size += len(doc.text if raw is None else raw) + 1  # what is held, bounded
             if size >= self.params.partition_bytes:
                 yield from self._partition(part)
                 part, size = [], 0
         if part:
             yield from self._partition(part)
 
-    def _partition(self, part: list[tuple[Document, bytes]]):
+    def _partition(self, part: list[tuple[Document, bytes | None]]):
+        own = [(doc, raw) for doc, raw in part if raw is not None]
+        if own:
+            self._mark(own)
+        for doc, _ in part:
+            yield doc
+
+    def _mark(self, part: list[tuple[Document, bytes]]) -> None:
+        """The repeated spans of each document of one partition, in its metadata."""
         lengths = np.array([len(raw) for _, raw in part], dtype=np.int64)
         starts = np.zeros(len(part), dtype=np.int64)
         np.cumsum(lengths[:-1] + 1, out=starts[1:])
@@ -169,7 +180,6 @@ class SubstringDedup(Stage):
                 mine = (found[cuts[i] : cuts[i + 1]] - starts[i]).tolist()
                 spans = char_spans(doc.text, raw, mine, self.params.min_tokens)
                 doc.metadata["_substring_spans"] = spans
-            yield doc
 
     def process(self, doc: Document) -> str | None:
         spans = doc.metadata.pop("_substring_spans", [])

@@ -17,7 +17,11 @@ filter per task: the repeated hashes of every bucket (one sorted array, 8 bytes 
        line) looked up for each line; removed lines go to `rejected/line_freq/spans/` with the
        reason `repeated_line` (`stages/lines/lines.py`).
 
-The site is the URL's host, lower case, without `www.`; pages without a URL are one site.
+The site is the URL's host, lower case, without `www.`. A document without one (no URL, or one
+naming no host: code, man pages, books) is of no site: with `scope: site` it is neither counted
+nor changed (`without_site`), since lines such documents share (an option's name in 25
+translations of one man page, `import os` in every example) are their content, not a site's
+template (docs/stages/line_freq.md).
 """
 
 from __future__ import annotations
@@ -77,6 +81,11 @@ def site(url) -> str:
     return host.rstrip(".").removeprefix("www.")
 
 
+def without_site(doc: Document, params: LineFreqParams) -> bool:
+    """Whether `doc` is left alone: `scope: site` and no site (no URL, or no host in it)."""
+    return params.scope == "site" and not site(doc.metadata.get(params.url_field))
+
+
 def line_hashes(doc: Document, params: LineFreqParams, lines: list[Line]) -> list[int | None]:
     """xxh3-64 of (site, folded line) of each line; None for lines too short to count."""
     where = "" if params.scope == "corpus" else site(doc.metadata.get(params.url_field))
@@ -126,8 +135,12 @@ class LineFreqMap(Stage):
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)
         self._hashes = array("Q")  # 8 bytes a (page, distinct line)
+        self._without_site = 0
 
     def process(self, doc: Document) -> str | None:
+        if without_site(doc, self.params):
+            self._without_site += 1
+            return None
         found = {h for h in line_hashes(doc, self.params, split_lines(doc.text)) if h is not None}
         self._hashes.extend(found)  # distinct per page: a count is of pages
         return None
@@ -144,7 +157,9 @@ class LineFreqMap(Stage):
         write_array(path.with_suffix(".idx"), cuts.astype(np.uint64) * np.uint64(16))
         self.stat_update("line_hashes", value=len(self._hashes))
         self.stat_update("state_bytes", value=16 * len(hashes))
-        self._hashes = array("Q")
+        if self._without_site:
+            self.stat_update("without_site", value=self._without_site)
+        self._hashes, self._without_site = array("Q"), 0
 
 
 class LineFreqReduce(PipelineStep):
@@ -186,7 +201,7 @@ class LineFreqFilter(LineStage):
     def process(self, doc: Document) -> str | None:
         lines = split_lines(doc.text)
         rules = {}
-        if len(self._repeated):
+        if len(self._repeated) and not without_site(doc, self.params):
             hashes = line_hashes(doc, self.params, lines)
             arr = np.array([0 if h is None else h for h in hashes], dtype=np.uint64)
             pos = np.minimum(np.searchsorted(self._repeated, arr), len(self._repeated) - 1)
@@ -209,7 +224,7 @@ class LineFreq(GlobalStage):
     name = "line_freq"
     Params = LineFreqParams
     reads = (
-        md.URL.maybe('the key `url_field` names; without it a page is of the one site ""'),
+        md.URL.maybe("the key `url_field` names; a page without one is of no site: left alone"),
         md.LANGUAGE.maybe("recorded with each removed line, for the report"),
     )
     writes = (LINES_REMOVED, CHARS_REMOVED)

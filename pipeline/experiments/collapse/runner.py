@@ -62,7 +62,7 @@ class Experiment:
             raise ConfigError(f"source: {cfg.source!r} is not a real source of the run {origins}")
         settings = trainer_settings(cfg.trainer, root)
         self.tcfg = budgeted(settings, run.vocab_size, cfg.tokens, cfg.seed)
-        self.held = held_out(run, cfg.held_out.shards)
+        self.held = held_out(run, cfg.held_out)
         self.real = [p for p in run.prefixes([cfg.source]) if p not in self.held.prefixes]
         if not self.real:
             raise ConfigError(f"held_out.shards: every shard of {cfg.source!r} is held out")

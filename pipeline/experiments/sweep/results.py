@@ -1,7 +1,8 @@
 """The sweep's results: results.csv (one row per mix: means over seeds, 95% intervals, paired
 differences against the baseline), runs.csv (one row per mix and seed), results.md (what was
 compared, then the table, then the RegMix search if any) and loss_vs_mix.png (mean held-out
-loss against the varied source's share, or the real share when there is no grid)."""
+loss against the varied source's share, or the real share when there is no grid, with the 95%
+interval over seeds as error bars)."""
 
 from __future__ import annotations
 
@@ -72,7 +73,11 @@ def write_results(
 
     x_source = info["grid_source"]
     key = f"share_{x_source}" if x_source else "real_share"
-    points = [(f[key], f["held_out_loss"], f["mix"]) for f in flat if f["status"] != "refused"]
+    points = [
+        (f[key], f["held_out_loss"], f["mix"], f.get("held_out_loss_ci"))
+        for f in flat
+        if f["status"] != "refused"
+    ]
     refused = [f["mix"] for f in flat if f["status"] == "refused"]
     title = f"{info['tokens']:,} tokens per mix, mean over seeds {_seeds(info)}"
     if refused:

@@ -65,7 +65,8 @@ def sweep(config: str, echo=print) -> list[dict]:
     check_output(out, run)
     tcfg = budgeted(tcfg0, run.vocab_size, cfg.tokens, cfg.seed)
     seq = tcfg.model.seq_len
-    held = held_out(run, cfg.held_out.shards)
+    held = held_out(run, cfg.held_out)
+    echo(f"held out: {', '.join(held.prefixes)} ({held.docs:,} documents, {held.tokens:,} tokens)")
     origins = run.origins()
     planned = [plan_mix(n, w, cfg, origins, seq) for n, w in cfg.all_mixes().items()]
 

@@ -135,3 +135,24 @@ def test_a_run_that_keeps_nothing_warns_and_its_report_says_so(tmp_path):
     with restored_logging():  # an up-to-date rerun says it too
         run(str(tmp_path / "run.yaml"), echo=lines.append, after=after_run)
     assert lines[-1] == f"warning: {want}"
+
+
+def test_control_characters_are_shown_not_copied(tmp_path):
+    """A malformed line with a NUL, an escape sequence, DEL and a C1 control: the report shows
+    each as a symbol, and stays a text file."""
+    bad = '{"id": "n", "text": "a\x00b"}\n{"id": "e", "text": "\x1b[31mred\x7f\x9b"\n'
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "a.jsonl").write_bytes(
+        bad.encode("utf-8") + b'{"id": "ok", "text": "An ordinary English sentence."}\n'
+    )
+    (tmp_path / "run.yaml").write_text(
+        "output: out\nsources: [{name: web, paths: [data]}]\nstages: [tokenize, pack]\n"
+    )
+    from gristmill.pipeline.report.html import after_run
+
+    with restored_logging():
+        run(str(tmp_path / "run.yaml"), echo=lambda s: None, after=after_run)
+    page = (tmp_path / "out" / REPORT).read_bytes()
+    assert not any(b in page for b in (b"\x00", b"\x1b", b"\x7f", "\x9b".encode()))
+    text = page.decode("utf-8")
+    assert "a\u2400b" in text and "\u241b[31mred\u2421\\x9b" in text

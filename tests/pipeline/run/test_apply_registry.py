@@ -170,7 +170,7 @@ def check_line_clean(kept, dropped):
 
 
 def check_line_freq(kept, dropped):
-    # no URL: one site; the line of `en` is on 2 pages (`en-upper` folds to it), under 5
+    # no URL: of no site, so neither counted nor changed
     assert not dropped
     assert all(r["metadata"]["line_freq_removed"] == 0 for r in kept.values())
 
@@ -298,9 +298,13 @@ def test_pii_email_before_letters(tmp_path, lang):
     masked(lang, r)
 
 
-def test_line_freq_counts_pages_without_urls_as_one_site(tmp_path):
-    kept, dropped = apply_plain(tmp_path, "line_freq", "min_pages=2")
-    # the only line of `en` and of `en-upper` is on both: nothing of them is left
+def test_line_freq_leaves_pages_without_urls_alone(tmp_path):
+    # of no site: neither counted nor changed, though the line of `en` is on two of them
+    (tmp_path / "site").mkdir()
+    kept, dropped = apply_plain(tmp_path / "site", "line_freq", "min_pages=2")
+    assert not dropped and all(r["text"] == TEXT[i] for i, r in kept.items())
+    # over the corpus they count: the only line of `en` and of `en-upper` is on both
+    kept, dropped = apply_plain(tmp_path, "line_freq", "min_pages=2", "scope=corpus")
     assert {i: r["reason"] for i, r in dropped.items()} == dict.fromkeys(
         ("en", "en-upper"), "too_short_after_line_freq"
     )

@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.config import ENTRY_KEYS, ConfigError
 from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.registry import STAGES
 from tests.conftest import minimal_config
@@ -67,7 +67,7 @@ def test_an_unknown_key_without_a_close_one_lists_them(write_config):
 def test_unknown_stage_name(write_config):
     msg = refused(write_config(with_changes(stages=["langid_v9", "tokenize", "pack"])), "stages[0]")
     assert msg == (
-        f": unknown stage 'langid_v9'; valid stages: {', '.join(STAGES)}; "
+        f": unknown stage 'langid_v9'; did you mean `langid`? valid stages: {', '.join(STAGES)}; "
         "or a stage class by its import path, `package.module:Class`"
     )
 
@@ -278,8 +278,14 @@ HEAD = "output: out\nsources: [{name: web, paths: [data/web.jsonl]}]\n"
             "  - langid:\n    minscore: 0.5\n  - tokenize\n  - pack\n",
             "stages[0]",
             ": 'minscore' is not a parameter of langid; did you mean min_score? (its parameters: "
-            + ", ".join(STAGES["langid"].Params.model_fields)
+            + ", ".join([*STAGES["langid"].Params.model_fields, *ENTRY_KEYS])
             + "); write it indented under the stage: - langid: {min_score: 0.5}",
+        ),
+        (  # an entry's own key beside the stage
+            "  - langid:\n    sources: [web]\n  - tokenize\n  - pack\n",
+            "stages[0]",
+            ": 'sources' looks like a parameter of langid; write it indented under the stage: "
+            "- langid: {sources: [web]}",
         ),
         (  # a parameter as a string
             "  - langid: min_score=0.5\n  - tokenize\n  - pack\n",

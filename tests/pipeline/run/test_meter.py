@@ -94,6 +94,8 @@ def test_each_step_gets_its_own_cpu_and_the_task_file_is_written(tmp_path):
         cpu["stages"]["burn"]["cpu_s"] + cpu["stages"]["sink"]["cpu_s"], 3
     )  # the reader is not a stage
     assert cpu["run_process_cpu_s"] == 0.5
+    # both tasks ran in this process: their CPU is also in the run process's
+    assert cpu["tasks_in_run_process_cpu_s"] == cpu["tasks_cpu_s"] > 0
 
 
 def test_summary_shows_cpu_per_stage_and_phase():
@@ -111,6 +113,29 @@ def test_summary_shows_cpu_per_stage_and_phase():
     assert lines[1].split() == ["burn", "9", "9", "0", "2.5"]
     assert lines[3].split()[:3] == ["01-x", "2.0", "3.0"]
     assert lines[-1].startswith("CPU: 3.0 s in tasks (2.5 s in stages), 0.2 s in the run")
+
+
+def test_one_worker_is_not_counted_twice():
+    """With one worker the tasks run in the run process: the summary says so, and gives what
+    the run process spent besides, not a second total of the same seconds."""
+    stages = {"burn": StageCounts(seen=9, kept=9, dropped={})}
+    phases = {"01-x": {"seconds": 919.5, "docs": 9, "chars": 9}}
+    cpu = {
+        "tasks_cpu_s": 919.5,
+        "stages_cpu_s": 900.0,
+        "run_process_cpu_s": 921.5,
+        "tasks_in_run_process_cpu_s": 919.5,
+        "phases": {"01-x": {"cpu_s": 919.5, "peak_rss_mb": 120.0}},
+        "stages": {"burn": {"cpu_s": 900.0}},
+    }
+    line = list(summary_lines(stages, phases, cpu))[-1]
+    assert line.startswith(
+        "CPU: 919.5 s in tasks (900.0 s in stages), run by the run process itself, which "
+        "spent 2.0 s besides;"
+    )
+    assert "921.5" not in line
+    part = list(summary_lines(stages, phases, cpu | {"tasks_in_run_process_cpu_s": 19.5}))[-1]
+    assert "19.5 s of them run by the run process itself, which spent 902.0 s besides" in part
 
 
 def test_report_section_lists_stages_and_phases():

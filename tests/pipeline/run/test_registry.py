@@ -15,7 +15,7 @@ def test_each_name_is_its_classes_and_the_implicit_stages_are_those_that_come_fi
     with pytest.raises(UnknownStage) as e:
         get_stage("langid_v9")
     assert str(e.value) == (
-        f"unknown stage 'langid_v9'; valid stages: {', '.join(STAGES)}; "
+        f"unknown stage 'langid_v9'; did you mean `langid`? valid stages: {', '.join(STAGES)}; "
         "or a stage class by its import path, `package.module:Class`"
     )
 

@@ -105,3 +105,20 @@ def test_repeats_never_cross_a_document_boundary():
     data = np.frombuffer(b"\xff".join(parts), dtype=np.uint8).copy()
     got = repeats(data, ends, 4).tolist()
     assert got == [[9, 17], [20, 28], [29, 37]]  # every copy but the first, inside its document
+
+
+@pytest.mark.parametrize("lang", list(SHARED))
+def test_another_sources_documents_ride_along_unread(tmp_path, lang):
+    """With `sources: [web]`, a code document holding the span neither loses it nor counts as
+    its first copy, and leaves in its place."""
+    span = SHARED[lang]
+    kinds = ["code", "web", "web", "code"]
+    docs = [
+        Document(text=f"{OWN[i]}\n{span}\n{AFTER[i]}", id=f"d{i}", metadata={"source": k})
+        for i, k in enumerate(kinds)
+    ]
+    originals = [d.text for d in docs]
+    ctx = StageContext(rejected=tmp_path / "rejected", only=frozenset({"web"}))
+    out = run_step(SubstringDedup(SubstringParams(min_tokens=8), ctx), docs)
+    assert [d.id for d in out] == ["d0", "d1", "d2", "d3"]
+    assert [d.text for d in out] == [*originals[:2], OWN[2] + AFTER[2], originals[3]]

@@ -86,3 +86,32 @@ def test_a_page_of_boilerplate_only_is_dropped_whole(tmp_path):
 def test_site_is_the_host():
     assert site("https://WWW.Mill.Example./a?b") == "mill.example"
     assert site(None) == site("not a url") == site("http://[::1") == ""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_documents_without_a_url_are_of_no_site(tmp_path, lang):
+    """Translations of one man page, and code documents, share lines that are their content: a
+    document without a URL is neither counted nor changed, while the pages of a site beside
+    it lose their footer."""
+    footer = POLICY[lang]
+    pages = corpus(lang, 5, "mill.example", footer)
+    plain = [
+        Document(text=f"{MENU[lang]}\n-h, --help\n{footer}\n{i}\n", id=f"man-{i}", metadata={})
+        for i in range(8)
+    ] + [
+        Document(text=f"import os\n{footer}\n{i}\n", id=f"code-{i}", metadata={"url": "x"})
+        for i in range(5)
+    ]  # a URL that names no host
+    originals = {d.id: d.text for d in pages + plain}
+    kept, dropped = run_global(
+        LineFreq, pages + plain, tmp_path, 2, LineFreqParams(min_doc_chars=1)
+    )
+    assert not dropped
+    for d in plain:
+        assert kept[d.id].text == originals[d.id] and kept[d.id].metadata["line_freq_removed"] == 0
+    assert all(footer not in kept[d.id].text for d in pages)
+    # over the corpus (`scope: corpus`) they count as any page
+    kept, _ = run_global(
+        LineFreq, pages + plain, tmp_path / "c", 2, LineFreqParams(scope="corpus", min_doc_chars=1)
+    )
+    assert all(footer not in kept[d.id].text for d in plain)
