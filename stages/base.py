@@ -35,6 +35,7 @@ from gristmill.stages.fields import SOURCE, Field
 from gristmill.stages.formats.docio import doc_to_record
 from gristmill.stages.formats.rejects import RejectWriter
 from gristmill.stages.formats.tokenizer import TokenizerInfo
+from gristmill.stages.resources import Resources
 from gristmill.stages.text.iso639 import find
 
 # Where a stage may stand in a run's list (a class attribute, so the pipeline never asks a name):
@@ -200,6 +201,17 @@ class StageHooks:
     def writes_for(cls, params: StageParams) -> tuple[Field, ...]:
         """The keys this stage writes on the documents it keeps, with these parameters."""
         return cls.writes
+
+    # What one task of this stage needs (stages/resources.py): 1 CPU by default. A config's
+    # stage entry may raise or lower it (`resources: {gpus: 1}`); a phase asks for the most any
+    # of its steps needs, and each executor places the phase's tasks from that.
+    resources: ClassVar[Resources] = Resources()
+
+    @classmethod
+    def resources_for(cls, params: StageParams) -> Resources:
+        """What one task needs with these parameters (a model on `device: cpu` needs no GPU):
+        `resources`, unless the parameters change it."""
+        return cls.resources
 
     # writes a run's output (pack: tokens/, write: documents/): a run ends with such a stage;
     # `apply`, which writes its own jsonl, runs none
@@ -399,3 +411,11 @@ class GlobalStage(StageHooks):
 
     def filter_step(self) -> Stage:
         raise NotImplementedError
+
+    @classmethod
+    def step_resources(cls, resources: Resources, step: str) -> Resources:
+        """What a task of its `step` (`map`, `reduce` or `filter`) needs, from the stage's
+        own (its class's, or its config entry's): all of them for the map, which reads every
+        document (where a model would run); the CPUs and memory, without GPUs, for the reduce
+        phases and the filter, which sort, merge and look up files."""
+        return resources if step == "map" else resources.on_cpu()

@@ -93,6 +93,15 @@ class SourceConfig(StrictModel):
         return self
 
 
+class ResourcesConfig(StrictModel):
+    """A stage entry's `resources:`: what one task of the stage needs, raised or lowered from
+    what its class declares (stages/resources.py); a key left out keeps the class's value."""
+
+    cpus: float | None = Field(None, gt=0)
+    gpus: int | None = Field(None, ge=0)
+    memory_gb: float | None = Field(None, gt=0)
+
+
 class StageConfig(StrictModel):
     name: str
     params: dict[str, Any] = {}
@@ -101,6 +110,10 @@ class StageConfig(StrictModel):
     # against the run's sources when the plan resolves (pipeline/run/resolve.py)
     sources: list[str] | None = Field(None, min_length=1)
     exclude_sources: list[str] | None = Field(None, min_length=1)
+    # where its tasks run, never what they write: out of the recorded config and the run key;
+    # checked as a ResourcesConfig with the stage (pipeline/run/resolve.py), errors named
+    # `stages[i].<stage>.resources.<key>` as its parameters' are
+    resources: Any = None
 
     @model_validator(mode="after")
     def _one_selection(self):
@@ -110,9 +123,9 @@ class StageConfig(StrictModel):
 
 
 # keys of a stage entry's mapping that are the entry's own, not the stage's parameters
-# (`- line_clean: {sources: [web], min_words: 3}`): `RunConfig._stage_entries` moves them into
-# the StageConfig's fields of the same names
-ENTRY_KEYS = ("sources", "exclude_sources")
+# (`- line_clean: {sources: [web], min_words: 3}`, `resources: {gpus: 1}`):
+# `RunConfig._stage_entries` moves them into the StageConfig's fields of the same names
+ENTRY_KEYS = ("sources", "exclude_sources", "resources")
 
 
 class RayConfig(StrictModel):

@@ -41,6 +41,7 @@ from gristmill.stages.read.sources import InputFile, ReadSources, input_kind
 from gristmill.stages.read.split_read import ReadSplits
 from gristmill.stages.read.splits import splitting
 from gristmill.stages.registry import StageClass, is_global
+from gristmill.stages.resources import DEFAULT, Resources, most
 
 if TYPE_CHECKING:
     from gristmill.pipeline.run.plan import RunPlan
@@ -48,11 +49,19 @@ if TYPE_CHECKING:
 READ_SPLITS = "00-read-splits"  # the read phase of large files, before phase 01
 
 
+# (a stage's entry in the config, `stages[i].<name>`, or its name; what one task of it needs)
+Need = tuple[str, Resources]
+
+
 @dataclass
 class Phase:
     name: str  # also the folder of its task logs, stats and completion markers
     steps: list[PipelineStep]
     tasks: int
+    # what one task asks for: the most any of its steps needs (stages/resources.py; a step
+    # that is no stage's, a reader or a writer, needs 1 CPU)
+    resources: Resources = DEFAULT
+    gpu_stages: tuple[Need, ...] = ()  # the stages of it that ask for GPUs, for a line about it
 
 
 class WriteWork(PipelineStep):
@@ -152,11 +161,15 @@ def plan_run(plan: RunPlan, work: Path) -> tuple[list[Phase], StageContext]:
     )
     implicit = [(cls, None) for cls, _ in declared.chain[: declared.implicit]]
     stages = [*implicit, *((s.cls, s.params) for s in plan.stages)]
+    needs = [(cls.name, own_resources(cls, None)) for cls, _ in implicit]
+    needs += [(s.key, s.resources) for s in plan.stages]
     # the keys every document carries as it reaches each stage, from the declarations
     given = metadata.sources_give(declared)
     fields = [tuple(present(given, declared.chain[:j]).values()) for j in range(len(stages))]
     only = [None] * len(implicit) + [s.only for s in plan.stages]
-    phases, ctx = compile_phases(reader, stages, ctx, work, run.tasks, fields=fields, only=only)
+    phases, ctx = compile_phases(
+        reader, stages, ctx, work, run.tasks, fields=fields, only=only, needs=needs
+    )
     if split.splits:  # large JSON-lines files: read in splits first (stages/read/split_read.py)
         step = ReadSplits(split, [f.path for f in files], run.tasks)
         phases.insert(0, Phase(READ_SPLITS, [step], len(split.splits)))
@@ -172,19 +185,28 @@ def compile_phases(
     sink: list[PipelineStep] = (),
     fields: list[tuple] | None = None,
     only: list[frozenset[str] | None] | None = None,
+    needs: list[Need] | None = None,
 ) -> tuple[list[Phase], StageContext]:
     """`reader`, then the stages in order, then `sink`: as phases of `tasks` tasks each (a global
     stage's reduce steps say their own). Each stage is built with the context the stages before
     it set up (`provides()`), and the metadata keys the documents carry there (`fields`, one
     entry per stage, when given), and the sources it applies to (`only`, one entry per stage,
     None: every source; a global stage's steps all take it from the stage's context); the
-    context after the last stage is returned with the phases."""
+    context after the last stage is returned with the phases. Each phase asks for the most its
+    stages need (`needs`, one entry per stage; by default each class's own): a global stage's
+    map, reduce and filter each what its `step_resources` says."""
     steps: list[PipelineStep] = [reader]
     phases: list[Phase] = []
     after_filter = len(steps)  # where the current phase's own stages start
+    asked: list[Need] = []  # what the current phase's stages need
+    needs = needs or [(cls.name, own_resources(cls, p)) for cls, p in stages]
 
     def name(what: str) -> str:
         return f"{len(phases) + 1:02d}-{what}"
+
+    def phase(what: str, steps: list, n: int, asked: list[Need]) -> Phase:
+        gpu = tuple(a for a in asked if a[1].gpus)
+        return Phase(name(what), steps, n, most([r for _, r in asked]), gpu)
 
     for j, (cls, params) in enumerate(stages):
         own = {"fields": fields[j]} if fields else {}
@@ -192,28 +214,39 @@ def compile_phases(
             own["only"] = only[j]
         stage = cls(params, replace(ctx, **own) if own else ctx)
         ctx = replace(ctx, **stage.provides())
+        key, res = needs[j]
         if not is_global(cls) or (local := stage.local_step()) is not None:
             steps.append(stage if not is_global(cls) else local)
+            asked.append((key, res))
             continue
         map_step, reduces, filter_step = stage.map_step(), stage.reduce_steps(), stage.filter_step()
+        filtering = [(key, cls.step_resources(res, "filter"))]
         if len(steps) == 2 and isinstance(steps[0], ReadWork) and steps[1].replays_cheaply:
             # this phase only reads the documents back and filters them: the next phase reads
             # the same files and replays the filter, rather than this phase writing them again
             map_phase = [*steps, map_step]
             source = ReadWork(steps[0].folder, [*steps[0].replay, quiet(steps[1])])
+            filtering = [*asked, *filtering]  # the filters replayed there
         else:
             docs = work / f"docs_{len(phases)}"
             map_phase, source = [*steps, map_step, WriteWork(docs)], ReadWork(docs)
-        phases.append(Phase(name(f"{cls.name}-map"), map_phase, tasks))
+        asked.append((key, cls.step_resources(res, "map")))
+        phases.append(phase(f"{cls.name}-map", map_phase, tasks, asked))
+        reduce = [(key, cls.step_resources(res, "reduce"))]
         for step, n in reduces:  # phase named by the step: `-reduce`, ...
-            phases.append(Phase(name(f"{cls.name}-{step.name.rsplit('.', 1)[-1]}"), [step], n))
-        steps = [source, filter_step]
+            phases.append(phase(f"{cls.name}-{step.name.rsplit('.', 1)[-1]}", [step], n, reduce))
+        steps, asked = [source, filter_step], filtering
         after_filter = len(steps)
     steps += sink
     own = [s.name for s in steps[after_filter:] if isinstance(s, StageHooks)]
     last = "-".join(own) if own else f"{steps[-1 - len(sink)].name}-filter"
-    phases.append(Phase(name(last), steps, tasks))
+    phases.append(phase(last, steps, tasks, asked))
     return phases, ctx
+
+
+def own_resources(cls: StageClass, params: StageParams | None) -> Resources:
+    """What a stage's class says one task needs, with these parameters (None: the class's)."""
+    return cls.resources if params is None else cls.resources_for(params)
 
 
 def step_label(step: PipelineStep) -> str:

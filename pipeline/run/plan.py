@@ -57,6 +57,7 @@ from gristmill.stages.formats.fs import is_url, local_path
 from gristmill.stages.read.sources import ReadSources
 from gristmill.stages.read.split_read import ReadSplits
 from gristmill.stages.read.splits import layout_lines
+from gristmill.stages.resources import DEFAULT
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,13 @@ EXECUTORS = {
 }
 
 
+# what each executor adds where a phase asks for more than 1 CPU a task (`Phase.resources`)
+ASKING = {
+    "local": "; a GPU phase's tasks one per group of its GPUs, each with its own "
+    "CUDA_VISIBLE_DEVICES",
+    "ray": "; a phase that asks for more, what it asks",
+    "slurm": "; each array asks for its phase's resources (--cpus-per-task, --gres, --mem)",
+}
 WIDTH, NAME = 100, 26  # a longer phase name has its steps on the next line
 
 
@@ -223,11 +231,18 @@ def phase_lines(phases: list[Phase], run: RunConfig, executors=tuple(EXECUTORS))
         else:
             head = f"{p.name:<{width}}  {tasks}"
         lines += _wrap(head, [describe(step, i, p) for i, step in enumerate(p.steps)])
+        if p.resources != DEFAULT:  # what a task asks for, where it is more than 1 CPU
+            fallback = " (on the CPU where none is visible)" if p.resources.cpu_fallback else ""
+            indent = " " * (width + 2 + len(tasks))
+            lines.append(f"{indent}each task: {p.resources.words()}{fallback}")
     reader = next((s for p in phases for s in p.steps if isinstance(s, ReadSources)), None)
     if reader is not None:  # the large files: how each is read, over how many tasks
         lines += layout_lines(reader.splitting, [f.display for f in reader.files], run.tasks)
+    asking = any(p.resources != DEFAULT for p in phases)
     for name in executors:
         how = EXECUTORS[name].format(workers=run.workers, ray_cpus=run.ray.cpus_per_task)
+        if asking and (name != "local" or any(p.resources.gpus for p in phases)):
+            how += ASKING[name]
         lines += textwrap.wrap(f"{name}: {how}", WIDTH, subsequent_indent="    ")
     return lines
 

@@ -21,6 +21,7 @@ from gristmill.pipeline.run.config import (
     SOURCE_NAME,
     STORAGE_KEYS,
     ConfigError,
+    ResourcesConfig,
     RunConfig,
     StageConfig,
 )
@@ -39,6 +40,7 @@ from gristmill.stages.registry import (
     implicit_first,
     is_global,
 )
+from gristmill.stages.resources import Resources
 
 
 @dataclass(frozen=True)
@@ -54,10 +56,18 @@ class PlannedStage:
     index: dict | None  # its `index_params`: it keeps an index of what the run kept
     # the sources it applies to (`sources:` / `exclude_sources:` of its entry); None: every one
     only: frozenset[str] | None = None
+    resources: Resources = Resources()  # what one task needs: its class's, or its entry's
+    key: str = ""  # `stages[i].<name>`: its entry in the config, for a line about it
 
     @classmethod
     def of(
-        cls, i: int, name: str, params: dict, root: Path, given: Mapping | None = None
+        cls,
+        i: int,
+        name: str,
+        params: dict,
+        root: Path,
+        given: Mapping | None = None,
+        resources: dict | None = None,
     ) -> PlannedStage:
         """`stages[i]` of a config; a param that names a file reads `context["root"]` (the
         config's folder) to resolve a relative path. `given`: name -> a stage class passed in
@@ -83,7 +93,29 @@ class PlannedStage:
             stage.reads_for(p),
             stage.writes_for(p),
             stage.index_params(p),
+            resources=stage_resources(stage.resources_for(p), resources, f"stages[{i}].{name}"),
+            key=f"stages[{i}].{name}",
         )
+
+
+def stage_resources(declared: Resources, given, key: str) -> Resources:
+    """The class's `declared` resources with the config entry's `resources:` (`given`) on top;
+    a ConfigError naming `<key>.resources.<what>`, one line a problem. `gpus: 0` takes a stage
+    that asks for a GPU to the CPU, where its class allows it (`cpu_fallback`)."""
+    if given is None:
+        return declared
+    try:
+        cfg = ResourcesConfig.model_validate(given)
+    except ValidationError as e:
+        lines = format_errors(e, ResourcesConfig)
+        raise ConfigError("\n".join(f"{key}.resources.{x}" for x in lines)) from None
+    out = replace(declared, **cfg.model_dump(exclude_none=True))
+    if declared.gpus and not out.gpus and not declared.cpu_fallback:
+        raise ConfigError(
+            f"{key}.resources.gpus: must be at least 1: the stage runs on GPUs only "
+            f"(it asks for {declared.gpus})"
+        )
+    return out
 
 
 def plan_stages(
@@ -103,7 +135,8 @@ def plan_entries(
     """`(i, stages[i])` of a config, each planned (None where it has problems), and the lines
     of every problem, language codes the langid model does not answer included."""
     done, problems = collected(
-        entries, lambda _, e: PlannedStage.of(e[0], e[1].name, e[1].params, root, given)
+        entries,
+        lambda _, e: PlannedStage.of(e[0], e[1].name, e[1].params, root, given, e[1].resources),
     )
     by_index = [None] * (max((i for i, _ in entries), default=-1) + 1)
     for (i, _), stage in zip(entries, done, strict=True):

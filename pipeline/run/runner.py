@@ -26,6 +26,7 @@ from pathlib import Path
 from gristmill.pipeline.output.layout import MANIFEST
 from gristmill.pipeline.output.remote import joined
 from gristmill.pipeline.output.run_output import RemoteOutput, RunOutput
+from gristmill.pipeline.run.config import ConfigError
 from gristmill.pipeline.run.executors import run_phases
 from gristmill.pipeline.run.executors.base import ClusterLost
 from gristmill.pipeline.run.fingerprint import recorded_parts
@@ -84,9 +85,11 @@ def run(
         if plan.run.executor == "slurm" and not _all_done(state.plan):
             return _submit(state.plan, dry_run, echo)
         try:  # then the meter's figures, the manifest, the summary's lines
-            run_phases(state, observers)
+            run_phases(state, observers, echo)
         except ClusterLost as e:
             raise GristmillError(e.line(shlex.quote(str(plan.path)))) from None
+        except ConfigError as e:  # a stage's GPUs against the executor's, before any work
+            raise ConfigError(f"{plan.path}: {e}" if plan.path else str(e)) from None
         output.publish()
         for line in progress.summary:
             echo(line)

@@ -10,9 +10,12 @@ datatrove's executors).
 
 from __future__ import annotations
 
-from gristmill.pipeline.run.executors.base import PhaseRunner
+from dataclasses import replace
+
+from gristmill.pipeline.run.executors.base import PhaseRunner, placed
 from gristmill.pipeline.run.observe import Observers, RunState
 from gristmill.pipeline.run.plan import RunPlan
+from gristmill.pipeline.run.progress import completed_tasks as completed
 
 __all__ = ["PhaseRunner", "make_runner", "run_phases"]
 
@@ -30,12 +33,23 @@ def make_runner(plan: RunPlan) -> PhaseRunner:
     return LocalRunner(run.workers, stage_warm_ups(plan.phases))
 
 
-def run_phases(state: RunState, observers: Observers) -> None:
+def run_phases(state: RunState, observers: Observers, echo=print) -> None:
     """The phases one after the other on the plan's executor, observed: every task of a phase
     ends before the next phase starts (its map writes the files its reduce reads); the
-    observers' run events before the first phase and after the last."""
-    plan = state.plan
-    runner = make_runner(plan)
+    observers' run events before the first phase and after the last. First, the GPUs its
+    phases left to run ask for are held against what the executor has (`placed`): a line for
+    each phase that runs on the CPU instead, or a ConfigError."""
+    runner = make_runner(state.plan)
+    try:
+        gpus, where = runner.most_gpus()
+        left = [completed(state.plan.folder(p)) < p.tasks for p in state.plan.phases]
+        phases, lines = placed(state.plan.phases, left, gpus, where)
+    except BaseException:
+        runner.close()
+        raise
+    for line in lines:
+        echo(line)
+    state.plan = plan = replace(state.plan, phases=phases)
     observers.run_start(state)
     try:
         for i, phase in enumerate(plan.phases, start=1):

@@ -7,8 +7,10 @@ leaves the executor settings out for that reason, and a run may be resumed by an
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from gristmill.pipeline.run.config import ConfigError
 from gristmill.pipeline.run.phases import Phase
 from gristmill.stages.errors import GristmillError
 
@@ -22,6 +24,11 @@ class PhaseRunner:
 
     def run_phase(self, phase: Phase, logging_dir: Path) -> None:
         raise NotImplementedError
+
+    def most_gpus(self) -> tuple[int | None, str]:
+        """The GPUs of the largest node that runs tasks (None: not known here), and where
+        that is, in words, for a line that says a phase asks for more."""
+        return None, ""
 
     def close(self) -> None:
         pass
@@ -41,3 +48,29 @@ class ClusterLost(GristmillError):
             f"tasks of this phase are complete; resume with `gristmill run {config}` (on Ray, "
             f"once a cluster is up) or `gristmill run {config} --executor local`"
         )
+
+
+def placed(phases: list[Phase], left: list[bool], gpus: int | None, where: str):
+    """The phases as this executor runs them, and the lines to say first: a phase with tasks
+    `left` whose stages ask for more GPUs per task than the largest node has (`gpus`) is a
+    ConfigError naming the stage's key, before any work; where no GPU is there at all and every
+    stage of the phase that asks for one may run on the CPU (`cpu_fallback`), the phase runs
+    on the CPU, said in one line. Nothing falls back silently."""
+    out, lines = [], []
+    for phase, todo in zip(phases, left, strict=True):
+        need = phase.resources.gpus
+        if not todo or not need or gpus is None or gpus >= need:
+            out.append(phase)
+            continue
+        key, asks = max(phase.gpu_stages, key=lambda a: a[1].gpus)
+        if gpus or not phase.resources.cpu_fallback:
+            if not gpus:
+                key, asks = next(a for a in phase.gpu_stages if not a[1].cpu_fallback)
+            n = f"{asks.gpus} GPU{'s' * (asks.gpus != 1)}"
+            raise ConfigError(f"{key}.resources.gpus: asks for {n} per task; {where}")
+        names = ", ".join(k for k, _ in phase.gpu_stages)
+        lines.append(
+            f"{phase.name}: {names} asks for a GPU; {where}: runs on the CPU (the stage allows it)"
+        )
+        out.append(replace(phase, resources=phase.resources.on_cpu()))
+    return out, lines

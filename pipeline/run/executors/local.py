@@ -7,6 +7,13 @@ the marker `completions/<rank>`; the task's log lines go to `logs/task_<rank>.lo
 `stats.json` holds the merged stats of the tasks a call ran. Only the loop that hands the tasks
 to the workers is ours: it needs neither datatrove's executor modules nor fsspec, dill or
 asyncio, so a local run imports none of them.
+
+A phase whose tasks ask for GPUs (`Phase.resources`, stages/resources.py) runs on a pool of its
+own: one worker per group of `gpus` visible GPUs (at most `workers`), each worker given its group
+in `CUDA_VISIBLE_DEVICES` when it starts, before any task runs in it, and keeping it for every
+task it runs; so no more of its tasks run at once than the GPUs allow, and no two share a GPU.
+Such a phase runs in its workers even with one task: this process never touches a GPU, which
+would leave CUDA unusable in the workers it forks.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from gristmill.pipeline.run.phases import Phase, step_label
 from gristmill.pipeline.run.tasklog import Folder, close_task_log, open_task_log
 from gristmill.stages.base import Stage
 from gristmill.stages.formats.atomic import write_text
+from gristmill.stages.resources import visible_gpus, where_gpus
 
 # What a task's worker imports to unpickle its steps: the runner's steps, the stages and their
 # libraries. The workers of a local run are forked from a process
@@ -101,6 +109,35 @@ def _environment(env: dict[str, str]) -> None:
     _worker_signals()
 
 
+def _gpu_worker(groups: list[str], slots, env: dict[str, str] | None) -> None:
+    """A GPU pool's worker's start: the run's environment (a forkserver's worker), the signals
+    of every worker, then the first group of GPUs no live worker holds, as its
+    `CUDA_VISIBLE_DEVICES` (a worker that died leaves its group to the one that replaces it)."""
+    if env is not None:
+        os.environ.clear()
+        os.environ.update(env)
+    _worker_signals()
+    with slots.get_lock():
+        free = next(i for i in range(len(slots)) if not slots[i] or not _alive(slots[i]))
+        slots[free] = os.getpid()
+    os.environ["CUDA_VISIBLE_DEVICES"] = groups[free]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def gpu_groups(gpus: list[str], per_task: int, workers: int) -> list[str]:
+    """The `CUDA_VISIBLE_DEVICES` of each worker of a phase whose tasks need `per_task` GPUs
+    each: `gpus` cut into groups of that many, at most `workers` of them."""
+    n = min(len(gpus) // per_task, workers)
+    return [",".join(gpus[i * per_task : (i + 1) * per_task]) for i in range(n)]
+
+
 def incomplete_ranks(folder: Path, tasks: int) -> list[int]:
     """The ranks of `tasks` without a completion marker in `folder`."""
     done = {p.name for p in (folder / "completions").glob("*")}
@@ -115,6 +152,8 @@ def run_task(job: tuple[list[PipelineStep], int, int, Path]) -> PipelineStats:
     logfile = open_task_log(Folder(folder), rank)
     try:
         logger.info("steps: " + ", ".join(step_label(s) for s in steps))
+        if (devices := os.environ.get("CUDA_VISIBLE_DEVICES")) is not None:
+            logger.info(f"CUDA_VISIBLE_DEVICES={devices}")
         data = None
         for step in steps:
             data = step(data, rank, world_size)
@@ -133,13 +172,13 @@ def run_task(job: tuple[list[PipelineStep], int, int, Path]) -> PipelineStats:
     return stats
 
 
-def run_tasks(phase: Phase, folder: Path, pool: Callable | None) -> None:
+def run_tasks(phase: Phase, folder: Path, pool: Callable | None, always: bool = False) -> None:
     """The tasks of `phase` not yet complete: on `pool()` where given and more than one is
-    left, else one after the other in this process."""
+    left (or `always`), else one after the other in this process."""
     ranks = incomplete_ranks(folder, phase.tasks)
     if not ranks:
         return
-    if pool is not None and len(ranks) > 1:
+    if pool is not None and (len(ranks) > 1 or always):
         jobs = ((phase.steps, rank, phase.tasks, folder) for rank in ranks)
         results = pool().imap_unordered(run_task, jobs)
     else:
@@ -158,8 +197,22 @@ class LocalRunner(PhaseRunner):
     here (`fork_is_safe`) do the workers come from a forkserver, as in datatrove's own local
     executor; each task then loads what its stages need."""
 
-    def __init__(self, workers: int, warm_ups: list = ()):
+    def __init__(self, workers: int, warm_ups: list = (), gpus: list[str] | None = None):
         self.workers, self.warm_ups, self.pool = workers, list(warm_ups), None
+        self.gpus = visible_gpus() if gpus is None else list(gpus)  # stages/resources.py
+        self.layout: list[str] | None = None  # the pool's workers' GPU groups; None: CPU
+
+    def most_gpus(self) -> tuple[int | None, str]:
+        n = len(self.gpus)
+        if not n:
+            return 0, f"no GPU is visible here ({where_gpus()})"
+        return n, f"{n} {'is' if n == 1 else 'are'} visible here ({where_gpus()})"
+
+    def _layout(self, phase: Phase) -> list[str] | None:
+        """The GPU groups of the workers of `phase`, or None for a phase of CPUs only."""
+        if not phase.resources.gpus:
+            return None
+        return gpu_groups(self.gpus, phase.resources.gpus, self.workers)
 
     @property
     def preload(self) -> list[str]:
@@ -172,15 +225,19 @@ class LocalRunner(PhaseRunner):
             if warm is not None:
                 warm()
 
-    def _pool(self):
+    def _pool(self, layout: list[str] | None = None):
+        """The pool of CPU workers, or of GPU workers for `layout`: one at a time, the other
+        ended first (its workers are idle between phases)."""
+        if self.pool is not None and self.layout != layout:
+            self.close()
         if self.pool is None:
             import multiprocessing
 
+            size = self.workers if layout is None else len(layout)
             if fork_is_safe():
                 self._warm_here()
-                self.pool = multiprocessing.get_context("fork").Pool(
-                    self.workers, initializer=_worker_signals
-                )
+                context, env = multiprocessing.get_context("fork"), None
+                init, args = _worker_signals, ()
             else:
                 context = multiprocessing.get_context("forkserver")
                 preload = [*WORKER_PRELOAD, *(n for n in self.preload if n not in WORKER_PRELOAD)]
@@ -188,21 +245,31 @@ class LocalRunner(PhaseRunner):
                 # the forkserver lives as long as this process and keeps the environment of the
                 # run that started it: each worker takes this run's (credentials, endpoints)
                 env = dict(os.environ)
-                self.pool = context.Pool(self.workers, initializer=_environment, initargs=(env,))
+                init, args = _environment, (env,)
+            if layout is not None:
+                init, args = _gpu_worker, (layout, context.Array("i", len(layout)), env)
+            self.pool, self.layout = context.Pool(size, initializer=init, initargs=args), layout
         return self.pool
 
     def _pooled(self, phase: Phase) -> bool:
         return self.workers > 1 and phase.tasks > 1
 
     def prepare(self, phase: Phase, logging_dir: Path) -> None:
-        if self._pooled(phase) and len(incomplete_ranks(logging_dir, phase.tasks)) > 1:
+        left = len(incomplete_ranks(logging_dir, phase.tasks))
+        if (layout := self._layout(phase)) is not None:
+            if left:
+                self._pool(layout)
+        elif self._pooled(phase) and left > 1:
             self._pool()
 
     def run_phase(self, phase: Phase, logging_dir: Path) -> None:
-        run_tasks(phase, logging_dir, self._pool if self._pooled(phase) else None)
+        if (layout := self._layout(phase)) is not None:
+            run_tasks(phase, logging_dir, lambda: self._pool(layout), always=True)
+        else:
+            run_tasks(phase, logging_dir, self._pool if self._pooled(phase) else None)
 
     def close(self) -> None:
         if self.pool is not None:
             self.pool.terminate()  # the workers are idle by now
             self.pool.join()
-            self.pool = None
+            self.pool, self.layout = None, None

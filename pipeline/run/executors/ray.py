@@ -16,6 +16,11 @@ A task lost with its worker or its node (a system failure) is retried by Ray on 
 left, up to `max_retries`. Where the whole cluster is gone (its head: the GCS stops answering),
 the run ends with one line naming the phase, how many of its tasks are complete, and the
 command that resumes. Only a run on Ray imports this module.
+
+Each phase's tasks reserve what the phase asks for (`Phase.resources`, stages/resources.py):
+`num_cpus` (at least `ray.cpus_per_task`), `num_gpus`, and `memory` (its `memory_gb`, else
+`ray.mem_per_cpu_gb` per CPU), so Ray places a GPU phase's tasks on the nodes with GPUs, and
+sets each task's `CUDA_VISIBLE_DEVICES` to the GPUs it reserved.
 """
 
 from __future__ import annotations
@@ -90,6 +95,23 @@ class RayRunner(PhaseRunner):
         self.gcs = ray.get_runtime_context().gcs_address
         self.task = ray.remote(max_retries=MAX_RETRIES)(_run_task)
 
+    def most_gpus(self) -> tuple[int | None, str]:
+        """The GPUs of the cluster's largest node, of the nodes up now."""
+        alive = [n for n in self.ray.nodes() if n.get("Alive")]
+        n = max((int(node["Resources"].get("GPU", 0)) for node in alive), default=0)
+        cluster = f"the Ray cluster at {self.cfg.address}" if self.cfg.address else "the local Ray"
+        if not n:
+            return 0, f"no node of {cluster} has a GPU"
+        return n, f"the largest node of {cluster} has {n}"
+
+    def options(self, phase: Phase) -> dict:
+        """What each task of `phase` reserves."""
+        res = phase.resources
+        cpus = max(self.cfg.cpus_per_task, res.cpus)
+        memory = res.memory_gb if res.memory_gb is not None else self.cfg.mem_per_cpu_gb * cpus
+        options = {"num_cpus": cpus, "memory": int(memory * 2**30)}
+        return options | ({"num_gpus": res.gpus} if res.gpus else {})
+
     def run_phase(self, phase: Phase, logging_dir: Path) -> None:
         logger.disable("datatrove.executor.ray")  # its "local filesystem" warning
         try:
@@ -114,11 +136,7 @@ class RayRunner(PhaseRunner):
         self, phase: Phase, executor: RayPipelineExecutor, todo: list[int], path: Path
     ) -> None:
         """At most `workers` tasks in flight; between waits, the head must still answer."""
-        ray = self.ray
-        options = {
-            "num_cpus": self.cfg.cpus_per_task,
-            "memory": int(self.cfg.mem_per_cpu_gb * self.cfg.cpus_per_task * 2**30),
-        }
+        ray, options = self.ray, self.options(phase)
         path.parent.mkdir(parents=True, exist_ok=True)
         write_bytes(path, ray.cloudpickle.dumps(executor))  # Ray's own pickler for a task's args
         try:

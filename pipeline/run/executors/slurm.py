@@ -2,6 +2,11 @@
 
 Only a run on Slurm imports this module, and with it datatrove's executors, `datatrove.io` and
 fsspec. Its tasks log through datatrove's own task logger, to `<phase>/logs/` as a local run's do.
+
+Each phase's array asks for what the phase's tasks need (`Phase.resources`,
+stages/resources.py): `--cpus-per-task` (at least `slurm.cpus_per_task`), `--gres=gpu:N` for a
+phase that asks for GPUs, and `--mem` where it says how much memory (else `--mem-per-cpu`, from
+`slurm.mem_per_cpu_gb`).
 """
 
 from __future__ import annotations
@@ -31,9 +36,20 @@ class SlurmExecutor(SlurmPipelineExecutor):
     """datatrove's Slurm executor, its job arrays handed to `launch` (sbatch, or only written
     down for a dry run) rather than to sbatch directly."""
 
-    def __init__(self, *args, launch: Launch, **kwargs):
+    def __init__(self, *args, launch: Launch, memory_gb: float | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.launch = launch
+        self.launch, self.memory_gb = launch, memory_gb
+
+    def get_sbatch_args(self, max_array: int = 1) -> dict:
+        """datatrove's directives, with a phase's GPUs as `--gres=gpu:N` (per node: one task
+        is one node) and its memory, where it says how much, as `--mem` (of the whole task)."""
+        args = super().get_sbatch_args(max_array)
+        if gpus := args.pop("gpus", None):
+            args.setdefault("gres", f"gpu:{gpus}")  # `slurm.sbatch_args` may name a GPU type
+        if self.memory_gb is not None and "mem" not in args:
+            args.pop("mem-per-cpu", None)
+            args["mem"] = f"{math.ceil(self.memory_gb * 1024)}M"
+        return args
 
     def launch_job(self) -> None:
         """datatrove's `launch_job`, less its stats-merging job (the manifest sums the
@@ -129,13 +145,16 @@ def _phase_executor(
     phase: Phase, cfg: SlurmConfig, env: str, work: Path, prev, launch: _Launcher
 ) -> SlurmExecutor:
     """One phase's job array, after `prev`'s (the previous phase's executor, or None)."""
+    res = phase.resources
     return SlurmExecutor(
         pipeline=phase.steps,
         tasks=phase.tasks,
         time=cfg.time,
         partition=cfg.partition,
-        cpus_per_task=cfg.cpus_per_task,
+        cpus_per_task=max(cfg.cpus_per_task, math.ceil(res.cpus)),
         mem_per_cpu_gb=cfg.mem_per_cpu_gb,
+        gpus_per_task=res.gpus,
+        memory_gb=res.memory_gb,
         workers=cfg.max_concurrent or -1,
         job_name=f"{cfg.job_name}-{phase.name}",
         qos=cfg.qos,
