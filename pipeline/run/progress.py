@@ -34,6 +34,7 @@ from gristmill.pipeline.run.meter import cpu_words
 from gristmill.pipeline.run.observe import AFTER_READ, RunObserver, RunState, Steps
 from gristmill.pipeline.run.phases import Phase
 from gristmill.stages.formats.atomic import write_bytes
+from gristmill.stages.resources import DEFAULT
 
 PROGRESS = "progress"
 WRITE_EVERY_S = 0.5
@@ -305,6 +306,8 @@ class Progress(RunObserver):
             f"[{index}/{len(run.plan.phases)}] {phase.name}: {_count(phase.tasks, 'task')}, "
             f"{_count(run.plan.run.workers, 'worker')}"
         )
+        if phase.resources != DEFAULT:  # what each task asked for (stages/resources.py)
+            label += f", {phase.resources.words()} a task"
         moves_docs = any(isinstance(s, CountProgress) for s in phase.steps)
         self.monitor = PhaseMonitor(
             label,

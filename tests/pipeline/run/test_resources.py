@@ -145,6 +145,23 @@ def test_resources_change_neither_the_run_key_nor_a_byte(tmp_path):
     assert any(k.startswith("documents/") for k in trees[0][0])
 
 
+def test_the_config_page_shows_a_config_that_loads(tmp_path):
+    """docs/config.md's `resources:` example, its model a fastText file: its stages'
+    resources are what the page says."""
+    page = (REPO / "docs" / "config.md").read_text(encoding="utf-8")
+    section = page[page.index("## Resources: what a task needs") :]
+    block = re.search(r"```yaml\n(.*?)```", section, re.S)[1]
+    stages = yaml.safe_load(block)["stages"]
+    (tmp_path / "model.bin").write_bytes(b"")  # the config check asks only that it is a file
+    entry = stages[1]["classifier"]
+    entry |= {"model": str(tmp_path / "model.bin"), "kind": "fasttext", "score": "label:hq"}
+    plan = RunPlan.load(config(tmp_path, stages))
+    asks = {s.name: s.resources for s in plan.stages}
+    assert asks["classifier"] == Resources(cpus=4, gpus=1, memory_gb=16)
+    assert asks["exact_dedup"] == Resources(memory_gb=8)
+    assert asks["langid"] == asks["tokenize"] == Resources()
+
+
 # -- the plan -----------------------------------------------------------------------------
 
 
