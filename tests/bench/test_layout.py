@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-FOLDERS = ("bench/speed", "bench/evals", "bench/data", "tools")
+FOLDERS = ("bench/speed", "bench/evals", "bench/data", "bench/gpu", "tools")
 MODULES = [path for folder in FOLDERS for path in sorted((REPO / folder).rglob("*.py"))]
 # a module that puts another tree on sys.path for a reason of its own, not to find its siblings
 SYS_PATH_OK = {"bench/speed/pii_ab.py": "imports the pii stage of another commit, extracted"}
