@@ -199,8 +199,15 @@ class LocalRunner(PhaseRunner):
 
     def __init__(self, workers: int, warm_ups: list = (), gpus: list[str] | None = None):
         self.workers, self.warm_ups, self.pool = workers, list(warm_ups), None
-        self.gpus = visible_gpus() if gpus is None else list(gpus)  # stages/resources.py
+        self._gpus = None if gpus is None else list(gpus)
         self.layout: list[str] | None = None  # the pool's workers' GPU groups; None: CPU
+
+    @property
+    def gpus(self) -> list[str]:
+        """The visible GPUs (stages/resources.py), looked for once, by a run that asks."""
+        if self._gpus is None:
+            self._gpus = visible_gpus()
+        return self._gpus
 
     def most_gpus(self) -> tuple[int | None, str]:
         n = len(self.gpus)

@@ -119,3 +119,19 @@ def test_a_gpu_phase_runs_only_on_the_gpu_node(gpu_cluster, tmp_path, capsys):
                   + f"; {dict(where)}")  # fmt: skip
     assert documents(tmp_path / "ray") == local
     assert len(local) > 4
+
+
+def test_more_gpus_than_the_largest_node_has_is_refused_before_any_work(gpu_cluster, tmp_path):
+    cfg = config(tmp_path, tmp_path / "ray", executor="ray", ray={"address": gpu_cluster.address})
+    stages = yaml.safe_load(cfg.read_text())
+    stages["stages"][2] = {f"{PROBE}:GpuOnly": {"folder": str(tmp_path / "seen"), "tag": "gpu"}}
+    stages["stages"][2][f"{PROBE}:GpuOnly"]["resources"] = {"gpus": 2}
+    cfg.write_text(yaml.safe_dump(stages, sort_keys=False))
+    proc = gpu_cluster.run(cfg)
+    log = proc.communicate(timeout=300)[0]
+    assert proc.returncode == 2, log
+    assert log.strip().splitlines()[-1] == (
+        f"error: {cfg}: stages[2].{PROBE}:GpuOnly.resources.gpus: asks for 2 GPUs per task; "
+        f"the largest node of the Ray cluster at {gpu_cluster.address} has 1"
+    )
+    assert not (tmp_path / "seen").exists()
