@@ -104,6 +104,9 @@ def stage_resources(declared: Resources, given, key: str) -> Resources:
     that asks for a GPU to the CPU, where its class allows it (`cpu_fallback`)."""
     if given is None:
         return declared
+    if not isinstance(given, dict):
+        keys = ", ".join(ResourcesConfig.model_fields)
+        raise ConfigError(f"{key}.resources: expected a mapping of {keys} (got {given!r})")
     try:
         cfg = ResourcesConfig.model_validate(given)
     except ValidationError as e:

@@ -109,6 +109,23 @@ def test_a_bad_resource_is_one_line_naming_the_key(tmp_path, given, error):
     assert str(e.value) == f"{cfg}: stages[0].exact_dedup.{error}"
 
 
+def test_resources_beside_the_stage_or_not_a_mapping_is_one_line(tmp_path):
+    beside = config(tmp_path, [{"exact_dedup": {"level": "document"}, "resources": {"gpus": 1}}])
+    with pytest.raises(ConfigError) as e:
+        RunPlan.load(beside)
+    assert str(e.value) == (
+        f"{beside}: stages[0]: 'resources' looks like a parameter of exact_dedup; write it "
+        "indented under the stage: - exact_dedup: {level: document, resources: {gpus: 1}}"
+    )
+    flat = config(tmp_path, [{"exact_dedup": {"resources": 3}}, "write"], "flat.yaml")
+    with pytest.raises(ConfigError) as e:
+        RunPlan.load(flat)
+    assert str(e.value) == (
+        f"{flat}: stages[0].exact_dedup.resources: expected a mapping of cpus, gpus, memory_gb "
+        "(got 3)"
+    )
+
+
 def test_a_stage_that_runs_on_gpus_only_cannot_be_taken_to_the_cpu(tmp_path):
     cfg = config(tmp_path, [probe("GpuOnly", tmp_path, resources={"gpus": 0}), "write"])
     with pytest.raises(ConfigError) as e:
