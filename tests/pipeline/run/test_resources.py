@@ -2,8 +2,8 @@
 raises or lowers them (`resources:`), and the executors place the phases by them: here the
 config, the plan, the local executor (GPUs made visible with `CUDA_VISIBLE_DEVICES`, which is
 all the local executor reads where it is set), the lines and errors before any work, and the
-run key; Slurm's scripts and Ray's options in test_resources_executors.py, a Ray cluster with a GPU node in
-test_ray_gpu_cluster.py."""
+run key; Slurm's scripts and Ray's options in test_resources_executors.py, a Ray cluster with
+a GPU node in test_ray_gpu_cluster.py."""
 
 from __future__ import annotations
 
