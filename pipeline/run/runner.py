@@ -97,12 +97,18 @@ def run(
 
 
 def notices(plan: RunPlan) -> list[str]:
-    """What the sources' folders held that is not input: never read, always said."""
+    """What the sources' folders held that is not input: never read, always said; and each
+    stage that its entry takes from the GPU to the CPU."""
     lines = [
         f"sources: passed over {folder}, a gristmill run's output (name it to read it)"
         for folder in plan.sources.passed_over
     ]
-    return lines + ([other] if (other := describe_other(plan.sources.other_files)) else [])
+    lines += [other] if (other := describe_other(plan.sources.other_files)) else []
+    for s in plan.stages:  # a stage that asks for GPUs, taken to the CPU by its entry
+        if (n := s.cls.resources_for(s.params).gpus) and not s.resources.gpus:
+            asks = f"{n} GPU{'s' * (n != 1)}"
+            lines.append(f"{s.key}: runs on the CPU (resources: {{gpus: 0}}; it asks for {asks})")
+    return lines
 
 
 def open_output(plan: RunPlan, echo) -> RunOutput:

@@ -268,6 +268,17 @@ def test_no_gpu_visible_the_stage_that_allows_it_runs_on_the_cpu_and_says_so(tmp
     assert len(seen(tmp_path / "seen", "GpuProbe")) == 4
 
 
+@pytest.mark.slow
+def test_gpus_0_runs_the_stage_on_the_cpu_and_says_so(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    cfg = config(tmp_path, [probe("GpuProbe", tmp_path, resources={"gpus": 0}), "write"])
+    lines = ran(cfg)
+    assert lines[0] == (
+        f"stages[0].{PROBE}:GpuProbe: runs on the CPU (resources: {{gpus: 0}}; it asks for 1 GPU)"
+    )
+    assert {t["cuda"] for t in seen(tmp_path / "seen", "GpuProbe")} == {"0"}  # the run's own
+
+
 @pytest.mark.parametrize(
     ("visible", "stage", "asks", "why"),
     [
