@@ -4,12 +4,16 @@ phases left to run against what the executor has."""
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import pytest
+from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.run.config import ConfigError, RayConfig
 from gristmill.pipeline.run.executors.base import placed
+from gristmill.pipeline.run.executors.local import LocalRunner
 from gristmill.pipeline.run.phases import Phase
 from gristmill.pipeline.run.runner import run
 from gristmill.stages.resources import Resources
@@ -18,6 +22,7 @@ from tests.pipeline.run.test_executors import sbatch_directives, slurm_jobs
 from tests.pipeline.run.test_resources import config, probe
 
 
+@pytest.mark.slow
 def test_slurm_arrays_ask_for_their_phases_resources(tmp_path):
     slurm = {"partition": "gpu", "cpus_per_task": 2, "mem_per_cpu_gb": 3}
     cfg = config(tmp_path, [
@@ -104,3 +109,67 @@ def test_a_phase_goes_to_the_cpu_only_if_every_stage_asking_for_a_gpu_allows_it(
     two = ("stages[0].a", Resources(gpus=2, cpu_fallback=True))
     with pytest.raises(ConfigError, match=r"asks for 2 GPUs per task; one here"):
         placed([gpu_phase("01-a", two)], [True], 1, "one here")
+
+
+class RecordDevice(PipelineStep):
+    name, type = "record device", "test"  # its pid, its parent and its CUDA_VISIBLE_DEVICES
+
+    def __init__(self, folder: Path):
+        super().__init__()
+        self.folder = folder
+
+    def run(self, data=None, rank: int = 0, world_size: int = 1):
+        cuda = os.environ.get("CUDA_VISIBLE_DEVICES", "-")
+        (self.folder / f"{rank}.dev").write_text(f"{os.getpid()} {os.getppid()} {cuda}")
+        yield from ()
+
+
+def devices_seen(runner: LocalRunner, folder: Path, phases: list[Phase]) -> dict[str, list]:
+    """Each phase's tasks' (pid, parent, CUDA_VISIBLE_DEVICES), run on `runner`."""
+    seen = {}
+    try:
+        for phase in phases:
+            (folder / phase.name).mkdir()
+            phase.steps = [RecordDevice(folder / phase.name)]
+            runner.prepare(phase, folder / "logs" / phase.name)
+            runner.run_phase(phase, folder / "logs" / phase.name)
+            files = sorted((folder / phase.name).glob("*.dev"))
+            seen[phase.name] = [tuple(f.read_text().split()) for f in files]
+    finally:
+        runner.close()
+    return seen
+
+
+def test_cpu_and_gpu_phases_take_turns_on_their_own_pools(tmp_path, monkeypatch):
+    """A CPU phase, a GPU phase of one task (in a worker of its own all the same, never in this
+    process), a CPU phase again: each on its pool, the GPU one's worker with its GPU."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "7,9")
+    gpu = Resources(gpus=2)
+    phases = [Phase("a", [], 4), Phase("b", [], 1, gpu), Phase("c", [], 4)]
+    seen = devices_seen(LocalRunner(2, [], gpus=["7", "9"]), tmp_path, phases)
+    me = str(os.getpid())
+    assert [cuda for _, _, cuda in seen["b"]] == ["7,9"]
+    assert {cuda for p in ("a", "c") for _, _, cuda in seen[p]} == {"7,9"}  # the run's own
+    pids = {name: {pid for pid, _, _ in tasks} for name, tasks in seen.items()}
+    assert me not in pids["a"] | pids["b"] | pids["c"]
+    assert not pids["b"] & (pids["a"] | pids["c"])  # another pool's worker
+
+
+@pytest.mark.slow
+def test_gpu_workers_from_a_forkserver_keep_a_gpu_each(tmp_path):
+    """Where another thread runs (a lease's renewal), the GPU pool's workers come from the
+    forkserver, and still each holds a GPU of its own."""
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, name="holds-a-lock-maybe")
+    thread.start()
+    try:
+        runner = LocalRunner(4, [], gpus=["2", "3"])
+        seen = devices_seen(runner, tmp_path, [Phase("g", [], 6, Resources(gpus=1))])
+    finally:
+        stop.set()
+        thread.join()
+    tasks = seen["g"]
+    assert len(tasks) == 6 and {cuda for _, _, cuda in tasks} <= {"2", "3"}
+    device_of = {pid: cuda for pid, _, cuda in tasks}
+    assert len(device_of) <= 2 and len(set(device_of.values())) == len(device_of)
+    assert str(os.getpid()) not in {parent for _, parent, _ in tasks}  # the forkserver's
