@@ -41,11 +41,11 @@ def run_phases(state: RunState, observers: Observers, echo=print) -> None:
     each phase that runs on the CPU instead, or a ConfigError."""
     runner = make_runner(state.plan)
     try:
-        left = [completed(state.plan.folder(p)) < p.tasks for p in state.plan.phases]
         phases = state.plan.phases
+        left = [completed(state.plan.folder(p)) < p.tasks for p in phases]
         asking = any(p.resources.gpus for p, todo in zip(phases, left, strict=True) if todo)
         gpus, where = runner.most_gpus() if asking else (None, "")  # nvidia-smi, the cluster
-        phases, lines = placed(state.plan.phases, left, gpus, where)
+        phases, lines = placed(phases, left, gpus, where)
     except BaseException:
         runner.close()
         raise
