@@ -53,6 +53,7 @@ class Phase:
     name: str  # also the folder of its task logs, stats and completion markers
     steps: list[PipelineStep]
     tasks: int
+    upto: int = 0  # how many of the run's stages (the implicit first ones counted) it follows
 
 
 class WriteWork(PipelineStep):
@@ -204,15 +205,16 @@ def compile_phases(
         else:
             docs = work / f"docs_{len(phases)}"
             map_phase, source = [*steps, map_step, WriteWork(docs)], ReadWork(docs)
-        phases.append(Phase(name(f"{cls.name}-map"), map_phase, tasks))
+        phases.append(Phase(name(f"{cls.name}-map"), map_phase, tasks, j + 1))
         for step, n in reduces:  # phase named by the step: `-reduce`, ...
-            phases.append(Phase(name(f"{cls.name}-{step.name.rsplit('.', 1)[-1]}"), [step], n))
+            what = f"{cls.name}-{step.name.rsplit('.', 1)[-1]}"
+            phases.append(Phase(name(what), [step], n, j + 1))
         steps = [source, filter_step]
         after_filter = len(steps)
     steps += sink
     own = [s.name for s in steps[after_filter:] if isinstance(s, StageHooks)]
     last = "-".join(own) if own else f"{steps[-1 - len(sink)].name}-filter"
-    phases.append(Phase(name(last), steps, tasks))
+    phases.append(Phase(name(last), steps, tasks, len(stages)))
     return phases, ctx
 
 

@@ -245,8 +245,9 @@ def _entry_params(s: PlannedStage) -> dict:
 
 def config_hash(recorded: dict, stages) -> str:
     """Keys the run's caches. Without the executor settings: every executor writes the same
-    bytes, so a run started on Slurm can be finished (or resumed) by another executor."""
-    data = {k: v for k, v in recorded.items() if k not in EXECUTOR_KEYS}
+    bytes, so a run started on Slurm can be finished (or resumed) by another executor; nor
+    `keep_work`, which keeps files, never changes one."""
+    data = {k: v for k, v in recorded.items() if k not in (*EXECUTOR_KEYS, "keep_work")}
     files = {s.name: s.cls.files_hash(s.params) for s in stages}
     if any(files.values()):  # absent when no stage reads a file: such a run keeps its key
         data["files"] = {k: v for k, v in files.items() if v}
