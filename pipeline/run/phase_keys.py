@@ -11,11 +11,12 @@ and everything it reads:
 
 `base`: the run's inputs (each file's display path, bytes and sha256), the indexes of its
 `dedup_against` runs and the config's keys that every phase sees (`tasks`, `keep_rejected`,
-the sources, the read's sizes, ...); a stage: its name, its parameters with every default
-filled in (as the manifest records them), the hash of the files they name, and the print of
-its code and of every module it imports (pipeline/run/fingerprint.py), the phase compiler
-included. Left out, as the run key leaves them out or they change no byte: the executor
-settings, `workers`, `keep_work`, `output` and the mixes.
+the sources but for their paths, the read's sizes, ...); a stage: its name, its parameters
+with every default filled in (as the manifest records them), the hash of the files they
+name, and the print of its code and of every module it imports (pipeline/run/fingerprint.py),
+the phase compiler included. Left out, as the run key leaves them out or they change no
+byte: the executor settings, `workers`, `keep_work`, `output`, the sources' paths (the inputs
+say which files they name) and the mixes.
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ import hashlib
 
 import orjson
 
-from gristmill.pipeline.run.config import EXECUTOR_KEYS
 from gristmill.pipeline.run.fingerprint import code_print
+from gristmill.pipeline.run.resolve import keyed
 
-# recorded config keys that change no phase's bytes (the stages are keyed one by one)
-UNKEYED = {*EXECUTOR_KEYS, "workers", "keep_work", "output", "stages"}
+# recorded config keys the run key has that change no phase's bytes (the stages: one by one)
+UNKEYED = ("workers", "stages")
 
 
 def phase_keys(plan) -> list[str]:
@@ -38,7 +39,7 @@ def phase_keys(plan) -> list[str]:
     listed = [(cls.name, None, None, cls) for cls, _ in implicit]
     for s, recorded in zip(plan.stages, plan.recorded["stages"], strict=True):
         listed.append((s.name, recorded, s.cls.files_hash(s.params), s.cls))
-    config = {k: v for k, v in plan.recorded.items() if k not in UNKEYED}
+    config = {k: v for k, v in keyed(plan.recorded).items() if k not in UNKEYED}
     base = [config, [e.dump() for e in plan.inputs], plan.earlier]
     keys = [_sha(base)]
     for u in range(1, len(listed) + 1):

@@ -172,7 +172,7 @@ class RunPlan:
             )
         if problems.lines:
             raise ConfigError("\n".join(problems.lines))
-        recorded = rs.recorded(run, stages, found.runs, against)
+        recorded = rs.recorded(run, stages, found.runs, against, root)
         plan = cls(
             run, root, strict, storage, Path(out), url, found, stages, declared, mixes,
             against, indexed, recorded, rs.config_hash(recorded, stages), path=path,
