@@ -119,15 +119,26 @@ class KeepWork:
     def __init__(self, out: Path, work: Path, keys: list[str]):
         self.out, self.work, self.keys = out, work, keys
         self.seen: set[str] = set()  # `out:` or `work:` + a path, listed by a phase already
+        self.listing = True  # whether the phases' lists can be trusted (`on_run_start`)
 
     def on_run_start(self, run) -> None:
+        """A resumed run's lists are trusted only if every phase that ran listed its files,
+        but for the one it was killed in: one that ran without `keep_work` (turned on for
+        the resume) would list another phase's files as its own. Then none is listed."""
         self.seen.clear()
+        names = [p.name for p in run.plan.phases]
+        ran = [n for n in names if any((self.work / n / "completions").glob("*"))]
+        listed = [n for n in names if (self.work / n / FILES).exists()]
+        self.listing = listed == ran[: len(listed)] and len(ran) - len(listed) <= 1
+        if not self.listing:
+            for n in listed:
+                (self.work / n / FILES).unlink()
 
     def on_phase_start(self, run, index: int, phase) -> None:
         pass
 
     def on_phase_end(self, run, phase, failed: bool) -> None:
-        if failed:
+        if failed or not self.listing:
             return
         path = self.work / phase.name / FILES
         if path.exists():
@@ -147,11 +158,12 @@ class KeepWork:
 
     def on_run_end(self, run) -> None:
         size = sum(p.stat().st_size for p in self.work.rglob("*") if p.is_file())
-        run.closing.insert(
-            0,
-            f"kept work:    {size / 1e6:,.1f} MB in {self.work} (keep_work: a changed run "
-            "reuses the phases it does not change)",
+        why = (
+            "a changed run reuses the phases it does not change"
+            if self.listing
+            else "not reusable: keep_work was turned on after the run had started"
         )
+        run.closing.insert(0, f"kept work:    {size / 1e6:,.1f} MB in {self.work} ({why})")
 
 
 def _files(out: Path, work: Path) -> dict[str, dict[str, int]]:

@@ -10,13 +10,15 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
 
 from gristmill.pipeline.output import manifest as mf
-from gristmill.pipeline.output.reuse import FILES
+from gristmill.pipeline.output.reuse import FILES, KeepWork
 from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.phases import Phase
 from gristmill.pipeline.run.plan import RunPlan
 from gristmill.pipeline.run.runner import run
 from tests.conftest import restored_logging, write_jsonl
@@ -169,6 +171,30 @@ def test_a_changed_run_killed_and_rerun_writes_a_clean_runs_bytes(tmp_path):
     run_lines(config(tmp_path / "b", with_threshold(MIDDLE, 0.7)))
     assert outputs(out) == outputs(tmp_path / "b" / "out")
     shutil.rmtree(tmp_path / "b")
+
+
+@pytest.mark.parametrize(
+    ("ran", "listed", "trusted"),
+    [
+        (["01", "02"], ["01"], True),  # killed in 02 (or before 02 listed its files)
+        (["01", "02"], ["01", "02"], True),
+        (["01", "02", "03"], ["01"], False),  # 02 ran without keep_work
+        (["01", "02"], [], False),  # keep_work turned on for the resume
+    ],
+)
+def test_a_resumed_run_lists_its_phases_files_only_if_every_phase_did(
+    tmp_path, ran, listed, trusted
+):
+    phases = [Phase(name, [], 1) for name in ("01", "02", "03")]
+    for name in ran:
+        (tmp_path / name / "completions").mkdir(parents=True)
+        (tmp_path / name / "completions" / "00000").touch()
+    for name in listed:
+        (tmp_path / name / FILES).write_bytes(b"{}")
+    keep = KeepWork(tmp_path / "out", tmp_path, ["k"])
+    keep.on_run_start(SimpleNamespace(plan=SimpleNamespace(phases=phases)))
+    assert keep.listing is trusted
+    assert [(tmp_path / n / FILES).exists() for n in listed] == [trusted] * len(listed)
 
 
 def test_keep_work_with_an_output_url_is_refused(tmp_path):
