@@ -124,7 +124,8 @@ class KeepWork:
     def on_run_start(self, run) -> None:
         """A resumed run's lists are trusted only if every phase that ran listed its files,
         but for the one it was killed in: one that ran without `keep_work` (turned on for
-        the resume) would list another phase's files as its own. Then none is listed."""
+        the resume), or in Slurm's jobs (whose last job runs the observers once all phases
+        are done), would list another phase's files as its own. Then none is listed."""
         self.seen.clear()
         names = [p.name for p in run.plan.phases]
         ran = [n for n in names if any((self.work / n / "completions").glob("*"))]
@@ -161,7 +162,8 @@ class KeepWork:
         why = (
             "a changed run reuses the phases it does not change"
             if self.listing
-            else "not reusable: keep_work was turned on after the run had started"
+            else "not reusable: not every phase listed its files as it ended (keep_work "
+            "turned on for a resume, or the phases ran in Slurm's jobs)"
         )
         run.closing.insert(0, f"kept work:    {size / 1e6:,.1f} MB in {self.work} ({why})")
 
