@@ -6,7 +6,8 @@ For each case a run of the old config (`keep_work: true`) finishes in one folder
 config runs in that folder (the changed run) and, clean, in another; each `gristmill run` is a
 child process, and its CPU-s are the user + system seconds of it and every worker it reaped
 (`RUSAGE_CHILDREN`). Compared: the sha256 of every file under `tokens/`, `rejected/` and
-`index/`, and the manifest but for its `timing`, self-hash and `config.output`.
+`index/`, and the manifest but for its `timing`, self-hash, `config.output` and
+`config.keep_work` (the clean run is a run of today: without it).
 
     python -m bench.speed.changed_run CORPUS [--every 4] [--workers 2] [--folder DIR]
 
@@ -63,8 +64,9 @@ def config(folder: Path, data: Path, stages: list[str], workers: int, keep: bool
     return path
 
 
-def run(cfg: Path) -> tuple[float, list[str]]:
-    """(CPU-s of the run and its workers, its output lines)."""
+def run(cfg: Path) -> tuple[float, float, list[str]]:
+    """(CPU-s of the run's tasks, as its manifest's `timing.cpu` counts them; CPU-s of the run
+    process and every worker it reaped, interpreter start and imports included; its lines)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
         [sys.executable, "-m", "gristmill.pipeline.cli.main", "run", str(cfg)],
@@ -74,7 +76,8 @@ def run(cfg: Path) -> tuple[float, list[str]]:
     )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, proc.stdout.splitlines()
+    timing = json.loads((cfg.parent / "out" / "manifest.json").read_bytes())["timing"]["cpu"]
+    return timing["tasks_cpu_s"], cpu, proc.stdout.splitlines()
 
 
 def outputs(out: Path) -> dict:
@@ -87,6 +90,7 @@ def outputs(out: Path) -> dict:
     manifest = json.loads((out / "manifest.json").read_bytes())
     manifest = {k: v for k, v in manifest.items() if k not in ("timing", "manifest_sha256")}
     manifest["config"].pop("output")
+    manifest["config"].pop("keep_work")  # the clean run is today's: without it
     return {"files": files, "manifest": manifest}
 
 
@@ -104,25 +108,27 @@ def main() -> None:
         f"corpus: every {args.every}th record of {args.corpus.name}: {n:,} records, "
         f"{size / 1e6:.1f} MB of text; workers {args.workers}, tasks 4"
     )
+    print("CPU-s: the tasks' (manifest timing.cpu.tasks_cpu_s) / the processes' (RUSAGE_CHILDREN)")
     print(
-        f"{'case':<26} {'old run':>8} {'changed':>8} {'clean':>8} {'changed/clean':>14}  "
-        f"reused  identical  kept work"
+        f"{'case':<26} {'old run':>13} {'changed':>13} {'clean':>13} {'changed/clean':>14}  "
+        "reused  identical  kept work"
     )
     for name, (middle, old, new) in CASES.items():
         stages = [*HEAD, *middle, *TAIL]
         before = [s % old if "%s" in s else s for s in stages]
         after = [s % new if "%s" in s else s for s in stages]
         here = args.folder / name.split(":")[0]
-        first, _ = run(config(here / "changed", data, before, args.workers, True))
-        changed, lines = run(config(here / "changed", data, after, args.workers, True))
-        clean, _ = run(config(here / "clean", data, after, args.workers, False))
+        first = run(config(here / "changed", data, before, args.workers, True))
+        changed = run(config(here / "changed", data, after, args.workers, True))
+        clean = run(config(here / "clean", data, after, args.workers, False))
+        lines = changed[2]
         same = outputs(here / "changed" / "out") == outputs(here / "clean" / "out")
-        reused = next(
-            (ln.split("reusing ")[1].split(" ")[0] for ln in lines if "reusing" in ln), "0"
-        )
+        reused = next((ln.split("reusing ")[1].split()[0] for ln in lines if "reusing" in ln), "0")
         kept = next((ln.split()[2] for ln in lines if ln.startswith("kept work:")), "?")
+        cpu = [f"{r[0]:>6.1f} /{r[1]:>5.1f}" for r in (first, changed, clean)]
+        ratio = f"{changed[0] / clean[0]:.2f} / {changed[1] / clean[1]:.2f}"
         print(
-            f"{name:<26} {first:>8.1f} {changed:>8.1f} {clean:>8.1f} {changed / clean:>14.2f}  "
+            f"{name:<26} {cpu[0]:>13} {cpu[1]:>13} {cpu[2]:>13} {ratio:>14}  "
             f"{reused:>6}  {str(same):>9}  {kept} MB"
         )
         for line in lines:
