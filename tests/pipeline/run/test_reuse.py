@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from gristmill.pipeline.output import manifest as mf
+from gristmill.pipeline.output import reuse
 from gristmill.pipeline.output.reuse import FILES, KeepWork
 from gristmill.pipeline.run.config import ConfigError
 from gristmill.pipeline.run.phases import Phase
@@ -79,6 +80,10 @@ def outputs(out: Path) -> dict:
         if p.is_file()
     }
     manifest = {k: v for k, v in mf.load_data(out).items() if k not in ("timing", mf.SELF_HASH)}
+    config = manifest["config"]  # where the run and its sources were: two folders here
+    config.pop("output")
+    for src in config["sources"]:
+        src.pop("paths")
     return {"files": files, "manifest": manifest}
 
 
@@ -171,6 +176,34 @@ def test_a_changed_run_killed_and_rerun_writes_a_clean_runs_bytes(tmp_path):
     run_lines(config(tmp_path / "b", with_threshold(MIDDLE, 0.7)))
     assert outputs(out) == outputs(tmp_path / "b" / "out")
     shutil.rmtree(tmp_path / "b")
+
+
+@pytest.mark.parametrize(
+    ("step", "reused_after"), [("_link", True), ("_clear_but", False)], ids=["linking", "clearing"]
+)
+def test_a_changed_run_stopped_while_it_sets_its_reuse_up_ends_as_a_clean_run(
+    tmp_path, monkeypatch, step, reused_after
+):
+    """Stopped while linking the reused phases (the finished run still whole: the next start
+    reuses them again) or while clearing the old outputs (the manifest gone: it runs clean)."""
+    folder = tmp_path / "a"
+    run_lines(config(folder, CHAIN))
+    real, calls = getattr(reuse, step), []
+
+    def stopped(*args):
+        calls.append(args)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(reuse, step, stopped)
+    with pytest.raises(KeyboardInterrupt):
+        run_lines(config(folder, with_threshold(CHAIN, 0.7)))
+    monkeypatch.setattr(reuse, step, real)
+    lines = run_lines(config(folder, with_threshold(CHAIN, 0.7)))
+    assert any("reusing 2 of run" in line for line in lines) is reused_after
+    run_lines(config(tmp_path / "b", with_threshold(CHAIN, 0.7)))
+    assert outputs(folder / "out") == outputs(tmp_path / "b" / "out")
 
 
 @pytest.mark.parametrize(
