@@ -9,9 +9,9 @@ from tests.conftest import minimal_config
 
 SOURCE_KEYS = "(allowed keys: name, paths, origin, fields, run, sources)"
 ALL_KEYS = (
-    "output, executor, tasks, workers, keep_rejected, keep_work, strict, max_doc_chars, task_bytes, "
-    "block_bytes, sources, stages, mix, ray, slurm, storage_options, work_dir, lease_s, "
-    "dedup_against"
+    "output, executor, tasks, workers, keep_rejected, keep_work, strict, max_doc_chars, "
+    "task_bytes, block_bytes, sources, stages, mix, ray, slurm, storage_options, work_dir, "
+    "lease_s, dedup_against"
 )
 
 
