@@ -88,10 +88,11 @@ def find_reuse(out: Path, old_key: str, keys: list[str]) -> Reuse | None:
     (pipeline/run/phase_keys.py, by `upto`); None where it kept no work or none matches, or
     a file it listed is gone or changed size (then the run is clean)."""
     old = out / WORK / old_key
-    listed = sorted(old.glob(f"*/{FILES}"), key=lambda p: p.parent.name)
+    listed = [
+        orjson.loads(p.read_bytes()) | {"name": p.parent.name} for p in old.glob(f"*/{FILES}")
+    ]
     reused, rerun = [], []
-    for path in listed:
-        phase = orjson.loads(path.read_bytes()) | {"name": path.parent.name}
+    for phase in sorted(listed, key=lambda p: p["index"]):
         u, same_stages = phase["upto"], phase["upto"] == len(keys) - 1
         fits = u < len(keys) and phase["key"] == keys[u] and (not phase["last"] or same_stages)
         if fits and not rerun:
@@ -147,6 +148,7 @@ class KeepWork:
         else:
             files = _files(self.out, self.work)
             listed = {
+                "index": [p.name for p in run.plan.phases].index(phase.name),
                 "key": self.keys[phase.upto],
                 "upto": phase.upto,
                 "last": phase.name == run.plan.phases[-1].name,
