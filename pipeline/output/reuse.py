@@ -83,14 +83,16 @@ class Reuse:
                 shutil.rmtree(other, ignore_errors=True)
 
 
-def find_reuse(out: Path, old_key: str, keys: list[str]) -> Reuse | None:
+def find_reuse(out: Path, old_key: str, keys: list[str]) -> Reuse | str:
     """What the finished run `old_key` in `out` lends a run whose phase keys are `keys`
-    (pipeline/run/phase_keys.py, by `upto`); None where it kept no work or none matches, or
-    a file it listed is gone or changed size (then the run is clean)."""
+    (pipeline/run/phase_keys.py, by `upto`), or why it lends nothing: it kept no work, its
+    first phase changed, or a file it listed is gone or changed size (the run is clean)."""
     old = out / WORK / old_key
     listed = [
         orjson.loads(p.read_bytes()) | {"name": p.parent.name} for p in old.glob(f"*/{FILES}")
     ]
+    if not listed:
+        return "the finished run kept no work (it ran without keep_work)"
     reused, rerun = [], []
     for phase in sorted(listed, key=lambda p: p["index"]):
         u, same_stages = phase["upto"], phase["upto"] == len(keys) - 1
@@ -99,8 +101,10 @@ def find_reuse(out: Path, old_key: str, keys: list[str]) -> Reuse | None:
             reused.append(phase)
         else:
             rerun.append(phase["name"])
-    if not reused or not all(_intact(out, old, p) for p in reused):
-        return None
+    if not reused:
+        return f"its first phase changed ({rerun[0]}): every phase runs again"
+    if not all(_intact(out, old, p) for p in reused):
+        return "a file of its kept work is gone or changed: every phase runs again"
     return Reuse(old, reused, rerun)
 
 

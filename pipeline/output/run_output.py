@@ -71,13 +71,17 @@ class RunOutput:
         return old if old is not None and old.run_key == self.key and self._in_place(old) else None
 
     @cached_property
-    def reuse(self) -> Reuse | None:
-        """The finished run's phases this run reuses (`keep_work`), decided once, before a
-        new run's outputs are opened."""
+    def lent(self) -> Reuse | str | None:
+        """The finished run's phases this run reuses (`keep_work`), or why none; decided
+        once, before a new run's outputs are opened."""
         old = self.previous
         if self.keys is None or old is None or old.run_key == self.key or self.work.exists():
             return None
         return find_reuse(self.folder, old.run_key, self.keys)
+
+    @property
+    def reuse(self) -> Reuse | None:
+        return self.lent if isinstance(self.lent, Reuse) else None
 
     def _in_place(self, old: Manifest) -> bool:
         files = [(f"{s.prefix}{ext}", e.bytes) for s in old.shards for ext, e in s.files.items()]
@@ -96,7 +100,9 @@ class RunOutput:
             return []
         old = self.previous
         lines = check_replace(self.folder, old, self.config_hash, overwrite)
-        return lines + what_changed(old, parts) + (self.reuse.lines() if self.reuse else [])
+        lent = self.lent
+        why = [f"  keep_work: nothing reused: {lent}"] if isinstance(lent, str) else []
+        return lines + what_changed(old, parts) + (lent.lines() if self.reuse else why)
 
     def open(self, echo: Callable[[str], None]) -> None:
         """`_work/<key>/`, resumed where it exists; else the outputs of another key cleared

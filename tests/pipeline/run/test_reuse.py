@@ -131,6 +131,8 @@ def test_without_keep_work_every_phase_runs_again(tmp_path):
     assert not list((folder / "out" / "_work").glob(f"*/*/{FILES}"))
     lines = run_lines(config(folder, with_threshold(CHAIN, 0.7), keep_work=False))
     assert not any("reusing" in line for line in lines)
+    lines = run_lines(config(folder, CHAIN))  # keep_work now, but the run before kept nothing
+    assert "  keep_work: nothing reused: the finished run kept no work" in "\n".join(lines)
     assert any((work_of(folder / "out") / "01-exact_dedup-map" / "meter").iterdir())
 
 
@@ -148,6 +150,9 @@ def test_a_kept_file_gone_means_a_clean_run(tmp_path):
     next(work_of(folder / "out").glob("exact_dedup/**/*.*")).unlink()
     lines = run_lines(config(folder, with_threshold(CHAIN, 0.7)))
     assert not any("reusing" in line for line in lines)
+    assert "  keep_work: nothing reused: a file of its kept work is gone or changed" in "\n".join(
+        lines
+    )
     run_lines(config(tmp_path / "b", with_threshold(CHAIN, 0.7)))
     assert outputs(folder / "out") == outputs(tmp_path / "b" / "out")
 
