@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -123,6 +124,20 @@ def test_a_changed_threshold_reuses_the_phases_before_it_and_writes_a_clean_runs
     assert outputs(changed) == outputs(clean)
     removed = outputs(changed)["manifest"]["stages"]["minhash_dedup"]["dropped"]
     assert removed  # the threshold mattered: the test compares real drops
+
+
+def test_a_change_after_the_last_dedup_stage_runs_the_last_phase_only(tmp_path):
+    run_lines(config(tmp_path / "a", CHAIN))
+    sidecars = sorted((tmp_path / "a" / "out").glob("tokens/*/*.docs.parquet"))
+    tokens = sorted(n for p in sidecars for n in pq.read_table(p)["n_tokens"].to_pylist())
+    after = [*CHAIN[:2], {"tokenize": {"min_tokens": tokens[len(tokens) // 2]}}, "pack"]
+    lines = run_lines(config(tmp_path / "a", after))
+    said = "\n".join(lines)
+    assert "reusing 10 of run" in said and "running again 1 (11-tokenize-pack)" in said
+    run_lines(config(tmp_path / "b", after))
+    changed = outputs(tmp_path / "a" / "out")
+    assert changed == outputs(tmp_path / "b" / "out")
+    assert changed["manifest"]["stages"]["tokenize"]["dropped"]  # min_tokens mattered
 
 
 def test_without_keep_work_every_phase_runs_again(tmp_path):
