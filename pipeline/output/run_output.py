@@ -37,16 +37,18 @@ from gristmill.pipeline.output.lease import Lease
 from gristmill.pipeline.output.manifest_model import Manifest
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.pipeline.output.replace import check_replace, check_replace_remote, read_manifest
+from gristmill.pipeline.output.reuse import KeepWork, Reuse, find_reuse
 from gristmill.stages.formats.fs import StorageOptions
 
 After = Callable[[Path, str], list[str]]  # (the finished folder, where it is shown) -> lines
 
 
 class RunOutput:
-    """The output folder of the run `key` on this machine."""
+    """The output folder of the run `key` on this machine; `keys`: its phases' keys, where the
+    run keeps its work (`keep_work`: pipeline/output/reuse.py), by `Phase.upto`."""
 
-    def __init__(self, folder: Path, key: str, config_hash: str):
-        self.folder, self.key, self.config_hash = folder, key, config_hash
+    def __init__(self, folder: Path, key: str, config_hash: str, keys: list[str] | None = None):
+        self.folder, self.key, self.config_hash, self.keys = folder, key, config_hash, keys
         self.work = folder / WORK / key
         self.shown = str(folder)  # where the user finds the outputs
         self.held = ExitStack()  # what the run holds until it ends (the lock, a lease)
@@ -68,6 +70,19 @@ class RunOutput:
         old = self.previous
         return old if old is not None and old.run_key == self.key and self._in_place(old) else None
 
+    @cached_property
+    def lent(self) -> Reuse | str | None:
+        """The finished run's phases this run reuses (`keep_work`), or why none; decided
+        once, before a new run's outputs are opened."""
+        old = self.previous
+        if self.keys is None or old is None or old.run_key == self.key or self.work.exists():
+            return None
+        return find_reuse(self.folder, old.run_key, self.keys)
+
+    @property
+    def reuse(self) -> Reuse | None:
+        return self.lent if isinstance(self.lent, Reuse) else None
+
     def _in_place(self, old: Manifest) -> bool:
         files = [(f"{s.prefix}{ext}", e.bytes) for s in old.shards for ext, e in s.files.items()]
         files += [(e.path, e.bytes) for e in old.document_files()]
@@ -85,16 +100,21 @@ class RunOutput:
             return []
         old = self.previous
         lines = check_replace(self.folder, old, self.config_hash, overwrite)
-        return lines + what_changed(old, parts)
+        lent = self.lent
+        why = [f"  keep_work: nothing reused: {lent}"] if isinstance(lent, str) else []
+        return lines + what_changed(old, parts) + (lent.lines() if self.reuse else why)
 
     def open(self, echo: Callable[[str], None]) -> None:
         """`_work/<key>/`, resumed where it exists; else the outputs of another key cleared
         first (never two runs' outputs mixed)."""
         out = self.folder
-        (out / MANIFEST).unlink(missing_ok=True)  # from here on the run there is unfinished
         if self.work.exists():
+            (out / MANIFEST).unlink(missing_ok=True)  # from here on the run is unfinished
             echo(f"resuming run {self.key} in {out}")
+        elif self.reuse is not None:
+            self.reuse.apply(out, self.work)  # the manifest goes there, in its turn
         else:
+            (out / MANIFEST).unlink(missing_ok=True)
             (out / REPORT).unlink(missing_ok=True)
             for name in OUTPUT_FOLDERS:
                 shutil.rmtree(out / name, ignore_errors=True)
@@ -103,8 +123,9 @@ class RunOutput:
         self.work.mkdir(parents=True, exist_ok=True)
 
     def observers(self) -> list:
-        """Observers of the runner's phases that the output needs (a lease's renewal)."""
-        return []
+        """Observers of the runner's phases that the output needs (the list of each phase's
+        files, where the run keeps its work)."""
+        return [] if self.keys is None else [KeepWork(self.folder, self.work, self.keys)]
 
     def closing(self, after: After) -> list[str]:
         """An up-to-date rerun's last lines: the report, written if it is missing."""

@@ -164,6 +164,8 @@ class RunConfig(StrictModel):
     tasks: int = Field(1, ge=1)
     workers: int = Field(1, ge=1)
     keep_rejected: bool = True
+    # keep the phases' work files once the run ends: a changed run reuses its unchanged phases
+    keep_work: bool = False
     strict: bool = False
     max_doc_chars: int = Field(10_000_000, ge=1)
     # large inputs (stages/read/splits.py): read tasks of about `task_bytes`; a file larger than

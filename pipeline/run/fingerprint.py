@@ -197,14 +197,13 @@ class Closure:
 
     def _imports(self, name: str, path: Path) -> list[str]:
         """The modules `path` (module `name`) imports, and the strings it joins into paths."""
-        try:
-            tree = ast.parse(path.read_bytes(), str(path))
-        except SyntaxError:
+        found = _nodes(path)
+        if found is None:
             return []  # its bytes are in the print; running it fails anyway
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        constants = _module_constants(tree)
+        nodes, constants = found
         out = []
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.Import):
                 out += [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -261,5 +260,38 @@ def _data_files(package: str, root: Path, files: Iterable[Path]) -> dict[str, st
     return out
 
 
+def _nodes(path: Path) -> tuple[list[ast.AST], dict[str, str]] | None:
+    """A module's imports and path joins (the nodes `Closure._imports` reads) and its string
+    constants, parsed once for each version of the file (the phases' keys print the code of
+    each prefix of the stages: pipeline/run/phase_keys.py); None if it is not valid Python."""
+    return _parsed(path, *_version(path))
+
+
+def _version(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_mtime_ns, st.st_size
+
+
+@functools.cache
+def _parsed(path: Path, *version) -> tuple[list[ast.AST], dict[str, str]] | None:
+    try:
+        tree = ast.parse(path.read_bytes(), str(path))
+    except SyntaxError:
+        return None
+    nodes = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div))
+        or (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "joinpath")
+    ]
+    return nodes, _module_constants(tree)
+
+
 def _sha(path: Path) -> str:
+    return _hashed(path, *_version(path))
+
+
+@functools.cache
+def _hashed(path: Path, *version) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -22,7 +22,7 @@ from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.pipeline.run.config import RunConfig, SourceConfig
 from gristmill.pipeline.run.config_errors import Problems
 from gristmill.pipeline.run.run_sources import RunSource, check_output, resolve_run
-from gristmill.pipeline.run.source_paths import SourceError, check_overlap, expand
+from gristmill.pipeline.run.source_paths import SourceError, check_overlap, distinct, expand
 from gristmill.stages.formats.fs import StorageOptions, is_url, local_path, url_entry
 
 
@@ -92,7 +92,9 @@ def list_sources(run: RunConfig, root: Path, output: Path | str, storage: Storag
         for pair in (runs[i].sources if i in runs else [(s.name, s.origin)])
     ]
     passed = sorted({p for _, skipped in found for p in skipped})
-    return Sources([files for files, _ in found], runs, names, passed, other)
+    listed = distinct([files if i not in runs else [] for i, (files, _) in enumerate(found)])
+    files = [listed[i] if i not in runs else files for i, (files, _) in enumerate(found)]
+    return Sources(files, runs, names, passed, other)
 
 
 def input_entries(

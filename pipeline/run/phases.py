@@ -62,6 +62,7 @@ class Phase:
     # that is no stage's, a reader or a writer, needs 1 CPU)
     resources: Resources = DEFAULT
     gpu_stages: tuple[Need, ...] = ()  # the stages of it that ask for GPUs, for a line about it
+    upto: int = 0  # how many of the run's stages (the implicit first ones counted) it follows
 
 
 class WriteWork(PipelineStep):
@@ -204,9 +205,9 @@ def compile_phases(
     def name(what: str) -> str:
         return f"{len(phases) + 1:02d}-{what}"
 
-    def phase(what: str, steps: list, n: int, asked: list[Need]) -> Phase:
+    def phase(what: str, steps: list, n: int, upto: int, asked: list[Need]) -> Phase:
         gpu = tuple(a for a in asked if a[1].gpus)
-        return Phase(name(what), steps, n, most([r for _, r in asked]), gpu)
+        return Phase(name(what), steps, n, most([r for _, r in asked]), gpu, upto)
 
     for j, (cls, params) in enumerate(stages):
         own = {"fields": fields[j]} if fields else {}
@@ -231,16 +232,17 @@ def compile_phases(
             docs = work / f"docs_{len(phases)}"
             map_phase, source = [*steps, map_step, WriteWork(docs)], ReadWork(docs)
         asked.append((key, cls.step_resources(res, "map")))
-        phases.append(phase(f"{cls.name}-map", map_phase, tasks, asked))
+        phases.append(phase(f"{cls.name}-map", map_phase, tasks, j + 1, asked))
         reduce = [(key, cls.step_resources(res, "reduce"))]
         for step, n in reduces:  # phase named by the step: `-reduce`, ...
-            phases.append(phase(f"{cls.name}-{step.name.rsplit('.', 1)[-1]}", [step], n, reduce))
+            what = f"{cls.name}-{step.name.rsplit('.', 1)[-1]}"
+            phases.append(phase(what, [step], n, j + 1, reduce))
         steps, asked = [source, filter_step], filtering
         after_filter = len(steps)
     steps += sink
     own = [s.name for s in steps[after_filter:] if isinstance(s, StageHooks)]
     last = "-".join(own) if own else f"{steps[-1 - len(sink)].name}-filter"
-    phases.append(phase(last, steps, tasks, asked))
+    phases.append(phase(last, steps, tasks, len(stages), asked))
     return phases, ctx
 
 

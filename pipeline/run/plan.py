@@ -138,6 +138,11 @@ class RunPlan:
         config file, where there is one; `given`: stage name -> class, for the stages passed
         in as classes (pipeline/api.py)."""
         url = run.output if is_url(run.output) else None
+        if url and run.keep_work:
+            raise ConfigError(
+                "keep_work: only for an output folder; an output URL's local work folder is "
+                "deleted once the run is published (set `output` to a folder, or drop keep_work)"
+            )
         out = work_folder(root, url, run.work_dir) if url else resolve_path(root, run.output)
         storage = Storage(run.storage_options)
         # every check whose inputs are there, each problem a line, all of them at once
@@ -168,7 +173,7 @@ class RunPlan:
             )
         if problems.lines:
             raise ConfigError("\n".join(problems.lines))
-        recorded = rs.recorded(run, stages, found.runs, against)
+        recorded = rs.recorded(run, stages, found.runs, against, root)
         plan = cls(
             run, root, strict, storage, Path(out), url, found, stages, declared, mixes,
             against, indexed, recorded, rs.config_hash(recorded, stages), path=path,

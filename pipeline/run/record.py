@@ -64,5 +64,6 @@ class Record(RunObserver):
         mf.write(plan.out, manifest)
         run.manifest = manifest
         for scratch in (p for pattern in SCRATCH for p in plan.work.glob(pattern)):
-            shutil.rmtree(scratch, ignore_errors=True)
+            if not plan.run.keep_work:  # kept, a changed run reuses it (pipeline/output/reuse.py)
+                shutil.rmtree(scratch, ignore_errors=True)
         run.closing = self.after(plan.out, self.shown)

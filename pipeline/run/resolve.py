@@ -26,6 +26,7 @@ from gristmill.pipeline.run.config import (
     StageConfig,
 )
 from gristmill.pipeline.run.config_errors import collected, format_error, format_errors
+from gristmill.pipeline.run.inputs import resolve_path
 from gristmill.pipeline.run.languages import language_errors
 from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, resolve
 from gristmill.stages.base import ANYWHERE, FIRST, LAST, StageParams
@@ -256,10 +257,15 @@ def check_unique(run: RunConfig, runs: dict, names: list[tuple[str, str]]) -> No
             seen[name] = i
 
 
-def recorded(run: RunConfig, stages, runs: dict, dedup_against: list[str]) -> dict:
+def recorded(run: RunConfig, stages, runs: dict, dedup_against: list[str], root: Path) -> dict:
     """The config with every default filled in, as recorded in the manifest. Without the
-    mixes: they are made from the finished shards, so changing one never re-runs a stage."""
+    mixes: they are made from the finished shards, so changing one never re-runs a stage.
+    The output and the sources' paths as absolute paths (`root`: the folder relative paths
+    are relative to), so that however a path is spelled the manifest says the same."""
     data = run.model_dump(mode="json", exclude={"mix", *STORAGE_KEYS})
+    data["output"] = resolve_path(root, run.output)
+    for src in data["sources"]:
+        src["paths"] = [resolve_path(root, p) for p in src["paths"]]
     # a stage on some sources names them as its entry does (`- line_clean: {sources: [web],
     # ...}`); absent when it applies to every source: such a run keeps its key
     data["stages"] = [{s.name: _entry_params(s)} for s in stages]
@@ -279,10 +285,25 @@ def _entry_params(s: PlannedStage) -> dict:
     return params if s.only is None else params | {"sources": sorted(s.only)}
 
 
+UNKEYED = ("keep_work", "output")
+
+
+def keyed(recorded: dict) -> dict:
+    """The recorded config as the keys see it (`config_hash`): without the executor settings,
+    `keep_work`, the output and the sources' paths (which files they name is in the key as
+    the inputs, pipeline/run/inputs.py)."""
+    data = {k: v for k, v in recorded.items() if k not in (*EXECUTOR_KEYS, *UNKEYED)}
+    data["sources"] = [{k: v for k, v in s.items() if k != "paths"} for s in data["sources"]]
+    return data
+
+
 def config_hash(recorded: dict, stages) -> str:
     """Keys the run's caches. Without the executor settings: every executor writes the same
-    bytes, so a run started on Slurm can be finished (or resumed) by another executor."""
-    data = {k: v for k, v in recorded.items() if k not in EXECUTOR_KEYS}
+    bytes, so a run started on Slurm can be finished (or resumed) by another executor; nor
+    `keep_work`, which keeps files, never changes one; nor the output folder, whose run key
+    it is, nor the sources' paths, whose files the inputs list (however they are spelled, a
+    run from Python and from YAML of the same files have one key)."""
+    data = keyed(recorded)
     files = {s.name: s.cls.files_hash(s.params) for s in stages}
     if any(files.values()):  # absent when no stage reads a file: such a run keeps its key
         data["files"] = {k: v for k, v in files.items() if v}

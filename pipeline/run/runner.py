@@ -32,6 +32,7 @@ from gristmill.pipeline.run.executors.base import ClusterLost
 from gristmill.pipeline.run.fingerprint import recorded_parts
 from gristmill.pipeline.run.meter import CpuMeter
 from gristmill.pipeline.run.observe import Observers, RunState
+from gristmill.pipeline.run.phase_keys import phase_keys
 from gristmill.pipeline.run.plan import EXECUTORS, RunPlan, phase_lines
 from gristmill.pipeline.run.progress import Progress, completed_tasks, finished_lines
 from gristmill.pipeline.run.record import Record
@@ -114,7 +115,8 @@ def notices(plan: RunPlan) -> list[str]:
 def open_output(plan: RunPlan, echo) -> RunOutput:
     """The run's output: its folder, or its URL with the local work folder."""
     if plan.url is None:
-        return RunOutput(plan.out, plan.key, plan.config_hash)
+        keys = phase_keys(plan) if plan.run.keep_work else None
+        return RunOutput(plan.out, plan.key, plan.config_hash, keys)
     where = (plan.out, plan.url, plan.storage.options)
     return RemoteOutput(*where, plan.key, plan.config_hash, plan.run.lease_s, echo)
 

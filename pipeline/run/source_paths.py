@@ -69,6 +69,7 @@ def expand(
             continue
         pattern = local_path(pattern)
         named = not WILDCARDS.search(pattern)  # a path given as it is: read, whatever it holds
+        anchor = os.path.dirname(os.path.abspath(_base(root, pattern)))  # displays start below
         matched = sorted(glob.glob(str(root / pattern), recursive=True))
         if not matched and named:  # a file or folder named as it is, not a pattern
             rel = (
@@ -88,10 +89,30 @@ def expand(
                         continue
                     allowed = ", ".join(SUPPORTED_SUFFIXES)
                     raise SourceError(f"{where}: unsupported file type {f!r}; supported: {allowed}")
-                files.append((os.path.relpath(f, root), os.path.abspath(f)))
+                files.append((os.path.relpath(f, anchor), os.path.abspath(f)))
     if not files:
         raise SourceError(f"sources[{i}].paths: no input file of a supported type")
     return files, sorted(set(skipped))
+
+
+def distinct(found: list[list[tuple[str, str]]]) -> list[list[tuple[str, str]]]:
+    """Every source's (display path, path) pairs, two files never shown alike: where two
+    display paths are one, each takes more of its folders, from the end, until they differ."""
+    depth = {p: len(Path(d).parts) for files in found for d, p in files if not is_url(p)}
+
+    def shown(p: str) -> str:
+        return "/".join(Path(p).parts[-depth[p] :])
+
+    while True:
+        seen: dict[str, set[str]] = {}
+        for p in depth:
+            seen.setdefault(shown(p), set()).add(p)
+        alike = [p for paths in seen.values() if len(paths) > 1 for p in paths]
+        if not alike:
+            break
+        for p in alike:
+            depth[p] += 1
+    return [[(shown(p) if p in depth else d, p) for d, p in files] for files in found]
 
 
 def suffix_of(name: str) -> str:

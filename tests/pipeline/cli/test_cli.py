@@ -78,7 +78,7 @@ def test_strict_run_stops_at_the_first_bad_line(tmp_path):
     )
     proc = gristmill("run", "--strict", "run.yaml", cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr == "error: data/web.jsonl:2: text_not_string (int) [--strict]\n"
+    assert proc.stderr == "error: web.jsonl:2: text_not_string (int) [--strict]\n"
     assert not (tmp_path / "out" / "manifest.json").exists()
     assert not list((tmp_path / "out").glob("tokens/*/*"))
 

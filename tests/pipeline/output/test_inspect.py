@@ -80,7 +80,7 @@ def test_a_kept_document_shows_its_shard_and_tokens(run):
 def test_a_line_that_never_parsed_is_found_by_the_id_it_holds(run):
     lines = list(describe_doc(run, "文-7"))
     assert lines[0] == "文-7: never read: a malformed input line holds it (bad_json)"
-    assert lines[1] == "input: data/zh.jsonl line 3"
+    assert lines[1] == "input: zh.jsonl line 3"
     assert lines[-1] == 'raw: {"id": "文-7", "text": "un  terminated\t '  # as it was
 
 
@@ -88,7 +88,7 @@ def test_a_record_too_large_is_not_called_malformed(run):
     lines = list(describe_doc(run, "big-1"))
     said = "big-1: never read: a record over max_doc_chars holds it (document_too_large)"
     assert lines[0] == said
-    assert lines[1] == "input: data/web.jsonl line 4"
+    assert lines[1] == "input: web.jsonl line 4"
 
 
 def test_an_unknown_id_says_where_it_looked(run):
@@ -106,7 +106,7 @@ def test_rejected_shows_a_few_of_a_stage_and_filters_by_reason(run):
     with pytest.raises(GristmillError, match="stages with rejects: exact_dedup, input"):
         list(describe_rejected(run, "quality"))
     bad = list(describe_rejected(run, "input", "bad_json"))
-    assert bad[0].startswith("data/zh.jsonl line 3: bad_json (")
+    assert bad[0].startswith("zh.jsonl line 3: bad_json (")
 
 
 def test_the_command_takes_both(run):

@@ -9,9 +9,9 @@ from tests.conftest import minimal_config
 
 SOURCE_KEYS = "(allowed keys: name, paths, origin, fields, run, sources)"
 ALL_KEYS = (
-    "output, executor, tasks, workers, keep_rejected, strict, max_doc_chars, task_bytes, "
-    "block_bytes, sources, stages, mix, ray, slurm, storage_options, work_dir, lease_s, "
-    "dedup_against"
+    "output, executor, tasks, workers, keep_rejected, keep_work, strict, max_doc_chars, "
+    "task_bytes, block_bytes, sources, stages, mix, ray, slurm, storage_options, work_dir, "
+    "lease_s, dedup_against"
 )
 
 
@@ -28,7 +28,7 @@ def refused(path, key: str) -> str:
 def test_minimal_config_loads(write_config, tmp_path):
     cfg = RunPlan.load(write_config(minimal_config()))
     assert cfg.out == tmp_path / "out"
-    assert cfg.sources.files == [[("data/web.jsonl", str(tmp_path / "data" / "web.jsonl"))]]
+    assert cfg.sources.files == [[("web.jsonl", str(tmp_path / "data" / "web.jsonl"))]]
     assert [(s.name, s.params.__class__.__name__) for s in cfg.stages] == [
         ("langid", "LangIdParams"),
         ("tokenize", "TokenizeParams"),

@@ -62,7 +62,7 @@ def test_replacing_says_what_changed_config_inputs_and_code(finished):
     said = run_said(changed(config))
     assert said[1:3] == [
         "  config stages[0].langid.min_score: 0.0 -> 0.1",
-        "  inputs: 1 changed (data/web.jsonl)",
+        "  inputs: 1 changed (web.jsonl)",
     ]
     assert not any(line.startswith(("  code", "  library")) for line in said)
 

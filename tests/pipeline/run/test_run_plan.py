@@ -31,7 +31,7 @@ def test_a_parsed_config_resolves_to_the_plan_its_file_does(write_config, tmp_pa
     assert (built.key, built.config_hash) == (from_file.key, from_file.config_hash)
     assert built.inputs == from_file.inputs and built.out == tmp_path / "out"
     assert all(isinstance(e, InputEntry) for e in built.inputs)
-    assert [e.path for e in built.inputs] == ["data/web.jsonl"]
+    assert [e.path for e in built.inputs] == ["web.jsonl"]
     assert [(s.name, s.instance, s.cls.name) for s in built.stages] == [
         ("langid", "langid", "langid"), ("tokenize", "tokenize", "tokenize"),
         ("pack", "pack", "pack"),

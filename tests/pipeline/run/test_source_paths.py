@@ -99,7 +99,7 @@ def test_a_run_output_named_on_purpose_is_read(write_config, tmp_path):
     (tmp_path / "old" / "_work" / "k").mkdir(parents=True)
     write_jsonl(tmp_path / "old" / "_work" / "k" / "state.json", [{"text": "never input"}])
     cfg = RunPlan.load(config(write_config, "out", "old/rejected/input/00000.jsonl"))
-    assert [d for d, _ in cfg.sources.files[0]] == ["old/rejected/input/00000.jsonl"]
+    assert [d for d, _ in cfg.sources.files[0]] == ["00000.jsonl"]
     cfg = RunPlan.load(config(write_config, "out", "old"))  # the folder itself: its files
     shown = [d for d, _ in cfg.sources.files[0]]
     assert (
