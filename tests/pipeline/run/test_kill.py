@@ -46,7 +46,10 @@ def _kill_when(proc: subprocess.Popen, ready, timeout: float = 120) -> bool:
 
 
 def _markers(out: Path) -> list[Path]:
-    return sorted(out.glob("_work/*/*/completions/*"))
+    try:
+        return sorted(out.glob("_work/*/*/completions/*"))
+    except FileNotFoundError:  # a folder renamed while it is looked through (keep_work's)
+        return []
 
 
 # (name, condition on the output folder): after the k-th finished task across phases, and while
