@@ -27,7 +27,7 @@ from gristmill.pipeline.extras import require
 from gristmill.pipeline.output.manifest import sha256_file
 from gristmill.pipeline.output.remote import readable
 from gristmill.stages.errors import GristmillError
-from gristmill.stages.formats.fs import filesystem, is_url, local_path
+from gristmill.stages.formats.fs import PLAIN, is_url, local_path
 
 MARKER = "export.json"
 STAGE = ".export.tmp"
@@ -158,7 +158,7 @@ class _Target:
         self.dest = dest
         self.url = is_url(dest)
         if self.url:
-            self.fs, root = filesystem(dest)
+            self.fs, root = PLAIN.filesystem(dest)
             self.root = root.rstrip("/")
             return
         self.folder = Path(local_path(dest))

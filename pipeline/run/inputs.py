@@ -1,9 +1,11 @@
 """A run's inputs: its sources' files listed once, and each file hashed once, through one
 storage object.
 
-`Storage` holds the run's `storage_options` (protocol -> the fsspec backend's keyword
-arguments) and answers for a local path and for any fsspec URL with the same methods, so no
-caller threads the options by hand (stages/formats/fs.py underneath). `list_sources` finds
+`RunStorage` is the run's `Storage` (stages/formats/fs.py: the `storage_options`, and open,
+size, list, hash and read for a local path and any fsspec URL alike), with what only a run
+asks of a store: a file's manifest entry, an earlier run's manifest. The plan builds it once
+and hands the same object to the readers and the split planner, so no caller threads the
+options by hand. `list_sources` finds
 every source's files (a folder, a pattern, a URL prefix, or an earlier run's documents:
 pipeline/run/run_sources.py); `input_entries` gives the manifest's `inputs`, each file's bytes
 and sha256 (an earlier run's as its manifest lists them); `earlier_entries` the indexes of the
@@ -13,7 +15,7 @@ and sha256 (an earlier run's as its manifest lists them); `earlier_entries` the 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from gristmill.pipeline.output import manifest as mf
@@ -23,20 +25,18 @@ from gristmill.pipeline.run.config import RunConfig, SourceConfig
 from gristmill.pipeline.run.config_errors import Problems
 from gristmill.pipeline.run.run_sources import RunSource, check_output, resolve_run
 from gristmill.pipeline.run.source_paths import SourceError, check_overlap, distinct, expand
-from gristmill.stages.formats.fs import StorageOptions, is_url, local_path, url_entry
+from gristmill.stages.formats.fs import Storage, is_url, local_path
 
 
 @dataclass(frozen=True)
-class Storage:
-    """Local paths and fsspec URLs behind one set of methods, with the run's options."""
-
-    options: StorageOptions = field(default_factory=dict)
+class RunStorage(Storage):
+    """The run's storage, with a run's own questions to it."""
 
     def entry(self, path: str) -> dict:
         """{"bytes", "sha256"} of a file (a URL hashed as it streams), or why it is unreadable:
         the reader then rejects it with its reason, and the run goes on."""
         try:
-            return url_entry(path, self.options) if is_url(path) else mf.file_entry(Path(path))
+            return self.digest(path) if is_url(path) else mf.file_entry(Path(path))
         except OSError as e:
             return {"unreadable": f"{type(e).__name__}: {e.strerror}"}
 
@@ -64,17 +64,19 @@ class Sources:
     other_files: Counter  # source folders' files not of an input type, by suffix
 
 
-def list_sources(run: RunConfig, root: Path, output: Path | str, storage: Storage) -> Sources:
+def list_sources(run: RunConfig, root: Path, output: Path | str, storage: RunStorage) -> Sources:
     """The files of every source of `run` (paths relative to `root`, the config's folder);
     `output` (the folder or URL the run writes) may overlap none of them."""
     # an output a source reaches stops the listing (it would list the output); else every
     # source's problems at once
     check_overlap(root, output, [s for s in run.sources if s.run is None])
     problems = Problems()
-    opts, other = storage.options, Counter()
+    other = Counter()
     runs = {}
     for i, s in enumerate(run.sources):
-        if s.run is not None and (r := problems.of(resolve_run, root, i, s.run, s.sources, opts)):
+        if s.run is not None and (
+            r := problems.of(resolve_run, root, i, s.run, s.sources, storage)
+        ):
             runs[i] = r
     for i, r in runs.items():
         problems.of(check_output, i, r, output)
@@ -83,7 +85,7 @@ def list_sources(run: RunConfig, root: Path, output: Path | str, storage: Storag
         if i in runs:
             found.append(([(d, p) for d, p, _ in runs[i].files], []))
         elif s.run is None:
-            found.append(problems.of(expand, root, i, s.paths, opts, other) or ([], []))
+            found.append(problems.of(expand, root, i, s.paths, storage, other) or ([], []))
     if problems.lines:
         raise SourceError("\n".join(problems.lines))
     names = [
@@ -98,7 +100,7 @@ def list_sources(run: RunConfig, root: Path, output: Path | str, storage: Storag
 
 
 def input_entries(
-    sources: list[SourceConfig], found: Sources, storage: Storage
+    sources: list[SourceConfig], found: Sources, storage: RunStorage
 ) -> list[InputEntry]:
     """The manifest's `inputs`: every file hashed once; an earlier run's documents as its
     manifest lists them."""
@@ -112,7 +114,7 @@ def input_entries(
     ]
 
 
-def earlier_entries(dedup_against: list[str], storage: Storage) -> list[dict]:
+def earlier_entries(dedup_against: list[str], storage: RunStorage) -> list[dict]:
     """Each `dedup_against` run's index files as its manifest lists them (sha256): an earlier
     run that changed is another input, so a later run is not "up to date" with it."""
     entries = []

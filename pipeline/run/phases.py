@@ -128,9 +128,9 @@ def task_of(path: str) -> int:
 
 
 def run_context(plan: RunPlan, work: Path) -> StageContext:
-    run, opts = plan.run, plan.storage.options
+    run, storage = plan.run, plan.storage
     earlier = tuple(  # a URL's index copied into work/ once, each stage's checked
-        (p, str(fetch_index(p, work / "earlier" / f"{i:02d}", plan.indexed, opts)))
+        (p, str(fetch_index(p, work / "earlier" / f"{i:02d}", plan.indexed, storage)))
         for i, p in enumerate(plan.dedup_against)
     )
     return StageContext(
@@ -151,13 +151,13 @@ def plan_run(plan: RunPlan, work: Path) -> tuple[list[Phase], StageContext]:
     files = input_files(plan)
     # an earlier run's documents stay whole, in the task that wrote them (`InputFile.task`)
     kinds = [(f.path, input_kind(f.path) if f.task is None else None) for f in files]
-    split = splitting(kinds, run.task_bytes, run.block_bytes, work, plan.storage.options)
+    split = splitting(kinds, run.task_bytes, run.block_bytes, work, plan.storage)
     reader = ReadSources(
         files,
         ctx,
         strict=plan.strict or run.strict,
         max_doc_chars=run.max_doc_chars,
-        storage_options=plan.storage.options,
+        storage=plan.storage,
         splitting=split,
     )
     implicit = [(cls, None) for cls, _ in declared.chain[: declared.implicit]]

@@ -33,8 +33,8 @@ from gristmill.pipeline.run.config import (
 from gristmill.pipeline.run.config_errors import Problems, prefixed
 from gristmill.pipeline.run.fingerprint import config_print
 from gristmill.pipeline.run.inputs import (
+    RunStorage,
     Sources,
-    Storage,
     earlier_entries,
     input_entries,
     list_sources,
@@ -65,7 +65,7 @@ class RunPlan:
     run: RunConfig  # validated; `run.executor` is the one the run uses (`--executor`)
     root: Path  # the config's folder: relative paths are relative to it
     strict: bool  # `run --strict`, or the config's `strict`
-    storage: Storage  # the run's `storage_options`, for every URL it reads or writes
+    storage: RunStorage  # the run's `storage_options`, for every URL it reads or writes
     out: Path  # where the run writes: the output folder, or an `output` URL's work folder
     url: str | None  # the object store the finished run is published to, if any
     sources: Sources  # every source's files
@@ -144,7 +144,7 @@ class RunPlan:
                 "deleted once the run is published (set `output` to a folder, or drop keep_work)"
             )
         out = work_folder(root, url, run.work_dir) if url else resolve_path(root, run.output)
-        storage = Storage(run.storage_options)
+        storage = RunStorage(run.storage_options)
         # every check whose inputs are there, each problem a line, all of them at once
         problems = Problems()
         stages = problems.of(rs.plan_stages, run, root, given)

@@ -24,7 +24,7 @@ from gristmill.pipeline.run.metadata import earlier_run_fields
 from gristmill.stages import fields as md
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.fields import Field
-from gristmill.stages.formats.fs import StorageOptions, is_url, local_path, read_bytes
+from gristmill.stages.formats.fs import Storage, is_url, local_path
 
 
 class RunSourceError(GristmillError):
@@ -45,11 +45,11 @@ def resolve_path(root: Path, run: str) -> str:
 
 
 def resolve_run(
-    root: Path, i: int, run: str, picked: list[str] | None, opts: StorageOptions | None
+    root: Path, i: int, run: str, picked: list[str] | None, storage: Storage
 ) -> RunSource:
     where, path = f"sources[{i}].run", resolve_path(root, run)
     try:
-        raw = read_bytes(f"{path}/{MANIFEST}", opts) if is_url(path) else _local(path)
+        raw = storage.read(f"{path}/{MANIFEST}") if is_url(path) else _local(path)
     except FileNotFoundError:
         raise RunSourceError(
             f"{where}: {run}: no {MANIFEST} (not a finished gristmill run)"

@@ -26,7 +26,7 @@ from pathlib import Path
 from gristmill.pipeline.output.layout import LOCK, WORK
 from gristmill.pipeline.output.manifest import MANIFEST
 from gristmill.stages.errors import GristmillError
-from gristmill.stages.formats.fs import StorageOptions, is_url, list_url, local_path
+from gristmill.stages.formats.fs import PLAIN, Storage, is_url, local_path
 from gristmill.stages.read.sources import SUPPORTED_SUFFIXES, input_kind
 
 WILDCARDS = re.compile(r"[*?\[]")
@@ -52,7 +52,7 @@ def expand(
     root: Path,
     i: int,
     paths: list[str],
-    storage_options: StorageOptions | None = None,
+    storage: Storage = PLAIN,
     other: Counter | None = None,
 ) -> tuple[list[tuple[str, str]], list[str]]:
     """(display path, absolute path) of every file of source `i`, sorted, each path checked;
@@ -64,7 +64,7 @@ def expand(
     for j, pattern in enumerate(paths):
         where = f"sources[{i}].paths[{j}]"
         if is_url(pattern):
-            found = _url_files(where, pattern, storage_options, skipped, other)
+            found = _url_files(where, pattern, storage, skipped, other)
             files += [(u, u) for u in found]
             continue
         pattern = local_path(pattern)
@@ -135,11 +135,13 @@ def describe_other(other: Counter) -> str | None:
     )
 
 
-def _url_files(where: str, pattern: str, opts, skipped: list[str], other: Counter) -> list[str]:
+def _url_files(
+    where: str, pattern: str, storage: Storage, skipped: list[str], other: Counter
+) -> list[str]:
     """The supported objects a URL names (an object, a prefix, a glob); like a local folder's,
     objects under a run's output prefix (`manifest.json` or `_work/` in it) are passed over."""
     try:
-        found = list_url(pattern, opts)
+        found = storage.list(pattern)
     except OSError as e:
         raise SourceError(f"{where}: {pattern}: {type(e).__name__}: {e}") from None
     if not found:

@@ -55,7 +55,7 @@ import orjson
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path, write_bytes
 from gristmill.stages.formats.docio import read_records
-from gristmill.stages.formats.fs import filesystem, is_url, open_file
+from gristmill.stages.formats.fs import PLAIN, Storage, is_url
 
 VERSION = "v1"
 EXACT = "exact_dedup"
@@ -110,19 +110,19 @@ def write_exact_index(sigs: Path, kept: set[tuple[int, str]], out: Path) -> Path
     return folder
 
 
-def fetch_index(run: str, into: Path, stages: dict[str, dict], storage_options=None) -> Path:
+def fetch_index(run: str, into: Path, stages: dict[str, dict], storage: Storage = PLAIN) -> Path:
     """The `index/` folder of the earlier run `run` (a folder or a URL) as a local folder, with
     the index of every stage in `stages` (name -> its `index_params` in this run), each checked
     against this run's parameters. A URL's files are copied into `into` (whole, then renamed)
     once. `run` must have finished (its manifest, which lists the index files, keys the later
     run: an unfinished one's index could change under it)."""
-    _check_finished(run, storage_options)
+    _check_finished(run, storage)
     root = Path(run) / "index" if not is_url(run) else into
     for stage, params in stages.items():
         folder = root / stage / VERSION
-        meta = _meta(run, stage, folder, storage_options)
+        meta = _meta(run, stage, folder, storage)
         for name in meta.get("files", ["keys.npy"]):
-            _fetched(run, stage, folder, name, storage_options)
+            _fetched(run, stage, folder, name, storage)
         check_params(run, stage, meta, params)
         if stage != EXACT:  # the fuzzy stages' key layout, checked before any map reads it
             where = f"{run.rstrip('/')}/index/{stage}/{VERSION}" if is_url(run) else folder
@@ -130,9 +130,9 @@ def fetch_index(run: str, into: Path, stages: dict[str, dict], storage_options=N
     return root
 
 
-def _check_finished(run: str, storage_options) -> None:
+def _check_finished(run: str, storage: Storage) -> None:
     if is_url(run):
-        fs, path = filesystem(f"{run.rstrip('/')}/{MANIFEST}", storage_options)
+        fs, path = storage.filesystem(f"{run.rstrip('/')}/{MANIFEST}")
         found = fs.isfile(path)
     else:
         found = (Path(run) / MANIFEST).is_file()
@@ -143,12 +143,12 @@ def _check_finished(run: str, storage_options) -> None:
         )
 
 
-def _meta(run: str, stage: str, folder: Path, storage_options) -> dict:
-    path = _fetched(run, stage, folder, META, storage_options)
+def _meta(run: str, stage: str, folder: Path, storage: Storage) -> dict:
+    path = _fetched(run, stage, folder, META, storage)
     return orjson.loads(path.read_bytes())
 
 
-def _fetched(run: str, stage: str, folder: Path, name: str, storage_options) -> Path:
+def _fetched(run: str, stage: str, folder: Path, name: str, storage: Storage) -> Path:
     """`folder / name`, copied there first when `run` is a URL."""
     path = folder / name
     if not is_url(run):
@@ -159,7 +159,7 @@ def _fetched(run: str, stage: str, folder: Path, name: str, storage_options) -> 
         return path
     url = f"{run.rstrip('/')}/index/{stage}/{VERSION}/{name}"
     try:
-        with open_file(url, storage_options) as fh:
+        with storage.open(url) as fh:
             data = fh.read()
     except FileNotFoundError:
         raise GristmillError(f"dedup_against: {run}: no {stage} index ({url})") from None

@@ -20,7 +20,7 @@ from isal import igzip
 from isal.igzip_lib import IsalError
 
 from gristmill.stages.formats.atomic import temp_path
-from gristmill.stages.formats.fs import StorageOptions, is_url, open_file
+from gristmill.stages.formats.fs import PLAIN, Storage, is_url
 
 # zstd level 3 single-threaded: fast, and the same bytes on every run (multi-threaded is not).
 ZSTD_LEVEL = 3
@@ -49,17 +49,15 @@ def dumps(obj) -> bytes:
     return orjson.dumps(obj, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n"
 
 
-def open_binary(
-    path: str | os.PathLike, storage_options: StorageOptions | None = None
-) -> io.BufferedIOBase:
+def open_binary(path: str | os.PathLike, storage: Storage = PLAIN) -> io.BufferedIOBase:
     """Open a possibly compressed file (or object: stages/formats/fs.py) for reading raw
     (decompressed) bytes."""
     path = str(path)
     if path.lower().endswith(".gz"):  # any case: a source folder's suffixes compare so
-        return io.BufferedReader(_GzipRaw(path, storage_options), 1 << 20)
+        return io.BufferedReader(_GzipRaw(path, storage), 1 << 20)
     if path.lower().endswith(".zst"):
-        return io.BufferedReader(_ZstdRaw(path, storage_options), 1 << 20)
-    return open_file(path, storage_options)
+        return io.BufferedReader(_ZstdRaw(path, storage), 1 << 20)
+    return storage.open(path)
 
 
 class _GzipRaw(io.RawIOBase):
@@ -69,14 +67,14 @@ class _GzipRaw(io.RawIOBase):
     the same decompressed byte: isal holds back up to a block of a truncated file that zlib
     gives out, so a damaged file yields exactly the bytes, then the error, that `gzip` does."""
 
-    def __init__(self, path: str, storage_options: StorageOptions | None = None):
+    def __init__(self, path: str, storage: Storage = PLAIN):
         self._path, self._pos, self._fallback = path, 0, False
-        self._opts = storage_options
+        self._storage = storage
         self._fh = igzip.open(self._source(), "rb")
 
     def _source(self):
         """The path itself (as before), or an object's stream."""
-        return open_file(self._path, self._opts) if is_url(self._path) else self._path
+        return self._storage.open(self._path) if is_url(self._path) else self._path
 
     def readable(self) -> bool:
         return True
@@ -104,8 +102,8 @@ class _ZstdRaw(io.RawIOBase):
     """A .zst file as a raw byte stream. zstandard's own stream_reader ends quietly when a frame
     is cut off, which would read a truncated file as a shorter one; this raises EOFError."""
 
-    def __init__(self, path: str, storage_options: StorageOptions | None = None):
-        self._fh = open_file(path, storage_options)  # closed in close()
+    def __init__(self, path: str, storage: Storage = PLAIN):
+        self._fh = storage.open(path)  # closed in close()
         self._dctx = zstandard.ZstdDecompressor()
         self._obj = self._dctx.decompressobj()
         self._buf, self._pos, self._in_frame = b"", 0, False

@@ -24,7 +24,7 @@ from gristmill.stages import fields as md
 from gristmill.stages.base import StageContext
 from gristmill.stages.errors import InputError
 from gristmill.stages.formats.docio import DAMAGED, open_binary
-from gristmill.stages.formats.fs import StorageOptions, is_url, open_file
+from gristmill.stages.formats.fs import PLAIN, Storage, is_url
 from gristmill.stages.formats.rejects import RejectWriter
 from gristmill.stages.read.records import BadRecord, Skipped
 from gristmill.stages.read.split_read import split_lines
@@ -92,13 +92,13 @@ class ReadSources(PipelineStep):
         ctx: StageContext | None = None,
         strict: bool = False,
         max_doc_chars: int = 10_000_000,
-        storage_options: StorageOptions | None = None,  # for URLs: stages/formats/fs.py
+        storage: Storage = PLAIN,  # the run's: opens its URLs (stages/formats/fs.py)
         splitting: Splitting | None = None,  # large files' layouts: stages/read/splits.py
     ):
         super().__init__()
         self.files, self.strict, self.max_doc_chars = files, strict, max_doc_chars
         self.splitting = splitting or Splitting({})
-        self.storage_options = storage_options
+        self.storage = storage
         self.ctx = ctx or StageContext()
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1):
@@ -153,7 +153,7 @@ class ReadSources(PipelineStep):
             from gristmill.stages.read.warc import warc_records  # imports warcio
 
             for span in lay.blocks_of(rank, self.splitting.block_bytes, world_size):
-                yield from warc_records(f.path, self.storage_options, span)
+                yield from warc_records(f.path, self.storage, span)
         else:
             yield from self._row_groups(f, lay, rank, world_size, home)
 
@@ -197,7 +197,7 @@ class ReadSources(PipelineStep):
                     warc_records,  # imports warcio only when needed
                 )
 
-                yield from warc_records(f.path, self.storage_options)
+                yield from warc_records(f.path, self.storage)
                 return
             rows = {"parquet": self._parquet_rows, "text": self._text}.get(kind, self._lines)(f)
             for last, raw, rec in rows:  # noqa: B007 - `last` is read after the loop
@@ -210,7 +210,7 @@ class ReadSources(PipelineStep):
             yield last + 1, None, BadRecord("unreadable_file", f"{type(e).__name__}: {e}")
 
     def _lines(self, f: InputFile):
-        with open_binary(f.path, self.storage_options) as fh:
+        with open_binary(f.path, self.storage) as fh:
             for n, line in enumerate(fh, start=1):
                 yield from self._line(n, line)
 
@@ -226,7 +226,7 @@ class ReadSources(PipelineStep):
 
     def _text(self, f: InputFile):
         """A text file is one document, its id the file's path as the config names it."""
-        with open_binary(f.path, self.storage_options) as fh:
+        with open_binary(f.path, self.storage) as fh:
             raw = fh.read()
         if raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]  # a UTF-8 byte-order mark is not part of the text
@@ -245,7 +245,7 @@ class ReadSources(PipelineStep):
 
         from gristmill.stages.formats.doctable import decode_rows, written_here
 
-        src = open_file(f.path, self.storage_options) if is_url(f.path) else f.path
+        src = self.storage.open(f.path) if is_url(f.path) else f.path
         pf = pq.ParquetFile(src)
         # a `write` stage's file: its JSON columns parsed back, its nulls absent keys
         rows_of = decode_rows if written_here(pf.schema_arrow) else (lambda b: b.to_pylist())

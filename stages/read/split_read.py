@@ -37,7 +37,6 @@ from datatrove.pipeline.base import PipelineStep
 
 from gristmill.stages.formats.atomic import write_bytes
 from gristmill.stages.formats.docio import DAMAGED, SCRATCH_ZSTD_LEVEL, AtomicWriter, open_binary
-from gristmill.stages.formats.fs import open_file
 from gristmill.stages.read.splits import FileLayout, Frame, Split, Splitting
 
 CHUNK = 1 << 20
@@ -96,7 +95,7 @@ class ReadSplits(PipelineStep):
         """[bytes, newlines] of each of the split's frames, decompressed; on damage, those of
         the frames before it, and the bytes and newlines of its frame read before it."""
         done: list[list[int]] = []
-        with open_file(self.paths[s.file], self.splitting.storage_options) as fh:
+        with self.splitting.storage.open(self.paths[s.file]) as fh:
             for fr in s.frames:
                 size = newlines = 0
                 try:
@@ -146,7 +145,7 @@ def _block_cuts(lo: int, hi: int, block: int) -> Iterator[tuple[int, int]]:
 def split_chunks(path: str, s: Split, sp: Splitting) -> Iterator[bytes]:
     """The split's decompressed bytes from `s.start` to the end of the file, lazily."""
     if s.whole:
-        with open_binary(path, sp.storage_options) as fh:
+        with open_binary(path, sp.storage) as fh:
             while chunk := fh.read(CHUNK):
                 yield chunk
         return
@@ -185,7 +184,7 @@ def frame_chunks(fh, frames: Iterable[Frame]) -> Iterator[bytes]:
 
 def chunks_from(path: str, place: int, sp: Splitting) -> Iterator[bytes]:
     """A plain file's bytes from offset `place` on."""
-    with open_file(path, sp.storage_options) as fh:
+    with sp.storage.open(path) as fh:
         fh.seek(place)
         while chunk := fh.read(CHUNK):
             yield chunk
@@ -316,7 +315,7 @@ def frame_lines(path: str, sp: Splitting, lay: FileLayout, task: int, tasks: int
 
 def _frame_blocks(path, sp, lay, task, tasks, frames, starts, before, limit):
     block = sp.block_bytes
-    with open_file(path, sp.storage_options) as fh:
+    with sp.storage.open(path) as fh:
         for lo, hi in lay.blocks_of(task, block, tasks):
             k = bisect.bisect_right(starts, lo) - 1
             skipped = [0]

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gristmill.stages.formats.docio import DAMAGED
-from gristmill.stages.formats.fs import StorageError, StorageOptions, file_size, is_url, open_file
+from gristmill.stages.formats.fs import PLAIN, Storage, StorageError, is_url
 from gristmill.stages.read.zstd_frames import Frame, zstd_frames
 
 KINDS = ("jsonl", "parquet", "warc")  # `input_kind`s that split; text files are one document
@@ -93,12 +93,12 @@ class FileLayout:
 @dataclass(frozen=True)
 class Splitting:
     """A run's large files, by their place in the input list, where the read phase writes, and
-    how their URLs are opened."""
+    the run's storage, which opens their URLs."""
 
     layouts: dict[int, FileLayout]
     block_bytes: int = 1
     work: Path | None = None  # the run's work folder
-    storage_options: StorageOptions | None = None  # for URLs: stages/formats/fs.py
+    storage: Storage = PLAIN  # for URLs: stages/formats/fs.py
 
     @property
     def splits(self) -> list[Split]:
@@ -111,7 +111,7 @@ def splitting(
     task_bytes: int,
     block_bytes: int,
     work: Path,
-    storage_options: StorageOptions | None = None,
+    storage: Storage = PLAIN,
 ) -> Splitting:
     """The run's large files' layouts; `files` holds each input's path (a local file or a URL)
     and kind (`input_kind` of stages/read/sources.py; None: read whole). Files no larger than
@@ -119,17 +119,17 @@ def splitting(
     layouts = {}
     for i, (path, kind) in enumerate(files):
         try:
-            size = file_size(path, storage_options) if kind in KINDS else None
+            size = storage.size(path) if kind in KINDS else None
             if size is None or size <= block_bytes:
                 continue
-            lay = _layout(i, path, kind, task_bytes, size, storage_options)
+            lay = _layout(i, path, kind, task_bytes, size, storage)
         except DAMAGED as e:  # not what its name says: read whole, and rejected as it always is
             if is_url(path) and _not_the_data(e):  # the store failed: a rerun must cut it alike
                 raise StorageError(f"{path}: its layout could not be read: {e!r}") from e
             continue
         if lay is not None:
             layouts[i] = lay
-    return Splitting(layouts, block_bytes, work, storage_options)
+    return Splitting(layouts, block_bytes, work, storage)
 
 
 def _not_the_data(e: BaseException) -> bool:
@@ -138,21 +138,21 @@ def _not_the_data(e: BaseException) -> bool:
 
 
 def _layout(
-    i: int, path: str, kind: str, task_bytes: int, size: int, opts: StorageOptions | None
+    i: int, path: str, kind: str, task_bytes: int, size: int, storage: Storage
 ) -> FileLayout | None:
     if kind == "warc":
         from gristmill.stages.read.warc import members_per_record  # imports warcio
 
-        if not (path.lower().endswith(".gz") and members_per_record(path, opts)):
+        if not (path.lower().endswith(".gz") and members_per_record(path, storage)):
             return None
         how = "gzip per record: blocks read where they go"
         return FileLayout(i, "records", how=how, data_bytes=size)
     if kind == "parquet":
-        groups = row_groups(path, opts)
+        groups = row_groups(path, storage)
         how = f"{len(groups)} row group{'s' * (len(groups) != 1)}, read where they go"
         size = sum(g.size for g in groups)
         return FileLayout(i, "rows", groups=groups, how=how, data_bytes=size)
-    splits, how = line_splits(i, path, task_bytes, opts)
+    splits, how = line_splits(i, path, task_bytes, storage)
     frames = [f for s in splits for f in s.frames]
     if splits[-1].whole or None in (f.content for f in frames):
         size = None  # known once the read phase has read it
@@ -185,10 +185,10 @@ def _spread(blocks: int, tasks: int) -> str:
 
 
 def line_splits(
-    file: int, path: str, task_bytes: int, opts: StorageOptions | None = None
+    file: int, path: str, task_bytes: int, storage: Storage = PLAIN
 ) -> tuple[tuple[Split, ...], str]:
     """A JSON-lines file's read tasks of about `task_bytes` each, and how they were cut."""
-    size, low = file_size(path, opts), path.lower()
+    size, low = storage.size(path), path.lower()
     if low.endswith(".gz"):
         return (Split(file, 0, 0, size, 0, None, whole=True),), "gzip: one read task"
     if not low.endswith(".zst"):
@@ -196,7 +196,7 @@ def line_splits(
         cuts = [size * k // n for k in range(n + 1)]
         splits = [Split(file, k, cuts[k], cuts[k + 1], cuts[k], cuts[k + 1]) for k in range(n)]
         return tuple(splits), f"{n} read tasks by byte range"
-    frames = zstd_frames(path, opts)
+    frames = zstd_frames(path, storage)
     if frames is None or len(frames) < 2:
         why = "one frame" if frames else "its frames do not parse"
         return (Split(file, 0, 0, size, 0, None, whole=True),), f"zstd, {why}: one read task"
@@ -212,11 +212,11 @@ def line_splits(
     return tuple(splits), f"zstd, {len(frames)} frames: {len(groups)} read tasks"
 
 
-def row_groups(path: str, opts: StorageOptions | None = None) -> tuple[RowGroup, ...]:
+def row_groups(path: str, storage: Storage = PLAIN) -> tuple[RowGroup, ...]:
     """The row groups, from the file's footer alone."""
     import pyarrow.parquet as pq  # only for parquet inputs
 
-    with open_file(path, opts) as fh:
+    with storage.open(path) as fh:
         meta = pq.ParquetFile(fh).metadata
     out, row, place = [], 1, 0
     for g in range(meta.num_row_groups):

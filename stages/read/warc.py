@@ -25,7 +25,7 @@ from collections.abc import Iterator
 
 from warcio.archiveiterator import ArchiveIterator
 
-from gristmill.stages.formats.fs import StorageOptions, is_url, open_file
+from gristmill.stages.formats.fs import PLAIN, Storage, is_url
 from gristmill.stages.read.charset import Decoded, decode_html
 from gristmill.stages.read.records import BadRecord, Skipped
 
@@ -39,13 +39,13 @@ RESYNC_CHUNK = 1 << 20
 
 
 def warc_records(
-    path: str, storage_options: StorageOptions | None = None, block: tuple[int, int] | None = None
+    path: str, storage: Storage = PLAIN, block: tuple[int, int] | None = None
 ) -> Iterator[tuple[int, None, object]]:
     """The file's records; with `block` (start, end), only those whose offset lies in it (a
     large per-record gzip file's block, `stages/read/splits.py`), from its first gzip member."""
     gz, seen = path.lower().endswith(".gz"), 0
     end = block[1] if block else None
-    with open_file(path, storage_options) as fh:
+    with storage.open(path) as fh:
         size = fh.size if is_url(path) else os.fstat(fh.fileno()).st_size
         start: int | None = member_start(fh, *block) if block and block[0] else 0
         while start is not None:
@@ -104,13 +104,11 @@ def member_start(fh, pos: int, end: int) -> int | None:
             return None
 
 
-def members_per_record(
-    path: str, storage_options: StorageOptions | None = None, limit: int = 16 << 20
-) -> bool:
+def members_per_record(path: str, storage: Storage = PLAIN, limit: int = 16 << 20) -> bool:
     """Whether the first gzip member ends within `limit` bytes with more after it: a file
     gzipped per record, whose blocks can be read apart."""
     obj = zlib.decompressobj(wbits=31)
-    with open_file(path, storage_options) as fh:
+    with storage.open(path) as fh:
         while not obj.eof and fh.tell() < limit and (chunk := fh.read(1 << 16)):
             try:
                 obj.decompress(chunk, 1 << 16)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import zstandard
 
-from gristmill.stages.formats.fs import StorageOptions, file_size, open_file
+from gristmill.stages.formats.fs import PLAIN, Storage
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 SKIPPABLE = range(0x184D2A50, 0x184D2A60)  # skippable frames' magic numbers (little-endian)
@@ -31,13 +31,13 @@ class Frame:
     content: int | None  # decompressed bytes; None: not in its header
 
 
-def zstd_frames(path: str, opts: StorageOptions | None = None) -> list[Frame] | None:
+def zstd_frames(path: str, storage: Storage = PLAIN) -> list[Frame] | None:
     """The file's zstd frames (skippable frames passed over); None when the file does not
     parse (a truncated or damaged file is read whole, so its error comes where it always
     does). An object's bytes come in ranged reads of 8 MiB, or 64 KiB where pzstd's skippable
     frames give the frames' sizes (stages/formats/fs.py)."""
-    frames, size = [], file_size(path, opts)
-    with _opened(path, opts) as fh:
+    frames, size = [], storage.size(path)
+    with _opened(path, storage) as fh:
         pos, given = 0, None  # given: the size the skippable frame before it gives
         while pos < size:
             fh.seek(pos)
@@ -73,10 +73,10 @@ def _given(head: bytes) -> int | None:
     return int.from_bytes(head[8:12], "little") if head[4:8] == b"\x04\0\0\0" else None
 
 
-def _opened(path: str, opts: StorageOptions | None):
+def _opened(path: str, storage: Storage):
     """The file, open for the walk: an object read 64 KiB a request where its first frame is
     pzstd's skippable one (the walk then jumps from frame to frame), else 8 MiB."""
-    fh = open_file(path, opts, block_size=HINTED_READ)
+    fh = storage.open(path, block_size=HINTED_READ)
     try:
         if _given(fh.read(12)) is not None:
             return fh
@@ -84,7 +84,7 @@ def _opened(path: str, opts: StorageOptions | None):
         fh.close()
         raise
     fh.close()
-    return open_file(path, opts)
+    return storage.open(path)
 
 
 def _blocks_end(fh, pos: int, size: int) -> int | None:

@@ -11,7 +11,7 @@ import pytest
 
 from gristmill.stages.dedup.earlier import fetch_index, write_meta
 from gristmill.stages.errors import GristmillError
-from gristmill.stages.formats.fs import filesystem
+from gristmill.stages.formats.fs import PLAIN
 
 
 def an_index(out):
@@ -34,7 +34,7 @@ def test_an_earlier_url_without_a_manifest_is_an_error(tmp_path):
     local = tmp_path / "run"
     an_index(local)
     url = f"memory://gristmill-{uuid.uuid4().hex}/run"
-    fs, root = filesystem(url)
+    fs, root = PLAIN.filesystem(url)
     fs.put(str(local), root, recursive=True)
     try:
         with pytest.raises(GristmillError, match=f"{url} has no manifest.json"):

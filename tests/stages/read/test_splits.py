@@ -346,14 +346,13 @@ def test_a_file_that_is_not_what_its_name_says_is_read_whole(tmp_path):
     assert sp.splits[0].whole
 
 
-def test_a_store_that_fails_while_planning_stops_the_run(tmp_path, monkeypatch):
+def test_a_store_that_fails_while_planning_stops_the_run(tmp_path):
     """A damaged file is read whole (its error comes where it always does), but an object whose
     store fails while its layout is read stops the plan, naming it: a rerun must cut it up as
     the first run did, or its blocks would go to other tasks."""
     import fsspec
 
-    from gristmill.stages.formats.fs import StorageError
-    from gristmill.stages.read import zstd_frames as zf
+    from gristmill.stages.formats.fs import Storage, StorageError
 
     data = frames_of(corpus(3), 500)
     url = "memory://bucket/a.jsonl.zst"
@@ -363,13 +362,13 @@ def test_a_store_that_fails_while_planning_stops_the_run(tmp_path, monkeypatch):
     files = [(url, "jsonl"), (str(tmp_path / "a.jsonl.zst"), "jsonl")]
     assert set(splitting(files, 2000, 1000, tmp_path).layouts) == {0, 1}  # read as a file is
 
-    def refused(*_a, **_k):
-        raise ConnectionError("connection reset")
+    class Refusing(Storage):  # sizes answered, every read refused
+        def open(self, path, block_size=8 << 20):
+            raise ConnectionError("connection reset")
 
-    monkeypatch.setattr(zf, "open_file", refused)
-    assert splitting(files[1:], 2000, 1000, tmp_path).layouts == {}  # local: read whole
+    assert splitting(files[1:], 2000, 1000, tmp_path, Refusing()).layouts == {}  # local: whole
     with pytest.raises(StorageError, match="memory://bucket/a.jsonl.zst: its layout"):
-        splitting(files, 2000, 1000, tmp_path)
+        splitting(files, 2000, 1000, tmp_path, Refusing())
 
 
 def test_pzstd_s_frame_sizes_are_walked_frame_to_frame(tmp_path, monkeypatch):
