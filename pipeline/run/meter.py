@@ -30,7 +30,8 @@ from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.output.cost import input_bytes, with_cost
-from gristmill.pipeline.run.observe import AFTER_EACH, RunObserver, RunState, Steps
+from gristmill.pipeline.run.observe import RunObserver, RunState
+from gristmill.pipeline.run.observer_steps import AFTER_EACH, Steps
 from gristmill.pipeline.run.phases import Phase, step_label
 from gristmill.stages.formats.atomic import write_bytes
 from gristmill.stages.registry import STAGES, is_global

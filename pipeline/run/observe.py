@@ -6,15 +6,10 @@ module, reading what it needs from the plan: the progress display (progress.py),
 tally (tally.py), the CPU and time meter (meter.py), the manifest (record.py) and, for an
 output URL, the lease on the store (pipeline/output/lease.py).
 
-An observer declares the pass-through steps it adds (`steps`: where, and how to make them for a
-phase), and the compiler places them (`place`, from `Plan.compile`) before any task runs, so a
-resumed or Slurm-submitted run carries them too; at the end it reads back what its steps wrote
-from inside the tasks. Where a step goes is data, in the order of `PLACES`:
-
-- `AFTER_READ`: right after a phase's reader, in every phase that carries documents;
-- `BEFORE_END`: right before the run's last step (pack or write), where every kept document
-  passes;
-- `AFTER_EACH`: after every step of every phase, those of the places above included.
+An observer declares the pass-through steps it adds (`steps`: observer_steps.py, where and how
+to make them for a phase), and the compiler places them before any task runs, so a resumed or
+Slurm-submitted run carries them too; at the end it reads back what its steps wrote from inside
+the tasks.
 
 Observers start in the order the runner lists them and end in the reverse order (`Observers`),
 as nested `with` blocks would: the manifest (record.py) ends after the meter whose figures it
@@ -23,30 +18,12 @@ records.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from datatrove.pipeline.base import PipelineStep
+from dataclasses import dataclass, field
 
 from gristmill.pipeline.output.manifest import Manifest
+from gristmill.pipeline.run.observer_steps import Steps
 from gristmill.pipeline.run.phases import Phase
-
-if TYPE_CHECKING:
-    from gristmill.pipeline.run.plan import RunPlan
-
-AFTER_READ, BEFORE_END, AFTER_EACH = "after the reader", "before the last step", "after each step"
-PLACES = (AFTER_READ, BEFORE_END, AFTER_EACH)  # the order in which steps are placed
-
-
-@dataclass(frozen=True)
-class Steps:
-    """Steps an observer adds at `at`: `make(phase, work)` gives them for one phase (for
-    `AFTER_EACH`, one per step of the phase, in order)."""
-
-    at: str
-    make: Callable[[Phase, Path], list[PipelineStep]]
+from gristmill.pipeline.run.plan import RunPlan
 
 
 @dataclass
@@ -104,20 +81,3 @@ class Observers:
     def run_end(self, run: RunState) -> None:
         for o in reversed(self.all):
             o.on_run_end(run)
-
-
-def place(phases: list[Phase], work: Path, observers) -> list[Phase]:
-    """The phases with every observer's steps where they said (new phases: the compiled ones
-    are left as they are)."""
-    declared = [s for at in PLACES for o in observers for s in o.steps if s.at == at]
-    out = [replace(p, steps=list(p.steps)) for p in phases]
-    for s in declared:
-        for k, p in enumerate(out):
-            if s.at == AFTER_READ and len(p.steps) > 1:
-                p.steps[1:1] = s.make(p, work)
-            elif s.at == BEFORE_END and k == len(out) - 1:
-                p.steps[-1:-1] = s.make(p, work)
-            elif s.at == AFTER_EACH:
-                added = s.make(p, work)
-                p.steps = [step for pair in zip(p.steps, added, strict=True) for step in pair]
-    return out

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
@@ -44,7 +44,9 @@ from gristmill.stages.registry import StageClass, is_global
 from gristmill.stages.resources import DEFAULT, Resources, most
 
 if TYPE_CHECKING:
-    from gristmill.pipeline.run.plan import RunPlan
+    from gristmill.pipeline.run.config import RunConfig
+    from gristmill.pipeline.run.inputs import RunStorage, Sources
+    from gristmill.pipeline.run.resolve import PlannedStage
 
 READ_SPLITS = "00-read-splits"  # the read phase of large files, before phase 01
 
@@ -112,7 +114,22 @@ def quiet(step: Stage) -> Stage:
     return type(step)(step.params, replace(step.ctx, rejected=None))
 
 
-def input_files(plan: RunPlan) -> list[InputFile]:
+class Planned(Protocol):
+    """What compiling reads of a run's plan: pipeline/run/plan.py's `RunPlan`, which compiles
+    itself with this module, so this module names what it reads, not the plan's class."""
+
+    run: RunConfig
+    strict: bool
+    storage: RunStorage
+    out: Path
+    sources: Sources
+    stages: tuple[PlannedStage, ...]
+    declared: metadata.Declared
+    dedup_against: list[str]
+    indexed: dict[str, dict]
+
+
+def input_files(plan: Planned) -> list[InputFile]:
     return [
         InputFile(path, display, src.name, src.origin, dict(src.fields))
         if not src.run  # an earlier run's documents: their source, origin and task as written
@@ -127,7 +144,7 @@ def task_of(path: str) -> int:
     return int(path.rsplit("/", 1)[-1].split(".", 1)[0])
 
 
-def run_context(plan: RunPlan, work: Path) -> StageContext:
+def run_context(plan: Planned, work: Path) -> StageContext:
     run, storage = plan.run, plan.storage
     earlier = tuple(  # a URL's index copied into work/ once, each stage's checked
         (p, str(fetch_index(p, work / "earlier" / f"{i:02d}", plan.indexed, storage)))
@@ -144,7 +161,7 @@ def run_context(plan: RunPlan, work: Path) -> StageContext:
     )
 
 
-def plan_run(plan: RunPlan, work: Path) -> tuple[list[Phase], StageContext]:
+def plan_run(plan: Planned, work: Path) -> tuple[list[Phase], StageContext]:
     """The run's phases, and the stage context after its last stage (the tokenizer it used)."""
     run, declared = plan.run, plan.declared
     ctx = run_context(plan, work)

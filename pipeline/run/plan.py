@@ -41,7 +41,7 @@ from gristmill.pipeline.run.inputs import (
     resolve_path,
 )
 from gristmill.pipeline.run.mix_config import ResolvedMix
-from gristmill.pipeline.run.observe import place
+from gristmill.pipeline.run.observer_steps import place
 from gristmill.pipeline.run.phases import (
     Phase,
     ReadWork,
@@ -197,7 +197,7 @@ class RunPlan:
 
     def compile(self, observers=(), work: Path | None = None) -> RunPlan:
         """The plan with its phases, each observer's steps placed where it declared them
-        (pipeline/run/observe.py): the stages are built (and a `dedup_against` URL's index
+        (pipeline/run/observer_steps.py): the stages are built (and a `dedup_against` URL's index
         copied into the work folder), so only once the work folder is the run's own."""
         work = work or self.work
         phases, ctx = plan_run(self, work)

@@ -31,7 +31,8 @@ from datatrove.pipeline.base import PipelineStep
 from gristmill.pipeline.output.funnel import funnel_lines, nothing_kept
 from gristmill.pipeline.output.manifest import MANIFEST, Manifest, StageCounts
 from gristmill.pipeline.run.meter import cpu_words
-from gristmill.pipeline.run.observe import AFTER_READ, RunObserver, RunState, Steps
+from gristmill.pipeline.run.observe import RunObserver, RunState
+from gristmill.pipeline.run.observer_steps import AFTER_READ, Steps
 from gristmill.pipeline.run.phases import Phase
 from gristmill.stages.formats.atomic import write_bytes
 from gristmill.stages.resources import DEFAULT

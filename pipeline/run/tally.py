@@ -17,7 +17,8 @@ import orjson
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
-from gristmill.pipeline.run.observe import BEFORE_END, RunObserver, Steps
+from gristmill.pipeline.run.observe import RunObserver
+from gristmill.pipeline.run.observer_steps import BEFORE_END, Steps
 from gristmill.stages import fields as md
 from gristmill.stages.formats.atomic import write_bytes
 
