@@ -3,6 +3,7 @@ runs: the stops (files entered, returns included) and how often `runner.py` is e
 
     python -m bench.speed.walk [CONFIG]          # default configs/sample.yaml
     python -m bench.speed.walk --list            # every stop, in order
+    python -m bench.speed.walk --with-storage    # and the run's storage, into the readers
 
 It runs `gristmill.pipeline.run.runner.run(CONFIG)` with the output sent to a temporary folder,
 under `sys.setprofile`, and stops the run when an executor's `run_phase` is first called (the
@@ -14,7 +15,9 @@ phases start; nothing after that is counted). The rule:
   the plan (`RUN_MODULES` below: `gristmill.pipeline.run.{config,plan,observe}`), or a list,
   tuple or dict holding one; `--with-output` follows the output object too
   (`gristmill.pipeline.output.run_output`, which holds the output's folder, key and hash, not
-  the plan);
+  the plan); `--with-storage` follows the run's storage too: the plan's storage object (`STORAGE`
+  below) and the `storage_options` dict it holds (by identity: what older readers were handed),
+  wherever they are passed: the source listing, the split planner, the readers, formats/fs.py;
 - only gristmill's own functions count (a library's frames are passed through: a gristmill
   function called back from inside pydantic or datatrove is followed if its caller chain, by
   gristmill frames, is);
@@ -43,6 +46,7 @@ RUN_MODULES = (  # the config, the plan, and the run's state, which holds the pl
     "gristmill.pipeline.run.observe",
 )
 OUTPUT_MODULES = ("gristmill.pipeline.output.run_output",)  # `--with-output`
+STORAGE = ("Storage", "RunStorage")  # `--with-storage`: the run's storage object's classes
 DEPTH = 3  # calls below runner.run that a reader follows: runner.run's callees, theirs, theirs
 
 
@@ -50,20 +54,30 @@ class Reached(BaseException):
     """Raised into the run when its first phase starts: the walk is over."""
 
 
-def of_run(value, path: str, modules: tuple[str, ...], depth: int = 0) -> bool:
+def of_run(
+    value, path: str, modules: tuple[str, ...], depth: int = 0, held: set[int] | None = None
+) -> bool:
+    if held is not None and id(value) in held:  # the run's storage, or its options
+        return True
+    if held is not None and type(value).__name__ in STORAGE:  # from the plan's resolving on
+        held.update({id(value), id(value.options)})
+        return True
     if isinstance(value, str | Path) and str(value) == path:
         return True
     if isinstance(value, list | tuple) and depth == 0:
-        return any(of_run(v, path, modules, 1) for v in value[:8])
+        return any(of_run(v, path, modules, 1, held) for v in value[:8])
     if isinstance(value, dict) and depth == 0:
-        return any(of_run(v, path, modules, 1) for v in list(value.values())[:8])
+        return any(of_run(v, path, modules, 1, held) for v in list(value.values())[:8])
     return type(value).__module__ in modules
 
 
-def walk(config: str, depth: int = DEPTH, modules: tuple[str, ...] = RUN_MODULES) -> list[str]:
+def walk(
+    config: str, depth: int = DEPTH, modules: tuple[str, ...] = RUN_MODULES, storage=False
+) -> list[str]:
     """The files of the stops, in order (see the module doc)."""
     from gristmill.pipeline.run import runner
 
+    held: set[int] | None = set() if storage else None
     stops: list[str] = []
     followed: dict[int, int] = {}  # id(gristmill frame) -> its depth below runner.run, -1: not
 
@@ -97,7 +111,7 @@ def walk(config: str, depth: int = DEPTH, modules: tuple[str, ...] = RUN_MODULES
                 followed[id(frame)] = up if generated else -1
                 return
             args = [frame.f_locals.get(n) for n in code.co_varnames[: code.co_argcount]]
-            if up < depth and any(of_run(a, config, modules) for a in args):
+            if up < depth and any(of_run(a, config, modules, held=held) for a in args):
                 followed[id(frame)] = up + 1
                 note(frame)
             else:
@@ -129,6 +143,7 @@ def main() -> None:
     ap.add_argument(
         "--with-output", action="store_true", help="follow the output object's methods too"
     )
+    ap.add_argument("--with-storage", action="store_true", help="follow the run's storage too")
     args = ap.parse_args()
     src = Path(args.config).resolve()
     data = yaml.safe_load(src.read_text())
@@ -139,7 +154,7 @@ def main() -> None:
         cfg = Path(tmp) / src.name
         cfg.write_text(yaml.safe_dump(data, sort_keys=False))
         modules = RUN_MODULES + (OUTPUT_MODULES if args.with_output else ())
-        stops = walk(str(cfg), args.depth, modules)
+        stops = walk(str(cfg), args.depth, modules, args.with_storage)
     root = str(Path.cwd())
     names = [s.split("/pipeline/", 1)[-1] if "/pipeline/" in s else s for s in stops]
     if args.list:
@@ -148,7 +163,12 @@ def main() -> None:
     entered = sum(1 for n in names if n.endswith("run/runner.py"))
     files = len(set(names))
     rule = f"depth {args.depth}{', output followed' if args.with_output else ''}"
-    print(f"{len(stops)} stops in {files} files; runner.py entered {entered} times ({rule})")
+    rule += ", storage followed" if args.with_storage else ""
+    fs = sum(1 for n in names if n.endswith("stages/formats/fs.py"))
+    print(
+        f"{len(stops)} stops in {files} files; runner.py entered {entered} times, "
+        f"formats/fs.py {fs} ({rule})"
+    )
     print(f"in {root}")
 
 

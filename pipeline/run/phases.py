@@ -44,6 +44,7 @@ from gristmill.stages.registry import StageClass, is_global
 from gristmill.stages.resources import DEFAULT, Resources, most
 
 if TYPE_CHECKING:
+    from gristmill.pipeline.output.manifest_model import InputEntry
     from gristmill.pipeline.run.config import RunConfig
     from gristmill.pipeline.run.inputs import RunStorage, Sources
     from gristmill.pipeline.run.resolve import PlannedStage
@@ -127,6 +128,7 @@ class Planned(Protocol):
     declared: metadata.Declared
     dedup_against: list[str]
     indexed: dict[str, dict]
+    inputs: list[InputEntry]  # each file's bytes and sha256 (none where the plan is not keyed)
 
 
 def input_files(plan: Planned) -> list[InputFile]:
@@ -168,7 +170,9 @@ def plan_run(plan: Planned, work: Path) -> tuple[list[Phase], StageContext]:
     files = input_files(plan)
     # an earlier run's documents stay whole, in the task that wrote them (`InputFile.task`)
     kinds = [(f.path, input_kind(f.path) if f.task is None else None) for f in files]
-    split = splitting(kinds, run.task_bytes, run.block_bytes, work, plan.storage)
+    # each file's bytes, as the plan hashed it (none where it is not keyed): no store asked again
+    sizes = [e.bytes for e, _ in zip(plan.inputs, files, strict=True)] if plan.inputs else None
+    split = splitting(kinds, run.task_bytes, run.block_bytes, work, plan.storage, sizes)
     reader = ReadSources(
         files,
         ctx,

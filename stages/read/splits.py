@@ -112,14 +112,17 @@ def splitting(
     block_bytes: int,
     work: Path,
     storage: Storage = PLAIN,
+    sizes: list[int | None] | None = None,
 ) -> Splitting:
     """The run's large files' layouts; `files` holds each input's path (a local file or a URL)
-    and kind (`input_kind` of stages/read/sources.py; None: read whole). Files no larger than
-    one block, or of other kinds, are read whole, as before."""
+    and kind (`input_kind` of stages/read/sources.py; None: read whole), `sizes` each one's
+    bytes where the plan knows them (it hashed every input: no store is asked again). Files no
+    larger than one block, or of other kinds, are read whole, as before."""
     layouts = {}
     for i, (path, kind) in enumerate(files):
         try:
-            size = storage.size(path) if kind in KINDS else None
+            known = sizes[i] if sizes else None
+            size = (storage.size(path) if known is None else known) if kind in KINDS else None
             if size is None or size <= block_bytes:
                 continue
             lay = _layout(i, path, kind, task_bytes, size, storage)
@@ -152,7 +155,7 @@ def _layout(
         how = f"{len(groups)} row group{'s' * (len(groups) != 1)}, read where they go"
         size = sum(g.size for g in groups)
         return FileLayout(i, "rows", groups=groups, how=how, data_bytes=size)
-    splits, how = line_splits(i, path, task_bytes, storage)
+    splits, how = line_splits(i, path, task_bytes, storage, size)
     frames = [f for s in splits for f in s.frames]
     if splits[-1].whole or None in (f.content for f in frames):
         size = None  # known once the read phase has read it
@@ -185,10 +188,11 @@ def _spread(blocks: int, tasks: int) -> str:
 
 
 def line_splits(
-    file: int, path: str, task_bytes: int, storage: Storage = PLAIN
+    file: int, path: str, task_bytes: int, storage: Storage = PLAIN, size: int | None = None
 ) -> tuple[tuple[Split, ...], str]:
-    """A JSON-lines file's read tasks of about `task_bytes` each, and how they were cut."""
-    size, low = storage.size(path), path.lower()
+    """A JSON-lines file's read tasks of about `task_bytes` each, and how they were cut
+    (`size`: the file's bytes, where known)."""
+    size, low = storage.size(path) if size is None else size, path.lower()
     if low.endswith(".gz"):
         return (Split(file, 0, 0, size, 0, None, whole=True),), "gzip: one read task"
     if not low.endswith(".zst"):
@@ -196,7 +200,7 @@ def line_splits(
         cuts = [size * k // n for k in range(n + 1)]
         splits = [Split(file, k, cuts[k], cuts[k + 1], cuts[k], cuts[k + 1]) for k in range(n)]
         return tuple(splits), f"{n} read tasks by byte range"
-    frames = zstd_frames(path, storage)
+    frames = zstd_frames(path, storage, size)
     if frames is None or len(frames) < 2:
         why = "one frame" if frames else "its frames do not parse"
         return (Split(file, 0, 0, size, 0, None, whole=True),), f"zstd, {why}: one read task"

@@ -31,12 +31,13 @@ class Frame:
     content: int | None  # decompressed bytes; None: not in its header
 
 
-def zstd_frames(path: str, storage: Storage = PLAIN) -> list[Frame] | None:
+def zstd_frames(path: str, storage: Storage = PLAIN, size: int | None = None) -> list[Frame] | None:
     """The file's zstd frames (skippable frames passed over); None when the file does not
     parse (a truncated or damaged file is read whole, so its error comes where it always
     does). An object's bytes come in ranged reads of 8 MiB, or 64 KiB where pzstd's skippable
-    frames give the frames' sizes (stages/formats/fs.py)."""
-    frames, size = [], storage.size(path)
+    frames give the frames' sizes (stages/formats/fs.py). `size`: the file's bytes, where
+    known."""
+    frames, size = [], storage.size(path) if size is None else size
     with _opened(path, storage) as fh:
         pos, given = 0, None  # given: the size the skippable frame before it gives
         while pos < size:

@@ -289,6 +289,32 @@ def test_which_files_are_large_and_how_the_plan_says_so(tmp_path):
     )
 
 
+@pytest.mark.parametrize("name", ["big.jsonl", "big.jsonl.zst"])
+def test_sizes_the_plan_knows_are_not_asked_again(tmp_path, name):
+    """The plan hashed every input, so it knows their bytes: the split planner cuts the files
+    up from those alone, as it does asking the store, which it then asks no size."""
+    from gristmill.stages.formats.fs import Storage
+
+    asked = []
+
+    class Counting(Storage):
+        def size(self, path):
+            asked.append(path)
+            return super().size(path)
+
+    data = corpus(8)
+    path = tmp_path / name
+    path.write_bytes(frames_of(data, 700) if name.endswith(".zst") else data)
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(corpus(9, 5))
+    files = [(str(small), "jsonl"), (str(path), "jsonl")]
+    sizes, block = [small.stat().st_size, path.stat().st_size], small.stat().st_size + 1
+    known = splitting(files, 5000, block, tmp_path, Counting(), sizes)
+    assert asked == [] and list(known.layouts) == [1] and len(known.splits) > 1
+    assert known == splitting(files, 5000, block, tmp_path, Counting())
+    assert asked[0] == str(small) and str(path) in asked  # without them, asked
+
+
 def read_as_a_run(tmp: Path, path: Path, task_bytes: int, block: int, tasks: int = 2):
     """The read phase's tasks, then phase 01's reader in each task: per task, its documents'
     (id, text) and its rejected lines' (line, reason)."""
