@@ -59,9 +59,6 @@ def of_run(
 ) -> bool:
     if held is not None and id(value) in held:  # the run's storage, or its options
         return True
-    if held is not None and type(value).__name__ in STORAGE:  # from the plan's resolving on
-        held.update({id(value), id(value.options)})
-        return True
     if isinstance(value, str | Path) and str(value) == path:
         return True
     if isinstance(value, list | tuple) and depth == 0:
@@ -111,6 +108,10 @@ def walk(
                 followed[id(frame)] = up if generated else -1
                 return
             args = [frame.f_locals.get(n) for n in code.co_varnames[: code.co_argcount]]
+            if held is not None:  # the run's storage, from where it is first handed on
+                held.update(
+                    id(v) for a in args if type(a).__name__ in STORAGE for v in (a, a.options)
+                )
             if up < depth and any(of_run(a, config, modules, held=held) for a in args):
                 followed[id(frame)] = up + 1
                 note(frame)
