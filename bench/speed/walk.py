@@ -10,14 +10,15 @@ under `sys.setprofile`, and stops the run when an executor's `run_phase` is firs
 phases start; nothing after that is counted). The rule:
 
 - a frame is followed when it is `runner.run`, or when its caller is followed and one of its
-  arguments (`self` included) is "of the run": the config path itself, or an instance of a class
-  defined in one of the modules that hold the config, the plan and the run's state, which holds
-  the plan (`RUN_MODULES` below: `gristmill.pipeline.run.{config,plan,observe}`), or a list,
-  tuple or dict holding one; `--with-output` follows the output object too
-  (`gristmill.pipeline.output.run_output`, which holds the output's folder, key and hash, not
-  the plan); `--with-storage` follows the run's storage too: the plan's storage object (`STORAGE`
-  below) and the `storage_options` dict it holds (by identity: what older readers were handed),
-  wherever they are passed: the source listing, the split planner, the readers, formats/fs.py;
+  arguments (`self` and `*args` included) is "of the run": the config path itself, or an
+  instance of a class defined in one of the modules that hold the config, the plan and the
+  run's state, which holds the plan (`RUN_MODULES` below:
+  `gristmill.pipeline.run.{config,plan,observe}`), or a list, tuple or dict holding one;
+  `--with-output` follows the output object too (`gristmill.pipeline.output.run_output`, which
+  holds the output's folder, key and hash, not the plan); `--with-storage` follows the run's
+  storage too: the plan's storage object (`STORAGE` below) and the `storage_options` dict it
+  holds (by identity: what older readers were handed), wherever they are passed: the source
+  listing, the split planner, the readers, formats/fs.py;
 - only gristmill's own functions count (a library's frames are passed through: a gristmill
   function called back from inside pydantic or datatrove is followed if its caller chain, by
   gristmill frames, is);
@@ -34,6 +35,7 @@ reader following the code pays too.
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 import tempfile
 from pathlib import Path
@@ -108,6 +110,10 @@ def walk(
                 followed[id(frame)] = up if generated else -1
                 return
             args = [frame.f_locals.get(n) for n in code.co_varnames[: code.co_argcount]]
+            if code.co_flags & inspect.CO_VARARGS:  # `*args` too: `Problems.of(check, plan, ...)`
+                args += frame.f_locals.get(
+                    code.co_varnames[code.co_argcount + code.co_kwonlyargcount], ()
+                )
             if held is not None:  # the run's storage, from where it is first handed on
                 held.update(
                     id(v) for a in args if type(a).__name__ in STORAGE for v in (a, a.options)
