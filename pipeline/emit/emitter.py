@@ -42,7 +42,7 @@ from gristmill.pipeline.mix.weights import blend_plan
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run.mix_config import GuardConfig, MixConfig, ResolvedMix, resolve
 from gristmill.stages.errors import GristmillError
-from gristmill.stages.formats.fs import is_url
+from gristmill.stages.formats.fs import Storage, is_url
 
 __all__ = ["IGNORE", "Emitter"]
 
@@ -270,7 +270,7 @@ def _opened(out, cache_bytes: int, storage_options) -> tuple[Path, RemoteShards 
     """(folder, None) for a local run; (its small files' local folder, the store) for a URL."""
     if not is_url(out):
         return Path(out), None
-    store = RemoteShards(str(out), cache_bytes, storage_options)
+    store = RemoteShards(str(out), cache_bytes, Storage(storage_options or {}))
     return store.local, store
 
 

@@ -36,6 +36,7 @@ from gristmill.pipeline.output.manifest import MANIFEST
 from gristmill.pipeline.output.manifest_model import Manifest
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.fs import PLAIN, Storage
 from gristmill.stages.formats.shards import ShardError, ShardReader, read_idx
 
 DEFAULT_CACHE_BYTES = 1 << 30
@@ -221,9 +222,9 @@ class RemoteShards:
     """A finished run at `url` for the emitter: its small files in a temporary folder (`local`,
     laid out as the run), its token data through one BlockCache."""
 
-    def __init__(self, url: str, cache_bytes: int, storage_options=None, block_bytes=None):
+    def __init__(self, url: str, cache_bytes: int, storage: Storage = PLAIN, block_bytes=None):
         self.url = url.rstrip("/")
-        self.run = RemoteRun(self.url, storage_options)
+        self.run = RemoteRun(self.url, storage)
         self.cache = BlockCache(self.run.fs, cache_bytes, block_bytes)
         self.local = Path(tempfile.mkdtemp(prefix="gristmill-emit-"))
         self._cleanup = weakref.finalize(self, shutil.rmtree, self.local, True)

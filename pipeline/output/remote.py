@@ -30,15 +30,15 @@ from gristmill.pipeline.output.layout import MIXES, REPORT, RUN_FOLDERS, WORK
 from gristmill.pipeline.output.manifest import MANIFEST, Manifest, ManifestError, parse
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path
-from gristmill.stages.formats.fs import Storage, StorageOptions, is_url
+from gristmill.stages.formats.fs import PLAIN, Storage, is_url
 
 PUBLISHED = RUN_FOLDERS  # mixes/ are `gristmill mix`'s
 
 
 class RemoteRun:
-    def __init__(self, url: str, storage_options: StorageOptions | None = None):
+    def __init__(self, url: str, storage: Storage = PLAIN):  # the run's: its options
         self.url = url.rstrip("/")
-        self.fs, self.root = Storage(storage_options or {}).filesystem(self.url)
+        self.fs, self.root = storage.filesystem(self.url)
         self.root = self.root.rstrip("/")
 
     def _path(self, rel: str) -> str:

@@ -38,7 +38,7 @@ from gristmill.pipeline.output.manifest_model import Manifest
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.pipeline.output.replace import check_replace, check_replace_remote, read_manifest
 from gristmill.pipeline.output.reuse import KeepWork, Reuse, find_reuse
-from gristmill.stages.formats.fs import StorageOptions
+from gristmill.stages.formats.fs import Storage
 
 After = Callable[[Path, str], list[str]]  # (the finished folder, where it is shown) -> lines
 
@@ -145,14 +145,14 @@ class RemoteOutput(RunOutput):
         self,
         folder: Path,
         url: str,
-        options: StorageOptions,
+        storage: Storage,
         key: str,
         config_hash: str,
         lease_s: float,
         echo: Callable[[str], None],
     ):
         super().__init__(folder, key, config_hash)
-        self.store = RemoteRun(url, options)
+        self.store = RemoteRun(url, storage)
         self.shown = self.store.url
         self.lease = Lease(self.store, key, lease_s, echo)
 

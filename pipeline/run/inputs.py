@@ -43,14 +43,14 @@ class RunStorage(Storage):
     def manifest(self, run: str) -> mf.Manifest | None:
         """A finished run's manifest (a folder or a URL); None where there is none."""
         if is_url(run):
-            return RemoteRun(run, self.options).manifest()
+            return RemoteRun(run, self).manifest()
         try:
             return mf.load(Path(run))
         except (FileNotFoundError, mf.ManifestError):
             return None
 
     def remote(self, url: str) -> RemoteRun:
-        return RemoteRun(url, self.options)
+        return RemoteRun(url, self)
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,7 @@ def open_output(plan: RunPlan, echo) -> RunOutput:
     if plan.url is None:
         keys = phase_keys(plan) if plan.run.keep_work else None
         return RunOutput(plan.out, plan.key, plan.config_hash, keys)
-    where = (plan.out, plan.url, plan.storage.options)
+    where = (plan.out, plan.url, plan.storage)
     return RemoteOutput(*where, plan.key, plan.config_hash, plan.run.lease_s, echo)
 
 
