@@ -1,0 +1,77 @@
+"""Spherical k-means over unit vectors, in numpy: seeded, deterministic, the same bytes for the
+same input on any machine with the same numpy build (float64 sums; ties go to the lower
+centroid). Measured against faiss's `Kmeans(spherical=True)` in bench/evals/semantic_kmeans.py.
+
+- init: k-means++ on cosine distance, the first centroid and each next one drawn with
+  `numpy.random.default_rng(seed)`, in the order the sample is given;
+- Lloyd steps: every vector to its most similar centroid (blocks of `BLOCK` rows, so memory
+  is BLOCK x k similarities), each centroid the normalised mean of its vectors; a centroid
+  left without vectors takes the vector farthest from its own centroid (the lowest similarity,
+  the first such), so no cluster stays empty; stops when no assignment changes, or after
+  `iterations`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+BLOCK = 8192
+
+
+def unit(x: np.ndarray) -> np.ndarray:
+    norm = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.where(norm > 0, norm, 1)
+
+
+def assign(x: np.ndarray, centroids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the most similar centroid of each row (int32; the lower on a tie), its similarity)."""
+    c = np.ascontiguousarray(centroids, dtype=np.float32)
+    label = np.empty(len(x), dtype=np.int32)
+    best = np.empty(len(x), dtype=np.float32)
+    for s in range(0, len(x), BLOCK):
+        sims = np.asarray(x[s : s + BLOCK], dtype=np.float32) @ c.T
+        label[s : s + BLOCK] = np.argmax(sims, axis=1)
+        best[s : s + BLOCK] = sims[np.arange(len(sims)), label[s : s + BLOCK]]
+    return label, best
+
+
+def _init(x: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """k-means++ (cosine distance 1 - s)."""
+    first = int(rng.integers(len(x)))
+    centroids = [x[first]]
+    dist = np.clip(1.0 - x @ x[first], 0, None).astype(np.float64)
+    for _ in range(1, k):
+        total = dist.sum()
+        if total <= 0:  # every vector is on a centroid already: take the next in order
+            pick = len(centroids) % len(x)
+        else:
+            pick = int(np.searchsorted(np.cumsum(dist), rng.random() * total, side="right"))
+            pick = min(pick, len(x) - 1)
+        centroids.append(x[pick])
+        dist = np.minimum(dist, np.clip(1.0 - x @ x[pick], 0, None))
+    return np.stack(centroids).astype(np.float32)
+
+
+def train(x: np.ndarray, k: int, iterations: int = 20, seed: int = 0) -> np.ndarray:
+    """float32 (min(k, len(x)), dim) unit centroids of the rows of `x` (unit vectors)."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    k = min(k, len(x))
+    if k == 0:
+        return np.zeros((0, x.shape[1]), dtype=np.float32)
+    rng = np.random.default_rng(seed)
+    centroids = _init(x, k, rng)
+    label = None
+    for _ in range(iterations):
+        new, best = assign(x, centroids)
+        if label is not None and np.array_equal(new, label):
+            break
+        label = new
+        sums = np.zeros((k, x.shape[1]), dtype=np.float64)
+        np.add.at(sums, label, x.astype(np.float64))
+        counts = np.bincount(label, minlength=k)
+        for c in np.flatnonzero(counts == 0).tolist():  # an empty cluster: the farthest vector
+            far = int(np.argmin(best))
+            sums[c] = x[far]
+            best[far] = np.inf
+        centroids = unit(sums).astype(np.float32)
+    return centroids

@@ -1,0 +1,83 @@
+"""`semantic_dedup`: documents that mean the same, found by their embeddings, one kept per group,
+globally across sources and tasks (SemDeDup, Abbas et al. 2023: embed, k-means, pairwise cosine
+within each cluster). The package's docstring has the phases."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from datatrove.data import Document, DocumentsPipeline
+
+from gristmill.stages import fields as md
+from gristmill.stages.base import GlobalStage, Stage
+from gristmill.stages.dedup import survivor
+from gristmill.stages.dedup.semantic.files import Files
+from gristmill.stages.dedup.semantic.map import SemanticMap
+from gristmill.stages.dedup.semantic.pairs import Pairs
+from gristmill.stages.dedup.semantic.params import SemanticParams
+from gristmill.stages.dedup.semantic.report import Report
+from gristmill.stages.dedup.semantic.train import Assign, SemanticStep, Train
+from gristmill.stages.embed.encoder import import_torch
+from gristmill.stages.formats.docio import read_records
+
+SEMANTIC_DUPLICATE = "semantic_duplicate"
+CLUSTER = replace(
+    md.CLUSTER_ID,
+    doc="the document's k-means (topic) cluster, `c<k>`: what a mix or `bucket` can group by",
+).maybe("on every document with a letter or digit")
+COSINE = replace(md.DUPLICATE_SIMILARITY, doc="the cosine similarity to `duplicate_of`")
+REDUCES: tuple[type[SemanticStep], ...] = (Train, Assign, Pairs, Report)
+
+
+class SemanticFilter(Stage):
+    """The pairwise pass's decisions, looked up by the document's index in the task; named as
+    its stage (its rejects: `rejected/semantic_dedup/`)."""
+
+    name = "semantic_dedup"
+    replays_cheaply = True  # a dict lookup a document
+
+    def __init__(self, params, ctx=None, stage: str = "semantic_dedup"):
+        self.stage = stage
+        super().__init__(params, ctx)
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
+        files, parts = Files(self.ctx, self.stage), self.params.parts(self.ctx.tasks)
+        self._decisions = {
+            rec[0]: rec for j in range(parts) for rec in read_records(files.decisions(rank, j))
+        }
+        self._idx = -1
+        yield from super().run(data, rank, world_size)
+
+    def process(self, doc: Document) -> str | None:
+        self._idx += 1
+        rec = self._decisions.get(self._idx)
+        if rec is None:
+            return None
+        _, cluster_id, duplicate_of, similarity = rec
+        CLUSTER.put(doc, cluster_id)
+        if duplicate_of is None:
+            return None
+        md.DUPLICATE_OF.put(doc, duplicate_of)
+        COSINE.put(doc, similarity)
+        return SEMANTIC_DUPLICATE
+
+
+class SemanticDedup(GlobalStage):
+    name = "semantic_dedup"
+    Params = SemanticParams
+    reads = survivor.READS
+    writes = (CLUSTER,)
+    drops = (md.DUPLICATE_OF, COSINE)
+
+    def warm(self) -> None:
+        import_torch("semantic_dedup")
+
+    def map_step(self) -> Stage:
+        return SemanticMap(self.params, self.ctx, self.name)
+
+    def reduce_steps(self) -> list[tuple[SemanticStep, int]]:
+        steps = [cls(self.params, self.ctx, self.name) for cls in REDUCES]
+        return [(step, step.tasks()) for step in steps]
+
+    def filter_step(self) -> Stage:
+        return SemanticFilter(self.params, self.ctx, self.name)

@@ -1,0 +1,77 @@
+"""The encoder parameters `embed` and `semantic_dedup` share, checked when a config loads (the
+model folder and its pooling are read as JSON; torch is not imported), and which texts get no
+vector."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from gristmill.stages.base import StageParams
+from gristmill.stages.embed.encoder import EncoderSpec, LongDocs, Pooling, pooling_of
+from gristmill.stages.errors import GristmillError
+
+NO_CONTENT = "no_content"  # the count of texts without a letter or digit: no vector
+
+
+def has_content(text: str) -> bool:
+    """Whether a text has something to embed: a letter or a digit, in any script. An empty text,
+    or one of whitespace, punctuation and symbols only, gets no vector: every such text would
+    get nearly the same one, and `semantic_dedup` would take them all for one document."""
+    return any(ch.isalnum() for ch in text)
+
+
+class EncoderParams(StageParams):
+    model: str = Field(
+        description="a sentence-embedding model folder (sentence-transformers layout: "
+        "`modules.json`, `1_Pooling/config.json`), or any Hugging Face encoder folder with "
+        "`pooling` set; relative to the config's folder. Never fetched from a hub"
+    )
+    pooling: Pooling = Field(
+        "auto",
+        description="`auto`: the folder's Pooling module (mean or CLS); `mean` or `cls` for a "
+        "folder without one",
+    )
+    max_tokens: int = Field(
+        512, ge=8, description="tokens of a window, at most the model's own `max_seq_length`"
+    )
+    long_docs: LongDocs = Field(
+        "first",
+        description="`first`: the first window of a text; `chunks`: the token-weighted mean of "
+        "its windows' vectors (up to `max_chunks`), normalised",
+    )
+    max_chunks: int = Field(8, ge=1, description="with `chunks`: windows read a text at most")
+    batch_size: int = Field(32, ge=1, description="windows per model call, of close lengths")
+    device: Literal["auto", "cpu", "cuda"] = Field(
+        "cpu", description="`auto`: CUDA where a GPU is visible, else CPU"
+    )
+
+    @field_validator("model")
+    @classmethod
+    def _model(cls, v: str, info: ValidationInfo) -> str:
+        root = (info.context or {}).get("root")
+        path = Path(v) if root is None or Path(v).is_absolute() else Path(root) / v
+        if not path.is_dir():
+            raise ValueError(f"model folder not found: {path}")
+        return str(path.resolve())
+
+    @model_validator(mode="after")
+    def _pooling(self):
+        try:
+            pooling_of(self.model, self.pooling)
+        except GristmillError as e:
+            raise ValueError(str(e)) from None
+        return self
+
+    def spec(self) -> EncoderSpec:
+        return EncoderSpec(
+            model=self.model,
+            pooling=self.pooling,
+            max_tokens=self.max_tokens,
+            long_docs=self.long_docs,
+            max_chunks=self.max_chunks,
+            batch_size=self.batch_size,
+            device=self.device,
+        )

@@ -1,0 +1,80 @@
+"""`embed`: a unit vector per document from a sentence-embedding model (`encoder.py`), kept
+once per run under `OUT/index/embed/v1/` (`store.py`) for later stages and later runs. Drops
+nothing: a document without a letter or digit gets no vector (counted `no_content`).
+
+Documents are read in windows of `SORT_WINDOW` model batches, so the encoder sorts a window's
+token windows by length before it cuts batches. Loading before the workers fork (`warm`):
+torch and transformers are imported in the run's process, the model is loaded by each worker
+on its first batch, as `classifier` does (a torch thread pool does not survive a fork).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Literal
+
+from datatrove.data import Document, DocumentsPipeline
+from pydantic import Field
+
+from gristmill.stages.base import Stage, source_of
+from gristmill.stages.embed.encoder import encoder, identity, import_torch
+from gristmill.stages.embed.params import NO_CONTENT, EncoderParams, has_content
+from gristmill.stages.embed.store import VectorWriter, store_dir, write_meta
+
+SORT_WINDOW = 8  # model batches sorted by length together
+
+
+def threads_per_worker(workers: int) -> int:
+    """torch's intra-op threads in a worker: the process's cores over the run's workers."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, (cores or 1) // max(1, workers))
+
+
+class EmbedParams(EncoderParams):
+    dtype: Literal["float16", "float32"] = Field(
+        "float16", description="of the stored vectors (float16: half the bytes, 3 digits)"
+    )
+
+
+class Embed(Stage):
+    name = "embed"
+    Params = EmbedParams
+
+    def __init__(self, params=None, ctx=None):
+        super().__init__(params, ctx)
+        self.batch_size = self.params.batch_size * SORT_WINDOW
+
+    def model(self):
+        return encoder(self.params.spec(), threads_per_worker(self.ctx.workers))
+
+    def warm(self) -> None:
+        import_torch()
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
+        self._writer = None
+        if self.ctx.out is not None:
+            self._writer = VectorWriter(store_dir(self.ctx.out), rank, self.params.dtype)
+        try:
+            yield from super().run(data, rank, world_size)
+        except BaseException:
+            if self._writer is not None:
+                self._writer.abort()
+            raise
+
+    def process_batch(self, docs: list[Document]) -> list[str | None]:
+        todo = [d for d in docs if has_content(d.text)]
+        self.stat_update(NO_CONTENT, value=len(docs) - len(todo))
+        if todo:
+            vecs = self.model().embed([d.text for d in todo])
+            if self._writer is not None:
+                self._writer.write(vecs, [[source_of(d), str(d.id)] for d in todo])
+        return [None] * len(docs)
+
+    def finish(self, rank: int) -> None:
+        if self._writer is not None:
+            self._writer.close()
+
+    def finish_run(self, out) -> None:
+        folder = store_dir(out)
+        folder.mkdir(parents=True, exist_ok=True)
+        write_meta(folder, self.params.dtype, identity(self.params.spec()))
