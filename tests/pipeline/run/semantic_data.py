@@ -1,0 +1,51 @@
+"""A small corpus for runs with `embed` and `semantic_dedup` (tests/pipeline/run/
+test_semantic_run.py): jsonl files of text in every script, each with exact and near copies
+spread over the files, and texts without a letter; and a config reading them."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import yaml
+
+from tests.conftest import write_jsonl
+from tests.scripts_text import ALPHABETS, text_in
+from tests.stages.embed.models import encoder_folder
+
+
+def semantic_run(folder: Path, model: str, files: int = 4, **overrides) -> Path:
+    """The data (once) and a config writing to folder / "out"; its path."""
+    data = folder / "data"
+    if not data.is_dir():
+        rng, rows = random.Random(5), []
+        for k in range(3):
+            for lang in ALPHABETS:
+                text = text_in(lang, rng, 30 + 10 * k)
+                rows.append({"id": f"{lang}{k}", "text": text})
+                rows.append({"id": f"{lang}{k}-copy", "text": text})
+                rows.append({"id": f"{lang}{k}-near", "text": text + " " + text.split()[0][:2]})
+        rows += [{"id": "blank", "text": " \n "}, {"id": "symbols", "text": "★ ※ —— !!!"}]
+        rng.shuffle(rows)
+        for f in range(files):
+            write_jsonl(data / f"part{f}.jsonl", rows[f::files])
+    cfg = {
+        "output": str(folder / "out"),
+        "tasks": 3,
+        "workers": 2,
+        "keep_rejected": True,
+        "sources": [{"name": "web", "paths": [str(data)]}],
+        "stages": [
+            {"embed": {"model": model}},
+            {"semantic_dedup": {"model": model, "threshold": 0.99, "clusters": 3}},
+            {"tokenize": {"tokenizer": "gpt2"}},
+            "pack",
+        ],
+    } | overrides
+    path = folder / "run.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+def model_at(folder: Path) -> str:
+    return str(encoder_folder(folder / "model"))
