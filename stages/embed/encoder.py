@@ -127,6 +127,11 @@ def identity(spec: EncoderSpec) -> dict:
     }
 
 
+def identity_key(spec: EncoderSpec) -> str:
+    """`identity(spec)` as one string (what an in-memory vector is tagged with)."""
+    return json.dumps(identity(spec), sort_keys=True)
+
+
 def import_torch(who: str = "embed"):
     try:
         import torch

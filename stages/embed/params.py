@@ -13,6 +13,9 @@ from gristmill.stages.base import StageParams
 from gristmill.stages.embed.encoder import EncoderSpec, LongDocs, Pooling, pooling_of
 from gristmill.stages.errors import GristmillError
 
+# in-memory only (never serialised): (the encoder's identity, its float32 vector), left on a
+# document by `embed` for a `semantic_dedup` later in the same phase with the same encoder
+VECTOR_KEY = "_embedding"
 NO_CONTENT = "no_content"  # the count of texts without a letter or digit: no vector
 
 

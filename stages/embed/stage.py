@@ -1,6 +1,8 @@
 """`embed`: a unit vector per document from a sentence-embedding model (`encoder.py`), kept
 once per run under `OUT/index/embed/v1/` (`store.py`) for later stages and later runs. Drops
-nothing: a document without a letter or digit gets no vector (counted `no_content`).
+nothing: a document without a letter or digit gets no vector (counted `no_content`). Each vector
+also stays on its document in memory (`_embedding`, never written), so a `semantic_dedup` later
+in the same phase with the same encoder does not embed the document again.
 
 Documents are read in windows of `SORT_WINDOW` model batches, so the encoder sorts a window's
 token windows by length before it cuts batches. Loading before the workers fork (`warm`):
@@ -17,8 +19,8 @@ from datatrove.data import Document, DocumentsPipeline
 from pydantic import Field
 
 from gristmill.stages.base import Stage, source_of
-from gristmill.stages.embed.encoder import encoder, identity, import_torch
-from gristmill.stages.embed.params import NO_CONTENT, EncoderParams, has_content
+from gristmill.stages.embed.encoder import encoder, identity, identity_key, import_torch
+from gristmill.stages.embed.params import NO_CONTENT, VECTOR_KEY, EncoderParams, has_content
 from gristmill.stages.embed.store import VectorWriter, store_dir, write_meta
 
 SORT_WINDOW = 8  # model batches sorted by length together
@@ -43,6 +45,7 @@ class Embed(Stage):
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)
         self.batch_size = self.params.batch_size * SORT_WINDOW
+        self.key = identity_key(self.params.spec())
 
     def model(self):
         return encoder(self.params.spec(), threads_per_worker(self.ctx.workers))
@@ -66,6 +69,8 @@ class Embed(Stage):
         self.stat_update(NO_CONTENT, value=len(docs) - len(todo))
         if todo:
             vecs = self.model().embed([d.text for d in todo])
+            for d, v in zip(todo, vecs, strict=True):
+                d.metadata[VECTOR_KEY] = (self.key, v)
             if self._writer is not None:
                 self._writer.write(vecs, [[source_of(d), str(d.id)] for d in todo])
         return [None] * len(docs)

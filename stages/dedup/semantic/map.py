@@ -1,5 +1,6 @@
 """The map of `semantic_dedup`, per task: every document's unit vector (the encoder,
-`stages/embed/encoder.py`; none for a text without a letter or digit), its survivor key,
+`stages/embed/encoder.py`, or the one an `embed` before it in the phase left in memory with the
+same encoder; none for a text without a letter or digit), its survivor key,
 source and excerpt, and its sample order (`files.py`)."""
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from gristmill.stages.base import Stage, source_of
 from gristmill.stages.dedup.fuzzy.store import MetaWriter, write_array
 from gristmill.stages.dedup.semantic.files import EXCERPT_CHARS, NO_VECTOR, Files
 from gristmill.stages.dedup.survivor import survivor_key
-from gristmill.stages.embed.encoder import encoder, identity
-from gristmill.stages.embed.params import NO_CONTENT, has_content
+from gristmill.stages.embed.encoder import encoder, identity, identity_key
+from gristmill.stages.embed.params import NO_CONTENT, VECTOR_KEY, has_content
 from gristmill.stages.embed.stage import SORT_WINDOW, threads_per_worker
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.docio import AtomicWriter, dumps
@@ -44,6 +45,7 @@ class SemanticMap(Stage):
         self._meta = MetaWriter(files.docs(rank, "meta.jsonl"), files.docs(rank, "meta.ends"))
         self._hash, self._sources, self._empty = array("Q"), {}, {}
         self._files, self._dim = files, identity(self.params.spec())["dim"]
+        self._key = identity_key(self.params.spec())
         try:
             yield from super().run(data, rank, world_size)
         except BaseException:
@@ -54,10 +56,15 @@ class SemanticMap(Stage):
     def process_batch(self, docs: list[Document]) -> list[str | None]:
         p = self.params
         has = [has_content(d.text) for d in docs]
-        todo = [d.text for d, h in zip(docs, has, strict=True) if h]
         vecs = np.zeros((len(docs), self._dim), dtype=np.float16)
-        if todo:
-            vecs[np.flatnonzero(has)] = self._encoder().embed(todo)
+        # an `embed` before this stage in the phase, with this encoder, left each its vector
+        given = [d.metadata.get(VECTOR_KEY, (None,)) for d in docs]
+        mine = [i for i, h in enumerate(has) if h and given[i][0] != self._key]
+        for i in (i for i, h in enumerate(has) if h and given[i][0] == self._key):
+            vecs[i] = given[i][1]
+        if mine:
+            vecs[mine] = self._encoder().embed([docs[i].text for i in mine])
+        self.stat_update("vectors_reused", value=sum(has) - len(mine))
         for doc, h in zip(docs, has, strict=True):
             key, src = survivor_key(doc, self.ctx, p.prefer), source_of(doc)
             self._meta.write(dumps([*key, src, h, doc.text[:EXCERPT_CHARS]]))
@@ -66,7 +73,7 @@ class SemanticMap(Stage):
             if not h:
                 self._empty[src] = self._empty.get(src, 0) + 1
         self._vec.write(vecs.tobytes())
-        self.stat_update(NO_CONTENT, value=len(docs) - len(todo))
+        self.stat_update(NO_CONTENT, value=len(docs) - sum(has))
         return [None] * len(docs)
 
     def _encoder(self):

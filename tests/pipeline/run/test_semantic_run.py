@@ -60,6 +60,9 @@ def test_same_decisions_and_vectors_for_tasks_and_workers(tmp_path, model, refer
     assert vectors(out) == vectors(ref_out)
     counts = manifest["stages"]["semantic_dedup"]
     assert counts == ref_manifest["stages"]["semantic_dedup"]
+    # `embed` ran first in the phase with the same encoder: no document was embedded twice
+    mapped = manifest["stages"]["semantic_dedup.map"]
+    assert mapped["vectors_reused"] == mapped["seen"] - mapped["no_content"]
     report = manifest["reports"]["semantic_dedup"]
     assert report["removed"] == len(ref) and report["no_vector"] >= 1
     vecs, _ = read_store(store_dir(out))

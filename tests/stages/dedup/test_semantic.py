@@ -137,3 +137,20 @@ def test_split_parts_are_bounded_and_cover_every_row():
     assert rows.tolist() == list(range(100)) and max(len(r) for _, r in parts) <= 15
     same = split(np.ones((40, 8), np.float32), 15, 0, "c1")  # k-means cannot part them
     assert [len(r) for _, r in same] == [15, 15, 10]
+
+
+@pytest.mark.slow
+def test_vectors_left_by_embed_give_the_same_decisions(tmp_path, model):
+    from gristmill.stages.embed.params import VECTOR_KEY
+    from gristmill.stages.embed.stage import Embed, EmbedParams
+    from tests.conftest import run_step
+
+    docs = corpus()
+    ref = decisions(*dedup(tmp_path / "ref", model, docs, threshold=0.95))
+    embedded = run_step(Embed(EmbedParams(model=model)), [copies_of(d) for d in docs])
+    assert sum(VECTOR_KEY in d.metadata for d in embedded) == len(docs) - 3
+    assert decisions(*dedup(tmp_path / "reused", model, embedded, threshold=0.95)) == ref
+
+
+def copies_of(d: Document) -> Document:
+    return Document(text=d.text, id=d.id, metadata=dict(d.metadata))
