@@ -56,7 +56,7 @@ def open_streams(
     """Every source's stream (only shards in `keep`, if given), rehydrated if the mix says so
     (pipeline/mix/rehydrate.py); open_shard: prefix -> reader (a store's, for the emitter)."""
     hyd = mix.config.rehydrate
-    sizes = rh.cluster_sizes(out) if hyd else {}
+    sizes = rh.cluster_sizes(out, hyd.stages) if hyd else {}
     streams = []
     for i, source in enumerate(mix.sources):
         prefixes = source_shards(out, manifest, source)

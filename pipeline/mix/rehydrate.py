@@ -1,14 +1,20 @@
 """Rehydration: a kept document repeated by the size of the duplicate cluster it came from.
 
-`minhash_dedup` keeps one document per cluster of near-duplicates and drops the others to
-`rejected/minhash_dedup/`, each naming its survivor (`duplicate_of`) and the cluster's size
-(`cluster_size`). A mix's `rehydrate` table turns that size into how many times the survivor
-appears in every pass over its source (the rest appear once), so the mix sees the web's own
-emphasis again without the near-identical copies:
+A dedup stage that writes clusters keeps one document per cluster and drops the others to
+`rejected/<stage>/`, each naming its survivor (`duplicate_of`): `minhash_dedup` and
+`simhash_dedup` also the cluster's size (`cluster_size`), `semantic_dedup` not (its
+`cluster_id` is a topic cluster), so there a survivor's cluster is itself and the rejects
+naming it. A mix's `rehydrate` table turns that size into how many times the survivor appears
+in every pass over its source (the rest appear once), so the mix sees the web's own emphasis
+again without the near-identical copies:
 
     rehydrate:
       repeats: {2: 2, 3: 3, 4: 3, 5: 5, 100: 8, 1000: 1}   # smallest cluster size -> repeats
       sources: [web]                                       # default: every source of the mix
+      stages: [minhash_dedup, semantic_dedup]              # default: [minhash_dedup]
+
+With several stages, a survivor's copies add up: its size is 1 + the sum over the stages of
+(its size in the stage - 1).
 
 A size takes the row of the largest key at or below it (1000 and above: 1 again). The repeats
 go into the source's stream before its documents are shuffled (pipeline/mix/streams.py), so
@@ -28,16 +34,33 @@ from gristmill.stages.formats.docio import read_records
 DEDUP_STAGE = "minhash_dedup"
 
 
-def cluster_sizes(out: Path) -> dict[str, int]:
-    """Survivor doc_id -> the size of its cluster, from minhash_dedup's rejected documents."""
+def cluster_sizes(
+    out: Path, stages: list[str] | tuple[str, ...] = (DEDUP_STAGE,)
+) -> dict[str, int]:
+    """Survivor doc_id -> the size of its cluster, from the stages' rejected documents."""
+    total: dict[str, int] = {}
+    for stage in stages:
+        for survivor, size in _stage_sizes(Path(out) / "rejected" / stage).items():
+            total[survivor] = total.get(survivor, 1) + size - 1
+    return total
+
+
+def _stage_sizes(folder: Path) -> dict[str, int]:
+    """One stage's sizes: the largest `cluster_size` its rejects give a survivor, or, where
+    they give none, 1 + the rejects naming it."""
     sizes: dict[str, int] = {}
-    for path in sorted((Path(out) / "rejected" / DEDUP_STAGE).glob("*.jsonl.zst")):
+    counted: dict[str, int] = {}
+    for path in sorted(folder.glob("*.jsonl.zst")):
         for rec in read_records(path):
             meta = rec.get("metadata") or {}
             survivor, size = meta.get(md.DUPLICATE_OF.name), meta.get(md.CLUSTER_SIZE.name)
-            if survivor is not None and size:
+            if survivor is None:
+                continue
+            if size:
                 sizes[survivor] = max(sizes.get(survivor, 0), int(size))
-    return sizes
+            else:
+                counted[survivor] = counted.get(survivor, 1) + 1
+    return counted | sizes
 
 
 def repeats_of(doc_ids: list[str], sizes: dict[str, int], table: dict[int, int]) -> np.ndarray:

@@ -38,6 +38,9 @@ class RehydrateConfig(StrictModel):
 
     repeats: dict[int, int] = Field(min_length=1)  # smallest cluster size -> repeats
     sources: list[str] | None = None  # the sources rehydrated; default: all of the mix's
+    # the dedup stages whose rejects give the clusters (each names its survivor in
+    # `duplicate_of`); default: minhash_dedup
+    stages: list[str] = Field(default_factory=lambda: ["minhash_dedup"], min_length=1)
 
     @field_validator("repeats")
     @classmethod

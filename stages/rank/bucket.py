@@ -87,6 +87,7 @@ class Bucket(GlobalStage):
         md.QUALITY_SCORE.only("the key `score` names (any number)"),
         md.LANGUAGE.only("`quantiles` and `by: language`"),
         md.SOURCE.maybe("`quantiles` and `by: source`"),
+        md.CLUSTER_ID.maybe("`quantiles` and `by: cluster`"),
         md.N_TOKENS.only("`quantiles` and `weight: tokens`"),
     )
     writes = (md.BUCKET,)

@@ -36,10 +36,11 @@ from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageContext, StageParams, source_of
 from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
 
-GroupBy = Literal["language", "source", "none"]
+GroupBy = Literal["language", "source", "cluster", "none"]
 Weight = Literal["docs", "chars", "tokens"]
 NO_SCORE = "no_score"
 ALL = "all"  # the one group of `by: none`
+NO_CLUSTER = "none"  # the group of `by: cluster` of a document without `cluster_id`
 
 
 class RankParams(StageParams):
@@ -53,8 +54,9 @@ class RankParams(StageParams):
     by: GroupBy = Field(
         "none",
         description=(
-            "`language`, `source` or `none`: shares are taken in each group apart, or of "
-            "the whole run"
+            "`language`, `source`, `cluster` (`cluster_id`: semantic_dedup's topic clusters; "
+            "`none` for a document without one) or `none`: shares are taken in each group "
+            "apart, or of the whole run"
         ),
     )
     weight: Weight = Field(
@@ -76,6 +78,8 @@ def rank_reads(params: RankParams) -> tuple[md.Field, ...]:
         out.append(md.LANGUAGE)
     if params.by == "source":
         out.append(md.SOURCE.maybe())
+    if params.by == "cluster":
+        out.append(md.CLUSTER_ID.maybe())
     if params.weight == "tokens":
         out.append(md.N_TOKENS)
     return tuple(out)
@@ -92,6 +96,8 @@ def score_of(doc: Document, key: str) -> float | None:
 def group_of(doc: Document, by: str) -> str:
     if by == "language":
         return str(md.LANGUAGE.of(doc) or "unknown")
+    if by == "cluster":
+        return str(md.CLUSTER_ID.of(doc) or NO_CLUSTER)
     return source_of(doc) if by == "source" else ALL
 
 

@@ -37,6 +37,7 @@ class Select(GlobalStage):
         md.QUALITY_SCORE.only("the key `score` names (any number)"),
         md.LANGUAGE.only("`by: language`"),
         md.SOURCE.maybe("`by: source`"),
+        md.CLUSTER_ID.maybe("`by: cluster`"),
         md.N_TOKENS.only("`weight: tokens`"),
     )
 

@@ -105,3 +105,23 @@ def test_an_unknown_rehydrated_source_is_refused(tmp_path):
     cfg = MixConfig(weights={"web": 1}, rehydrate={"repeats": FINEWEB2, "sources": ["syn"]})
     with pytest.raises(GristmillError, match="rehydrate.sources: 'syn' is not a source"):
         resolve("mix", "m", cfg, ORIGINS)
+
+
+def _rejects(folder, stage: str, rows: list[dict]) -> None:
+    (folder / "rejected" / stage).mkdir(parents=True)
+    blob = b"".join(orjson.dumps(r) + b"\n" for r in rows)
+    (folder / "rejected" / stage / "00000.jsonl.zst").write_bytes(
+        zstandard.ZstdCompressor().compress(blob)
+    )
+
+
+def test_any_dedup_stage_naming_survivors_gives_clusters(tmp_path):
+    # semantic_dedup's rejects name their twin and no cluster size: 1 + the rejects naming it
+    folder = _run(tmp_path, {"w0": 4})
+    sem = [{"id": f"s{k}", "metadata": {"duplicate_of": "w0" if k < 2 else "w1"}} for k in range(3)]
+    _rejects(folder, "semantic_dedup", sem)
+    assert cluster_sizes(folder) == {"w0": 4}  # the default: minhash_dedup's alone
+    assert cluster_sizes(folder, ["semantic_dedup"]) == {"w0": 3, "w1": 2}
+    # copies add up over the stages: 4 from minhash (3 copies), 2 more from semantic
+    assert cluster_sizes(folder, ["minhash_dedup", "semantic_dedup"]) == {"w0": 6, "w1": 2}
+    assert RehydrateConfig(repeats=FINEWEB2).stages == ["minhash_dedup"]

@@ -204,3 +204,19 @@ def test_bucket_by_fixed_edges_is_local():
 def test_bucket_parameters_refused(kw, message):
     with pytest.raises(ValidationError, match=message):
         BucketParams(**kw)
+
+
+def test_buckets_by_topic_cluster(tmp_path):
+    # semantic_dedup's cluster_id: each cluster (and the documents without one) cut apart
+    corpus = []
+    for i in range(12):
+        d = doc(i, i / 12, text=TEXTS["zh"])
+        if i % 3:
+            d.metadata["cluster_id"] = f"c{i % 3}"
+        corpus.append(d)
+    kept, _ = run_global(Bucket, corpus, tmp_path, 2, BucketParams(quantiles=2, by="cluster"))
+    for group in ("c1", "c2", None):
+        got = [
+            kept[d.id].metadata["bucket"] for d in corpus if d.metadata.get("cluster_id") == group
+        ]
+        assert got == ["q1", "q1", "q2", "q2"]  # ascending scores: the lower half q1
