@@ -131,19 +131,25 @@ def main() -> None:
     print(f"model sha256 ok; long_docs={args.long_docs}; pages per split {args.per_split}")
     for name, r in res.items():
         n, few = len(r["pos_cos"]), int((r["pos_j"] < FEW_WORDS).sum())
-        print(f"{name}: {n} (text, text_full) pairs, {few} of them with J < {FEW_WORDS}; "
-              f"{len(r['vecs'])} distinct pages; embed CPU {r['cpu']:.1f} s")
+        print(
+            f"{name}: {n} (text, text_full) pairs, {few} of them with J < {FEW_WORDS}; "
+            f"{len(r['vecs'])} distinct pages; embed CPU {r['cpu']:.1f} s"
+        )
     print(f"threshold chosen on dev (false removals <= {args.max_false:.1%}): {chosen}")
-    print("split     threshold  semantic recall (all / J<0.5)  false removal | MinHash@0.8 "
-          "recall (all / J<0.5)  false removal")
+    print(
+        "split     threshold  semantic recall (all / J<0.5)  false removal | MinHash@0.8 "
+        "recall (all / J<0.5)  false removal"
+    )
     for name, r in res.items():
         mh_all = float((r["pos_j"] >= 0.8).mean())
         few = r["pos_j"] < FEW_WORDS
         mh_few = float((r["pos_j"][few] >= 0.8).mean()) if few.any() else float("nan")
         for t in (chosen, 0.95):
             rec, rec_few, fr = at(r, t)
-            print(f"{name:9} {t:9}  {rec:6.3f} / {rec_few:6.3f}               {fr:6.3f}        | "
-                  f"{mh_all:6.3f} / {mh_few:6.3f}                 {r['minhash_removed']:6.3f}")
+            print(
+                f"{name:9} {t:9}  {rec:6.3f} / {rec_few:6.3f}               {fr:6.3f}        | "
+                f"{mh_all:6.3f} / {mh_few:6.3f}                 {r['minhash_removed']:6.3f}"
+            )
 
 
 if __name__ == "__main__":

@@ -54,7 +54,10 @@ def embed_vs_st(model: Path, texts: list[str]) -> None:
     times = {}
     for name, fn in (
         ("gristmill embed", lambda: ours.embed(texts)),
-        ("sentence-transformers encode", lambda: st.encode(texts, batch_size=32, normalize_embeddings=True)),
+        (
+            "sentence-transformers encode",
+            lambda: st.encode(texts, batch_size=32, normalize_embeddings=True),
+        ),
     ):
         best = None
         for _ in range(2):

@@ -65,16 +65,17 @@ class EncoderSpec:
 
 def pooling_of(path: str, pooling: Pooling = "auto", who: str = "embed") -> str:
     """The folder's pooling (`mean` or `cls`): `pooling` when given, else its Pooling module's
-    config; a one-line GristmillError naming the folder when it has none or another mode."""
-    folder = Path(path)
+    config; a one-line GristmillError naming the folder when it has none or another mode
+    (`who`: the stage the line starts with; empty: none)."""
+    folder, who = Path(path), f"{who}: " if who else ""
     if not (folder / "config.json").is_file():
-        raise GristmillError(f"{who}: model {path}: no config.json (not a Hugging Face model)")
+        raise GristmillError(f"{who}model {path}: no config.json (not a Hugging Face model)")
     if pooling != "auto":
         return pooling
     modules = folder / "modules.json"
     if not modules.is_file():
         raise GristmillError(
-            f"{who}: model {path} has no pooling information (no modules.json with a "
+            f"{who}model {path} has no pooling information (no modules.json with a "
             "Pooling module); set `pooling: mean` or `pooling: cls`"
         )
     try:
@@ -83,7 +84,7 @@ def pooling_of(path: str, pooling: Pooling = "auto", who: str = "embed") -> str:
         cfg = json.loads((folder / where / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError, KeyError, TypeError, StopIteration) as e:
         raise GristmillError(
-            f"{who}: model {path}: modules.json names no readable Pooling config ({e!r}); "
+            f"{who}model {path}: modules.json names no readable Pooling config ({e!r}); "
             "set `pooling: mean` or `pooling: cls`"
         ) from None
     modes = [k for k, v in cfg.items() if k.startswith("pooling_mode_") and v is True]
@@ -92,7 +93,7 @@ def pooling_of(path: str, pooling: Pooling = "auto", who: str = "embed") -> str:
     if modes == ["pooling_mode_cls_token"]:
         return "cls"
     raise GristmillError(
-        f"{who}: model {path}: pooling {modes or 'none'} in {where}/config.json; only mean or "
+        f"{who}model {path}: pooling {modes or 'none'} in {where}/config.json; only mean or "
         "cls pooling is supported (set `pooling: mean` or `pooling: cls` to override)"
     )
 

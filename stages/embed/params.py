@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from gristmill.stages.base import StageParams
 from gristmill.stages.embed.encoder import EncoderSpec, LongDocs, Pooling, pooling_of
@@ -27,15 +27,15 @@ def has_content(text: str) -> bool:
 
 
 class EncoderParams(StageParams):
-    model: str = Field(
-        description="a sentence-embedding model folder (sentence-transformers layout: "
-        "`modules.json`, `1_Pooling/config.json`), or any Hugging Face encoder folder with "
-        "`pooling` set; relative to the config's folder. Never fetched from a hub"
-    )
     pooling: Pooling = Field(
         "auto",
         description="`auto`: the folder's Pooling module (mean or CLS); `mean` or `cls` for a "
         "folder without one",
+    )
+    model: str = Field(
+        description="a sentence-embedding model folder (sentence-transformers layout: "
+        "`modules.json`, `1_Pooling/config.json`), or any Hugging Face encoder folder with "
+        "`pooling` set; relative to the config's folder. Never fetched from a hub"
     )
     max_tokens: int = Field(
         512, ge=8, description="tokens of a window, at most the model's own `max_seq_length`"
@@ -58,15 +58,11 @@ class EncoderParams(StageParams):
         path = Path(v) if root is None or Path(v).is_absolute() else Path(root) / v
         if not path.is_dir():
             raise ValueError(f"model folder not found: {path}")
-        return str(path.resolve())
-
-    @model_validator(mode="after")
-    def _pooling(self):
-        try:
-            pooling_of(self.model, self.pooling)
+        try:  # its pooling read now (JSON only), so a folder without one stops the config
+            pooling_of(str(path), info.data.get("pooling", "auto"), who="")
         except GristmillError as e:
             raise ValueError(str(e)) from None
-        return self
+        return str(path.resolve())
 
     def spec(self) -> EncoderSpec:
         return EncoderSpec(

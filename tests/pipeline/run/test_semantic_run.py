@@ -4,12 +4,16 @@ the middle of its phases and rerun, byte-identical to an uninterrupted run."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+import yaml
 
+from gristmill.pipeline.run.config import ConfigError
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.embed.store import read_store, store_dir
 from tests.conftest import rejected_records, run_quietly
 from tests.pipeline.conftest import REPO
@@ -91,3 +95,22 @@ def test_kill_during_the_pairwise_phase_and_rerun_gives_identical_outputs(
     assert files == sorted(p.name for p in store_dir(ref_out).iterdir())
     for name in files:
         assert (store_dir(out) / name).read_bytes() == (store_dir(ref_out) / name).read_bytes()
+
+
+def test_a_model_folder_without_pooling_is_refused_in_one_line(tmp_path, model):
+    plain = tmp_path / "plain"
+    shutil.copytree(model, plain, ignore=shutil.ignore_patterns("modules.json", "1_Pooling"))
+    for stage in ("embed", "semantic_dedup"):
+        cfg = semantic_run(tmp_path, model)
+        data = yaml.safe_load(cfg.read_text())
+        data["stages"] = [
+            {stage: {"model": str(plain)}},
+            {"tokenize": {"tokenizer": "gpt2"}},
+            "pack",
+        ]
+        cfg.write_text(yaml.safe_dump(data))
+        with pytest.raises(ConfigError) as e:
+            RunPlan.load(cfg)
+        error = str(e.value)
+        assert f"stages[0].{stage}.model: model {plain} has no pooling information" in error
+        assert "\n" not in error
