@@ -102,13 +102,19 @@ N_TOKENS = Field("n_tokens", int, "tokens of the text, BOS (with `bos: true`) an
 BUCKET = Field("bucket", str, "the quality bucket by a score: `q1` (lowest) .. `qN` (top)")
 
 # -- dedup
-CLUSTER_ID = Field("cluster_id", str, "the id of the near-duplicate cluster's survivor")
+CLUSTER_ID = Field(
+    "cluster_id",
+    str,
+    "the near-duplicate cluster's survivor's id (semantic_dedup: its k-means cluster, `c<k>`)",
+)
 CLUSTER_SIZE = Field("cluster_size", int, "documents in the near-duplicate cluster")
 DUPLICATE_OF = Field(
     "duplicate_of", str | None, "the id of the copy kept instead (null: not known)"
 )
 DUPLICATE_SIMILARITY = Field(
-    "duplicate_similarity", float | None, "the Jaccard similarity to `duplicate_of`"
+    "duplicate_similarity",
+    float | None,
+    "the Jaccard similarity to `duplicate_of` (semantic_dedup: the cosine)",
 )
 IN_EARLIER_RUN = Field("in_earlier_run", str, "the earlier run's output that kept this text")
 

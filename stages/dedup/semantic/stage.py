@@ -4,8 +4,6 @@ within each cluster). The package's docstring has the phases."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from datatrove.data import Document, DocumentsPipeline
 
 from gristmill.stages import fields as md
@@ -21,11 +19,8 @@ from gristmill.stages.embed.encoder import import_torch
 from gristmill.stages.formats.docio import read_records
 
 SEMANTIC_DUPLICATE = "semantic_duplicate"
-CLUSTER = replace(
-    md.CLUSTER_ID,
-    doc="the document's k-means (topic) cluster, `c<k>`: what a mix or `bucket` can group by",
-).maybe("on every document with a letter or digit")
-COSINE = replace(md.DUPLICATE_SIMILARITY, doc="the cosine similarity to `duplicate_of`")
+CLUSTER = md.CLUSTER_ID.maybe("every document with a letter or digit: its k-means cluster")
+COSINE = md.DUPLICATE_SIMILARITY
 REDUCES: tuple[type[SemanticStep], ...] = (Train, Assign, Pairs, Report)
 
 
