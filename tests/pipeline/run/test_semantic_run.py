@@ -1,6 +1,7 @@
 """`embed` and `semantic_dedup` in whole runs with a tiny random encoder built here: the same
-decisions, shards and stored vectors for tasks 1 and 3, workers 1 and 2; killed (SIGKILL) in
-the middle of its phases and rerun, byte-identical to an uninterrupted run."""
+decisions, shards and stored vectors for tasks 1 and 3, workers 1 and 2, and on Ray; killed
+(SIGKILL) in the middle of its phases and rerun, byte-identical to an uninterrupted run; a model
+folder without pooling refused when the config loads."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from gristmill.stages.embed.store import read_store, store_dir
 from tests.conftest import rejected_records, run_quietly
 from tests.pipeline.conftest import REPO
 from tests.pipeline.run.semantic_data import model_at, semantic_run
+from tests.pipeline.run.test_executors import local_ray as local_ray  # a fixture
 from tests.pipeline.run.test_kill import _kill_when, _markers, _start
 from tests.pipeline.run.test_runner import tree_bytes
 
@@ -114,3 +116,13 @@ def test_a_model_folder_without_pooling_is_refused_in_one_line(tmp_path, model):
         error = str(e.value)
         assert f"stages[0].{stage}.model: model {plain} has no pooling information" in error
         assert "\n" not in error
+
+
+@pytest.mark.cluster
+def test_ray_makes_the_local_executors_decisions(tmp_path, model, reference, local_ray):
+    ref_out, ref_manifest = reference
+    cfg = semantic_run(tmp_path, model, tasks=3, workers=2, executor="ray", ray={"num_cpus": 2})
+    manifest = run_quietly(cfg)
+    assert decisions(tmp_path / "out") == decisions(ref_out)
+    assert vectors(tmp_path / "out") == vectors(ref_out)
+    assert manifest["stages"]["semantic_dedup"] == ref_manifest["stages"]["semantic_dedup"]
