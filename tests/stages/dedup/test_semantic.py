@@ -154,3 +154,13 @@ def test_vectors_left_by_embed_give_the_same_decisions(tmp_path, model):
 
 def copies_of(d: Document) -> Document:
     return Document(text=d.text, id=d.id, metadata=dict(d.metadata))
+
+
+@pytest.mark.slow
+def test_a_run_without_a_vector_keeps_everything_and_says_so(tmp_path, model):
+    docs = [doc("empty", ""), doc("blank", " \n\t　"), doc("symbols", "—— !!! ※ ★")]
+    kept, dropped = dedup(tmp_path, model, docs, tasks=2)
+    assert set(kept) == {"empty", "blank", "symbols"} and not dropped
+    files = Files(StageContext(work=tmp_path / "work"), "semantic_dedup")
+    report = orjson.loads(files.report().read_bytes())
+    assert report["no_vector"] == 3 and report["clusters"] == 0
