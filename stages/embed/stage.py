@@ -19,7 +19,13 @@ from datatrove.data import Document, DocumentsPipeline
 from pydantic import Field
 
 from gristmill.stages.base import Stage, source_of
-from gristmill.stages.embed.encoder import encoder, identity, identity_key, import_torch
+from gristmill.stages.embed.encoder import (
+    encoder,
+    folder_hash,
+    identity,
+    identity_key,
+    import_torch,
+)
 from gristmill.stages.embed.params import NO_CONTENT, VECTOR_KEY, EncoderParams, has_content
 from gristmill.stages.embed.store import VectorWriter, store_dir, write_meta
 
@@ -46,6 +52,10 @@ class Embed(Stage):
         super().__init__(params, ctx)
         self.batch_size = self.params.batch_size * SORT_WINDOW
         self.key = identity_key(self.params.spec())
+
+    @classmethod
+    def files_hash(cls, params: EmbedParams) -> str:
+        return folder_hash(params.model)
 
     def model(self):
         return encoder(self.params.spec(), threads_per_worker(self.ctx.workers))

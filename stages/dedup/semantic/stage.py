@@ -15,7 +15,7 @@ from gristmill.stages.dedup.semantic.pairs import Pairs
 from gristmill.stages.dedup.semantic.params import SemanticParams
 from gristmill.stages.dedup.semantic.report import Report
 from gristmill.stages.dedup.semantic.train import Assign, SemanticStep, Train
-from gristmill.stages.embed.encoder import import_torch
+from gristmill.stages.embed.encoder import folder_hash, import_torch
 from gristmill.stages.formats.docio import read_records
 
 SEMANTIC_DUPLICATE = "semantic_duplicate"
@@ -63,6 +63,10 @@ class SemanticDedup(GlobalStage):
     reads = survivor.READS
     writes = (CLUSTER,)
     drops = (md.DUPLICATE_OF, COSINE)
+
+    @classmethod
+    def files_hash(cls, params: SemanticParams) -> str:
+        return folder_hash(params.model)
 
     def warm(self) -> None:
         import_torch("semantic_dedup")

@@ -114,3 +114,17 @@ def test_embed_stores_vectors_once_and_refuses_another_dimension(tmp_path, folde
     other = identity(step.params.spec()) | {"dim": 64}
     with pytest.raises(GristmillError, match="dim = 32, this encoder's dim = 64"):
         read_store(store_dir(ctx.out), other)
+
+
+def test_a_model_file_changed_in_place_changes_the_run_key_part(tmp_path, folders):
+    from gristmill.stages.dedup.semantic.params import SemanticParams
+    from gristmill.stages.dedup.semantic.stage import SemanticDedup
+
+    copy = tmp_path / "m"
+    shutil.copytree(folders["mean"], copy)
+    before = Embed.files_hash(EmbedParams(model=str(copy)))
+    assert SemanticDedup.files_hash(SemanticParams(model=str(copy))) == before
+    (copy / "1_Pooling" / "config.json").write_text(
+        '{"pooling_mode_mean_tokens": true, "pooling_mode_cls_token": false}'
+    )
+    assert Embed.files_hash(EmbedParams(model=str(copy))) != before
