@@ -52,6 +52,18 @@ def _init(x: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
     return np.stack(centroids).astype(np.float32)
 
 
+def _sums(x: np.ndarray, label: np.ndarray, k: int) -> np.ndarray:
+    """float64 (k, dim): the sum of each cluster's rows (its rows in their order, one sort)."""
+    order = np.argsort(label, kind="stable")
+    counts = np.bincount(label, minlength=k)
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    sums = np.zeros((k, x.shape[1]), dtype=np.float64)
+    full = counts > 0
+    if full.any():
+        sums[full] = np.add.reduceat(x[order].astype(np.float64), starts[full], axis=0)
+    return sums
+
+
 def train(x: np.ndarray, k: int, iterations: int = 20, seed: int = 0) -> np.ndarray:
     """float32 (min(k, len(x)), dim) unit centroids of the rows of `x` (unit vectors)."""
     x = np.ascontiguousarray(x, dtype=np.float32)
@@ -66,8 +78,7 @@ def train(x: np.ndarray, k: int, iterations: int = 20, seed: int = 0) -> np.ndar
         if label is not None and np.array_equal(new, label):
             break
         label = new
-        sums = np.zeros((k, x.shape[1]), dtype=np.float64)
-        np.add.at(sums, label, x.astype(np.float64))
+        sums = _sums(x, label, k)
         counts = np.bincount(label, minlength=k)
         for c in np.flatnonzero(counts == 0).tolist():  # an empty cluster: the farthest vector
             far = int(np.argmin(best))

@@ -9,15 +9,18 @@ never removes another (no chains: every removed document is within `threshold` o
 names, which stays). SemDeDup (Abbas et al. 2023, and NeMo Curator's) removes a document
 similar to any earlier one, removed or not.
 
-Memory: a cluster's vectors (float32, `max_cluster` x dim at most) and a block of `BLOCK` x
-kept similarities. A larger cluster is split by k-means (seeded, on its vectors in survivor
-order) into parts of at most `max_cluster`, recursively; documents in different parts are
-not compared. Each split is in the report.
+Memory: a part's vectors (float32, `max_cluster` x dim at most, read from the map's files,
+memory-mapped) and a block of `BLOCK` x kept similarities; per document of the cluster, its
+survivor key and gid. A cluster over `max_cluster` is split by k-means (seeded, trained on at
+most `sample` of its vectors spread over its survivor order, every vector assigned a chunk at a
+time) into parts of at most `max_cluster`, recursively; documents in different parts are not
+compared. Each split is in the report.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 
 import numpy as np
 import orjson
@@ -31,6 +34,7 @@ from gristmill.stages.dedup.semantic.train import SemanticStep
 from gristmill.stages.formats.docio import AtomicWriter, dumps
 
 BLOCK = 1024  # documents compared with the kept ones at once
+CHUNK = 8192  # vectors of a cluster being split assigned at once
 EXAMPLES = 2  # removed documents shown for each of the largest clusters
 
 
@@ -38,24 +42,30 @@ def cluster_name(c: int) -> str:
     return f"c{c}"
 
 
-def split(vecs: np.ndarray, most: int, seed: int, name: str) -> list[tuple[str, np.ndarray]]:
-    """(name, rows) of parts of at most `most` rows: k-means on the rows (in their order), then
-    again on a part still too large; rows that k-means cannot part (the same vector) are cut in
-    runs of `most` in their order. Names `<name>.<i>`."""
-    n = len(vecs)
+def split(
+    load: Callable[[np.ndarray], np.ndarray], n: int, most: int, seed: int, name: str, sample: int
+) -> list[tuple[str, np.ndarray]]:
+    """(name, rows) of parts of at most `most` of `n` rows (`load(rows)`: their vectors):
+    k-means trained on at most `sample` rows spread evenly over them in their order, every row
+    assigned `CHUNK` at a time, then again on a part still too large; rows that k-means cannot
+    part (the same vector) are cut in runs of `most` in their order. Names `<name>.<i>`. Holds
+    the rows' labels and one chunk or sample of vectors at a time, never all of them."""
     if n <= most:
         return [(name, np.arange(n))]
-    k = -(-n // most)
-    label, _ = kmeans.assign(vecs, kmeans.train(vecs, max(2, k), 10, seed))
-    groups = [np.flatnonzero(label == j) for j in range(label.max() + 1)]
-    groups = [g for g in groups if len(g)]
+    picks = np.unique(np.linspace(0, n - 1, min(n, sample)).astype(np.int64))
+    centroids = kmeans.train(load(picks), max(2, -(-n // most)), 10, seed)
+    label = np.empty(n, dtype=np.int32)
+    for s in range(0, n, CHUNK):
+        label[s : s + CHUNK] = kmeans.assign(load(np.arange(s, min(n, s + CHUNK))), centroids)[0]
+    groups = [g for g in (np.flatnonzero(label == j) for j in range(len(centroids))) if len(g)]
     if len(groups) < 2:
         return [
             (f"{name}.{i}", np.arange(s, min(n, s + most))) for i, s in enumerate(range(0, n, most))
         ]
     out = []
     for i, g in enumerate(groups):
-        out += [(sub, g[rows]) for sub, rows in split(vecs[g], most, seed, f"{name}.{i}")]
+        parts = split(lambda r, g=g: load(g[r]), len(g), most, seed, f"{name}.{i}", sample)
+        out += [(sub, g[rows]) for sub, rows in parts]
     return out
 
 
@@ -133,9 +143,9 @@ class Pairs(SemanticStep):
         meta = self._meta(gids)
         order = sorted(range(len(gids)), key=lambda i: meta[i][KEY])
         gids, meta = gids[order], [meta[i] for i in order]
-        vecs = self.gather(gids)
-        self.stat_update("state_bytes", value=vecs.nbytes)
-        parts = split(vecs, p.max_cluster, p.seed, name)
+        parts = split(
+            lambda r: self.gather(gids[r]), len(gids), p.max_cluster, p.seed, name, p.sample
+        )
         if len(parts) > 1:
             self.stat_update("clusters_split")
             sizes = sorted((len(r) for _, r in parts), reverse=True)
@@ -143,7 +153,9 @@ class Pairs(SemanticStep):
         removed, examples = 0, []
         for _, rows in parts:
             rows = np.sort(rows)  # survivor order within the part
-            twin, sim = greedy(vecs[rows], p.threshold)
+            vecs = self.gather(gids[rows])  # memory: the part's vectors, at most max_cluster
+            self.stat_update("state_bytes", value=vecs.nbytes)
+            twin, sim = greedy(vecs, p.threshold)
             for r, tw, s in zip(rows.tolist(), twin.tolist(), sim.tolist(), strict=True):
                 g = int(gids[r])
                 dup = None if tw < 0 else str(meta[rows[tw]][3])

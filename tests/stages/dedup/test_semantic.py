@@ -132,10 +132,11 @@ def test_split_parts_are_bounded_and_cover_every_row():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(100, 8)).astype(np.float32)
     x /= np.linalg.norm(x, axis=1, keepdims=True)
-    parts = split(x, 15, 0, "c0")
+    parts = split(lambda r: x[r], 100, 15, 0, "c0", 40)
     rows = np.sort(np.concatenate([r for _, r in parts]))
     assert rows.tolist() == list(range(100)) and max(len(r) for _, r in parts) <= 15
-    same = split(np.ones((40, 8), np.float32), 15, 0, "c1")  # k-means cannot part them
+    ones = np.ones((40, 8), np.float32)
+    same = split(lambda r: ones[r], 40, 15, 0, "c1", 40)  # k-means cannot part them
     assert [len(r) for _, r in same] == [15, 15, 10]
 
 
