@@ -8,8 +8,9 @@
    same vectors, same k and iterations: seconds, and the mean cosine of a vector with its
    centroid (higher is better).
 3. The pairwise pass per document, and the traced peak memory (tracemalloc, which numpy
-   reports to) of the `pairs` step against `max_cluster`, on map files written here for
-   `--docs` vectors in one k-means cluster, so every `max_cluster` below it splits it.
+   reports to) of the `pairs` step against the cluster's size and `max_cluster`, on map files
+   written here for one k-means cluster of n vectors (`--docs` and multiples), split to parts
+   of `max_cluster` (`sample` = max_cluster).
 
 The vectors of 2 and 3 are synthetic (unit vectors around `--centres` random centres) unless
 `--model` embeds the corpus for 2; the texts of 1 are the development corpus's first pages.
@@ -117,13 +118,16 @@ def write_map(ctx: StageContext, x: np.ndarray) -> None:
     w.close()
 
 
-def pairs_cost(x: np.ndarray, folder: Path, max_clusters: list[int], model: Path) -> None:
-    ctx = StageContext(work=folder, tasks=1)
-    write_map(ctx, x)
-    print(f"pairwise: {len(x)} vectors of {x.shape[1]} in one k-means cluster")
-    for most in max_clusters:
+def pairs_cost(folder: Path, runs: list[tuple[int, int]], model: Path) -> None:
+    """For each (documents, max_cluster): one k-means cluster of that many synthetic vectors,
+    split to parts of max_cluster (trained on at most max_cluster of them: `sample`)."""
+    print("pairwise: one k-means cluster of n vectors of 384, split to max_cluster")
+    for n, most in runs:
+        x = synthetic(n, 384, 200)
+        ctx = StageContext(work=folder / f"{n}-{most}", tasks=1)
+        write_map(ctx, x)
         p = SemanticParams(
-            model=str(model), clusters=1, threshold=0.95, max_cluster=most, sample=10_000
+            model=str(model), clusters=1, threshold=0.95, max_cluster=most, sample=most
         )
         for step in (Train(p, ctx), Assign(p, ctx)):
             list(step.run(None, 0, 1))
@@ -133,10 +137,11 @@ def pairs_cost(x: np.ndarray, folder: Path, max_clusters: list[int], model: Path
         dt = time.process_time() - t0
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        held = min(most, len(x)) * x.shape[1] * 4
+        held = min(most, n) * x.shape[1] * 4
         print(
-            f"  max_cluster {most:6}: {dt:6.2f} CPU-s, {dt / len(x) * 1e6:7.1f} CPU-us/doc, "
-            f"traced peak {peak / 1e6:7.1f} MB (a part's float32 vectors {held / 1e6:.1f} MB)"
+            f"  n {n:6} max_cluster {most:6}: {dt:6.2f} CPU-s, {dt / n * 1e6:7.1f} CPU-us/doc, "
+            f"traced peak {peak / 1e6:7.1f} MB (a part's float32 vectors {held / 1e6:.1f} MB, "
+            f"the cluster's {n * x.shape[1] * 4 / 1e6:.1f} MB)"
         )
 
 
@@ -155,7 +160,9 @@ def main() -> None:
         embed_vs_st(args.model, [t for _, t in load_docs(path, args.texts)])
     x = synthetic(args.docs, 384, args.centres)
     kmeans_vs_faiss(x, 100, 20)
-    pairs_cost(x, args.work, [2_000, 5_000, 20_000], args.model)
+    n = args.docs
+    runs = [(n, 2_000), (2 * n, 2_000), (4 * n, 2_000), (n, 5_000), (n, n)]
+    pairs_cost(args.work, runs, args.model)
 
 
 if __name__ == "__main__":
