@@ -18,7 +18,10 @@ class SemanticParams(EncoderParams):
         "one kept before it in its cluster",
     )
     clusters: int = Field(
-        100, ge=1, description="k-means clusters (fewer when the sample holds fewer vectors)"
+        100,
+        ge=1,
+        description="k-means clusters: at most one per 10 vectors of the sample (a small run "
+        "has fewer)",
     )
     sample: int = Field(
         100_000,

@@ -17,6 +17,10 @@ from gristmill.stages.dedup.semantic import kmeans
 from gristmill.stages.dedup.semantic.files import MEMBER, NO_VECTOR, Files
 from gristmill.stages.dedup.semantic.params import SemanticParams
 
+# sampled vectors a cluster has at least on average: with as many clusters as documents, every
+# document would be a centroid and alone in its cluster, compared with none
+PER_CLUSTER = 10
+
 
 class SemanticStep(PipelineStep):
     """A reduce step of `semantic_dedup`, named `<stage>.<phase>`; its phase has a task a map
@@ -76,7 +80,8 @@ class Train(SemanticStep):
         order = np.lexsort((best_g, best_h))  # a tie of hashes: two documents of one key
         sample = self.gather(best_g[order])
         self.stat_update("sample", value=len(sample))
-        centroids = kmeans.train(sample, p.clusters, p.iterations, p.seed)
+        k = min(p.clusters, max(1, len(sample) // PER_CLUSTER))
+        centroids = kmeans.train(sample, k, p.iterations, p.seed)
         self.stat_update("clusters", value=len(centroids))
         save_npy(self.files.centroids(), centroids)
         yield from ()

@@ -184,6 +184,18 @@ def check_no_score(kept, dropped):
     assert {i: r["reason"] for i, r in dropped.items()} == dict.fromkeys(TEXT, "no_score")
 
 
+def check_embed(kept, dropped):
+    assert not dropped and all("_embedding" not in r["metadata"] for r in kept.values())
+
+
+def check_semantic_dedup(kept, dropped):
+    """`en` and `en-near` (one word changed) are one: the longer (`three hundred`) stays; every
+    script is kept, each in a k-means cluster."""
+    assert {i: r["metadata"]["duplicate_of"] for i, r in dropped.items()} == {"en": "en-near"}
+    assert dropped["en"]["reason"] == "semantic_duplicate"
+    assert all(r["metadata"]["cluster_id"].startswith("c") for r in kept.values())
+
+
 STAGE_CHECKS = {
     "provenance": check_provenance,
     "langid": check_langid,
@@ -203,6 +215,8 @@ STAGE_CHECKS = {
     "tokenize": check_tokenize,
     "select": check_no_score,
     "bucket": check_no_score,
+    "embed": check_embed,
+    "semantic_dedup": check_semantic_dedup,
 }
 
 
@@ -225,6 +239,11 @@ def test_apply_on_plain_records(tmp_path, stage):
         model = fasttext_model(tmp_path / "dclm.bin")
         args += ["--set", f"model={model}", "--set", "kind=fasttext", "--set", "key=dclm"]
         args += ["--set", "score=label:__label__hq"]
+    if stage in ("embed", "semantic_dedup"):  # an encoder of the test's own
+        from tests.stages.embed.models import encoder_folder
+
+        args += ["--set", f"model={encoder_folder(tmp_path / 'encoder')}"]
+        args += ["--set", "threshold=0.999"] if stage == "semantic_dedup" else []
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     kept = {r["id"]: r for r in read_records(out)}
