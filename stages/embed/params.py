@@ -12,6 +12,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from gristmill.stages.base import StageParams
 from gristmill.stages.embed.encoder import EncoderSpec, LongDocs, Pooling, pooling_of
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.resources import Resources
 
 # in-memory only (never serialised): (the encoder's identity, its float32 vector), left on a
 # document by `embed` for a `semantic_dedup` later in the same phase with the same encoder
@@ -63,6 +64,13 @@ class EncoderParams(StageParams):
         except GristmillError as e:
             raise ValueError(str(e)) from None
         return str(path.resolve())
+
+    def resources(self) -> Resources:
+        """What a task that runs the model needs (stages/resources.py): a GPU with `device:
+        cuda`; with `auto` a GPU where one is, else the CPU (`cpu_fallback`); none on `cpu`."""
+        if self.device == "cpu":
+            return Resources()
+        return Resources(gpus=1, cpu_fallback=self.device == "auto")
 
     def spec(self) -> EncoderSpec:
         return EncoderSpec(

@@ -54,6 +54,12 @@ class Embed(Stage):
         self.key = identity_key(self.params.spec())
 
     @classmethod
+    def resources_for(cls, params: EmbedParams):
+        """The model's: a GPU with `device: cuda` (or `auto`, falling back to the CPU); the
+        reduce phases and the filter of `semantic_dedup` run on CPUs (`step_resources`)."""
+        return params.resources()
+
+    @classmethod
     def files_hash(cls, params: EmbedParams) -> str:
         return folder_hash(params.model)
 

@@ -65,6 +65,12 @@ class SemanticDedup(GlobalStage):
     drops = (md.DUPLICATE_OF, COSINE)
 
     @classmethod
+    def resources_for(cls, params: SemanticParams):
+        """The model's: a GPU with `device: cuda` (or `auto`, falling back to the CPU); the
+        reduce phases and the filter of `semantic_dedup` run on CPUs (`step_resources`)."""
+        return params.resources()
+
+    @classmethod
     def files_hash(cls, params: SemanticParams) -> str:
         return folder_hash(params.model)
 

@@ -128,3 +128,15 @@ def test_a_model_file_changed_in_place_changes_the_run_key_part(tmp_path, folder
         '{"pooling_mode_mean_tokens": true, "pooling_mode_cls_token": false}'
     )
     assert Embed.files_hash(EmbedParams(model=str(copy))) != before
+
+
+def test_a_gpu_where_the_device_asks_for_one(folders):
+    from gristmill.stages.dedup.semantic.params import SemanticParams
+    from gristmill.stages.dedup.semantic.stage import SemanticDedup
+
+    assert Embed.resources_for(EmbedParams(model=folders["mean"])).gpus == 0  # cpu: the default
+    cuda = Embed.resources_for(EmbedParams(model=folders["mean"], device="cuda"))
+    assert cuda.gpus == 1 and not cuda.cpu_fallback
+    auto = SemanticDedup.resources_for(SemanticParams(model=folders["mean"], device="auto"))
+    assert auto.gpus == 1 and auto.cpu_fallback
+    assert SemanticDedup.step_resources(auto, "reduce").gpus == 0  # k-means, pairs: CPUs
