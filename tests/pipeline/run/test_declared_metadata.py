@@ -123,6 +123,8 @@ CASES = [
     ("bucket", ("quantiles=3",), scored_sample),
     ("bucket", ("edges=[0.3, 0.6]",), scored_sample),
     ("tokenize", ("min_tokens=40",), sample),
+    ("embed", (), sample),
+    ("semantic_dedup", ("threshold=0.999",), sample),
 ]
 
 
@@ -144,6 +146,10 @@ def test_a_stage_writes_what_it_declares(tmp_path, name, settings, make):
         settings = (*settings, benchmarks(tmp_path))
     if name == "classifier":
         settings = (*settings, f"model={fasttext_model(tmp_path / 'dclm.bin')}")
+    if name in ("embed", "semantic_dedup"):  # an encoder of the test's own
+        from tests.stages.embed.models import encoder_folder
+
+        settings = (*settings, f"model={encoder_folder(tmp_path / 'encoder')}")
     recs = make()
     given = {r["id"]: {k: v for k, v in r.items() if k not in ("id", "text")} for r in recs}
     inp, out, rej = tmp_path / "in.jsonl", tmp_path / "out.jsonl", tmp_path / "rejected.jsonl"
