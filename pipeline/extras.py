@@ -4,8 +4,9 @@ rest; these need more, and say in one line which extra to install when it is mis
 - `train` (torch): `gristmill train`, `sweep`, `collapse`, `synth`, `torch_dataset`;
 - `ray` (ray): `executor: ray`;
 - `litdata` (litdata): `gristmill export --format litdata`;
-- `classify` (torch, transformers): the `classifier` stage's `kind: transformers` (the stage
-  checks it itself when its config is loaded, since stages/ imports nothing from here).
+- `classify` (torch, transformers): the model layer's (stages/models/checks.py, where the
+  stages check it themselves when a config is loaded, since stages/ imports nothing from here;
+  the install line is the same one).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import importlib
 from types import ModuleType
 
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.models.checks import install_hint
 
 EXTRA_OF = {
     "torch": "train",
@@ -25,10 +27,7 @@ EXTRA_OF = {
 
 def missing_extra(module: str, what: str) -> GristmillError:
     extra = EXTRA_OF[module]
-    return GristmillError(
-        f"{what} needs {module}, in the `{extra}` extra: pip install 'gristmill[{extra}]' "
-        f"(in a clone: pip install -e '.[{extra}]')"
-    )
+    return GristmillError(f"{what} needs {module}, in the `{extra}` extra: {install_hint(extra)}")
 
 
 def require(module: str, what: str) -> ModuleType:

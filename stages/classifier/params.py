@@ -4,88 +4,18 @@ asked for, and the key it is written to."""
 
 from __future__ import annotations
 
-import functools
-import importlib.metadata
-import importlib.util
-import json
 import re
-import sys
-import traceback
-from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
 from gristmill.stages import fields as md
 from gristmill.stages.base import StageParams
+from gristmill.stages.models.checks import transformers_problem
+from gristmill.stages.models.hf import check_folder, model_config
+from gristmill.stages.models.locate import locate
 
 KEY = r"^[a-z][a-z0-9_]*$"
-# a folder holds its tokenizer when it has one of these (fast, or the files a slow one reads)
-TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer.model", "vocab.json", "spm.model")
-EXTRA = "pip install 'gristmill[classify]' (in a clone: pip install -e '.[classify]')"
-
-
-def installed(module: str) -> bool:
-    """Whether `module` can be imported, without importing it (a config check stays cheap)."""
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ValueError:  # in sys.modules as None: blocked, as good as missing
-        return False
-
-
-@functools.cache
-def transformers_problem() -> str | None:
-    """Why transformers' models cannot be loaded in this installation, in one line saying what
-    to install or remove; None when they can. The import is tried (once a process), so a
-    dependency that is installed but broken (a torchvision built for another torch, which
-    transformers imports whenever it is installed) stops the config, not the run's first task."""
-    for module in ("torch", "transformers"):
-        if not installed(module):
-            return f"kind `transformers` needs {module}, in the `classify` extra: {EXTRA}"
-    try:
-        importlib.import_module("transformers.modeling_utils")
-    except Exception as e:  # any error of a library's import is the installation's problem
-        root, culprit = _innermost(e), _culprit(e)
-        why = f"{type(root).__name__}: {' '.join(str(root).split())}"
-        if culprit is None:
-            return f"kind `transformers`: transformers' models do not import here ({why})"
-        name, version = culprit
-        return (
-            f"kind `transformers`: transformers imports {name} {version}, which fails beside "
-            f"torch {importlib.metadata.version('torch')} ({why}); install the {name} build "
-            f"of this torch, or `pip uninstall {name}` if nothing else here needs it"
-        )
-    return None
-
-
-def _innermost(e: BaseException) -> BaseException:
-    while (e.__cause__ or e.__context__) is not None:
-        e = e.__cause__ or e.__context__
-    return e
-
-
-def _culprit(e: BaseException) -> tuple[str, str] | None:
-    """(distribution, version) of the first installed package other than torch and
-    transformers whose code the failing import ran (innermost exception's traceback)."""
-    roots = [Path(p) for p in sys.path if p and Path(p).is_dir()]
-    for frame, _ in traceback.walk_tb(_innermost(e).__traceback__):
-        file = Path(frame.f_code.co_filename)
-        root = max(
-            (r for r in roots if file.is_relative_to(r)), key=lambda r: len(r.parts), default=None
-        )
-        top = file.relative_to(root).parts[0].removesuffix(".py") if root else ""
-        if top in ("", "torch", "transformers") or not top.isidentifier():
-            continue
-        try:
-            return top, importlib.metadata.version(top)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    return None
-
-
-def model_config(folder: str | Path) -> dict:
-    """A transformers model folder's `config.json`, as a dict."""
-    return json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
 
 
 def labels(config: dict) -> list[str]:
@@ -113,8 +43,9 @@ class ClassifierParams(StageParams):
         "`fasttext`: a fastText `.bin` model",
     )
     model: str = Field(
-        description="the model: a local folder (`transformers`) or file (`fasttext`); relative "
-        "to the config's folder. Never fetched from a hub"
+        description="the model: a local folder (`transformers`) or file (`fasttext`), relative "
+        "to the config's folder; or `hf://owner/name` (`hf://owner/name/file.bin` for fastText, "
+        "`@revision` optional), fetched when the config is loaded, refused offline"
     )
     key: str = Field(
         pattern=KEY,
@@ -149,25 +80,13 @@ class ClassifierParams(StageParams):
     def _model(cls, v: str, info: ValidationInfo) -> str:
         """Relative to the config's folder; a transformers folder with a config and a
         tokenizer, or a fastText file; and the extra a transformers model needs installed."""
-        root = (info.context or {}).get("root")
-        path = Path(v) if root is None or Path(v).is_absolute() else Path(root) / v
+        path = locate(v, (info.context or {}).get("root"))
         kind = info.data.get("kind", "transformers")
-        if not path.exists():
-            raise ValueError(f"model not found: {path}")
         if kind == "fasttext":
             if not path.is_file():
                 raise ValueError(f"{path} is not a file: kind `fasttext` needs a .bin model")
             return str(path.resolve())
-        if not (path / "config.json").is_file():
-            raise ValueError(f"{path} is not a transformers model folder (no config.json)")
-        try:
-            config = model_config(path)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise ValueError(f"{path / 'config.json'}: not valid JSON ({e})") from None
-        if not isinstance(config, dict) or "model_type" not in config:
-            raise ValueError(f"{path / 'config.json'}: no `model_type`; not a model's config")
-        if not any((path / f).is_file() for f in TOKENIZER_FILES):
-            raise ValueError(f"{path} has no tokenizer files (one of {', '.join(TOKENIZER_FILES)})")
+        check_folder(path)
         if problem := transformers_problem():
             raise ValueError(problem)
         return str(path.resolve())

@@ -4,6 +4,7 @@ separate, as in `quality`: a later stage (or a rerun with another `min_score`) c
 stored score. Several classifiers run in one chain under different keys (`edu`, `dclm`): each is
 `classifier.<key>` in the manifest's counts and under rejected/.
 
+The model layer (stages/models/) loads the model, picks its device and threads and runs it.
 Transformers models read documents in windows of `SORT_WINDOW` model batches: each window's
 texts are tokenized, sorted by length and cut into batches of `batch_size`, so a batch pads its
 texts to lengths close to each other; the scores go back to their documents in input order.
@@ -23,8 +24,10 @@ from datatrove.data import Document
 
 from gristmill.stages import fields as md
 from gristmill.stages.base import Stage
-from gristmill.stages.classifier.models import import_torch, scorer, threads_per_worker
+from gristmill.stages.classifier.models import WHO, scorer
 from gristmill.stages.classifier.params import ClassifierParams
+from gristmill.stages.models.checks import import_torch
+from gristmill.stages.models.runtime import threads_per_worker
 
 SORT_WINDOW = 8  # model batches sorted by length together
 BELOW = "below_min_score"
@@ -63,14 +66,14 @@ class Classifier(Stage):
 
     def warm(self) -> None:
         if self.transformers:
-            import_torch()
+            import_torch(WHO)
         else:
             self.model()
 
     def process_batch(self, docs: list[Document]) -> list[str | None]:
         texts = [d.text for d in docs]
         if self.transformers:
-            scores = self._transformers_scores(texts)
+            scores = self.model().scores(texts, self.params.max_tokens, self.params.batch_size)
         else:
             scores = self.model().scores(texts)
         floor, key = self.params.min_score, self.params.key
@@ -79,14 +82,3 @@ class Classifier(Stage):
             doc.metadata[key] = s
             out.append(BELOW if floor is not None and s < floor else None)
         return out
-
-    def _transformers_scores(self, texts: list[str]) -> list[float]:
-        model, n = self.model(), self.params.batch_size
-        encoded = model.encode(texts, self.params.max_tokens)
-        order = sorted(range(len(texts)), key=lambda i: len(encoded[i]["input_ids"]))
-        scores = [0.0] * len(texts)
-        for start in range(0, len(order), n):
-            part = order[start : start + n]
-            for i, s in zip(part, model.scores([encoded[i] for i in part]), strict=True):
-                scores[i] = s
-        return scores

@@ -10,9 +10,11 @@ import pytest
 from datatrove.data import Document
 
 from gristmill.stages.base import StageContext
-from gristmill.stages.classifier import models
 from gristmill.stages.classifier.params import ClassifierParams
 from gristmill.stages.classifier.stage import Classifier
+from gristmill.stages.errors import GristmillError
+from gristmill.stages.formats.fasttext import load_fasttext
+from gristmill.stages.models import runtime
 from tests.conftest import rejected_records, run_step, stats
 from tests.scripts_text import text_in
 from tests.stages.classifier.models import LANGS, bert, fasttext_model
@@ -134,7 +136,7 @@ def test_fasttext_scores_are_its_label_probability(fasttext_bin):
         model=str(fasttext_bin), kind="fasttext", key="dclm", score="label:__label__hq"
     )
     got = [d.metadata["dclm"] for d in scored(params, batch)]
-    model = models.load_fasttext(fasttext_bin)
+    model = load_fasttext(fasttext_bin)
     want = []
     for t in batch:
         labels, probs = model.predict(t.replace("\n", " "), k=-1)
@@ -146,7 +148,7 @@ def test_fasttext_scores_are_its_label_probability(fasttext_bin):
 def test_fasttext_label_it_lacks_is_refused(fasttext_bin):
     params = ClassifierParams(model=str(fasttext_bin), kind="fasttext", key="d", score="label:x")
     with pytest.raises(
-        models.GristmillError, match=r"score: the model has no label 'x'; its labels: __label__"
+        GristmillError, match=r"score: the model has no label 'x'; its labels: __label__"
     ):
         Classifier(params).warm()
 
@@ -155,8 +157,8 @@ def test_cpu_threads_times_workers_fit_the_cores(regressor):
     before = torch.get_num_threads()
     try:
         for workers in (1, 2, 64):
-            threads = models.threads_per_worker(workers)
-            assert threads >= 1 and (threads * workers <= models.cores() or threads == 1)
+            threads = runtime.threads_per_worker(workers)
+            assert threads >= 1 and (threads * workers <= runtime.cores() or threads == 1)
             params = ClassifierParams(model=str(regressor), key="t", device="cpu")
             scored(params, ["a text"], workers=workers)
             assert torch.get_num_threads() == threads
