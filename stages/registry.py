@@ -37,6 +37,7 @@ _ORDER: tuple[tuple[str, str], ...] = (  # (name, module:class)
     ("embed", "gristmill.stages.embed.stage:Embed"),
     ("safety", "gristmill.stages.safety:Safety"),
     ("pii", "gristmill.stages.pii.stage:Pii"),
+    ("ensemble", "gristmill.stages.rank.ensemble:Ensemble"),
     ("select", "gristmill.stages.rank.select:Select"),
     ("bucket", "gristmill.stages.rank.bucket:Bucket"),
     ("write", "gristmill.stages.write:Write"),

@@ -217,6 +217,7 @@ STAGE_CHECKS = {
     "bucket": check_no_score,
     "embed": check_embed,
     "semantic_dedup": check_semantic_dedup,
+    "ensemble": check_no_score,
 }
 
 
@@ -235,6 +236,8 @@ def test_apply_on_plain_records(tmp_path, stage):
         args += ["--set", f"benchmarks=[{bench}]"]
     if stage == "select":  # and the share it keeps
         args += ["--set", "keep_top=0.5"]
+    if stage == "ensemble":  # the scores it combines and the key it writes
+        args += ["--set", "key=ens", "--set", "scores=[quality_score]"]
     if stage == "classifier":  # a model of the test's own, and the score's key
         model = fasttext_model(tmp_path / "dclm.bin")
         args += ["--set", f"model={model}", "--set", "kind=fasttext", "--set", "key=dclm"]

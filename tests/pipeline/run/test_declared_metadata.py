@@ -119,6 +119,12 @@ CASES = [
     ),
     ("safety", ("words={'*': [barley]}", "min_blocked_words=1"), sample),
     ("pii", (), sample),
+    ("ensemble", ("key=ens", "scores=[quality_score]", "quantiles=3"), scored_sample),
+    (
+        "ensemble",
+        ("key=ens", "scores=[quality_score]", "edges={quality_score: [0.3]}", "combine=mean"),
+        scored_sample,
+    ),
     ("select", ("keep_top=0.5", "by=language"), scored_sample),
     ("bucket", ("quantiles=3",), scored_sample),
     ("bucket", ("edges=[0.3, 0.6]",), scored_sample),
