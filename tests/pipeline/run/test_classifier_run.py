@@ -78,6 +78,18 @@ def test_bad_models_and_scores_are_refused_naming_the_key(tmp_path, models):
         assert error.startswith("stages[0].classifier."), error
 
 
+def test_a_hub_model_is_refused_offline_in_one_line_naming_the_key(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for kind, model in (("transformers", "hf://owner/edu"), ("fasttext", "hf://o/m/dclm.bin")):
+        params = {"model": model, "key": "edu", "kind": kind, "score": "label:__label__hq"}
+        error = refusal(tmp_path, params)
+        assert error.startswith(
+            f"stages[0].classifier.model: {model} is on the hub, which is offline here "
+            "(HF_HUB_OFFLINE is set)"
+        ), error
+        assert "\n" not in error
+
+
 def test_a_run_scores_with_two_models_and_drops_below_min_score(tmp_path, models):
     """Two classifiers in one chain, each under its key: `edu` (a transformers model, with
     `min_score`) and `dclm` (fastText, scoring only)."""
