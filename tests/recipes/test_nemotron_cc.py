@@ -20,9 +20,9 @@ pytestmark = pytest.mark.slow  # builds three models and runs a crawl through 12
 
 REPO = Path(__file__).resolve().parents[2]
 RECIPES = REPO / "configs" / "recipes"
-NEMOTRON = "hf://nvidia/nemocurator-fineweb-nemotron-4-edu-classifier"
-MIXTRAL = "hf://nvidia/nemocurator-fineweb-mixtral-edu-classifier"
-DCLM = "hf://mlfoundations/fasttext-oh-eli5/openhermes_reddit_eli5_vs_rw_v2_bigram_200k_train.bin"
+NEMOTRON = "../../models/nemocurator-fineweb-nemotron-4-edu-classifier"
+MIXTRAL = "../../models/nemocurator-fineweb-mixtral-edu-classifier"
+DCLM = "../../models/dclm/openhermes_reddit_eli5_vs_rw_v2_bigram_200k_train.bin"
 
 
 def swapped(models: dict[str, Path], out: Path) -> dict:
