@@ -6,37 +6,17 @@ three, the ensemble the max of the three scores' bins 0-19 over the run, five le
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import yaml
 
-from gristmill.pipeline.api import Run
-from tests.conftest import restored_logging
+from tests.recipes.recipes import run, swapped
 from tests.stages.classifier.models import bert, fasttext_model
 
 pytest.importorskip("transformers", reason="the classify extra is not installed")
 pytestmark = pytest.mark.slow  # builds three models and runs a crawl through 12 phases
 
-REPO = Path(__file__).resolve().parents[2]
-RECIPES = REPO / "configs" / "recipes"
 NEMOTRON = "../../models/nemocurator-fineweb-nemotron-4-edu-classifier"
 MIXTRAL = "../../models/nemocurator-fineweb-mixtral-edu-classifier"
 DCLM = "../../models/dclm/openhermes_reddit_eli5_vs_rw_v2_bigram_200k_train.bin"
-
-
-def swapped(models: dict[str, Path], out: Path) -> dict:
-    """The shipped recipe with each model path in `models` replaced; one it no longer names
-    fails the test."""
-    config = yaml.safe_load((RECIPES / "nemotron-cc.yaml").read_text(encoding="utf-8"))
-    seen = set()
-    for entry in config["stages"]:
-        params = next(iter(entry.values())) if isinstance(entry, dict) else None
-        if isinstance(params, dict) and params.get("model") in models:
-            seen.add(params["model"])
-            params["model"] = str(models[params["model"]])
-    assert seen == set(models)
-    return config | {"output": str(out)}
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +27,7 @@ def result(tmp_path_factory):
         MIXTRAL: bert(folder / "mixtral", hidden=48),
         DCLM: fasttext_model(folder / "dclm.bin"),
     }
-    with restored_logging():
-        return Run.from_dict(swapped(models, folder / "out"), root=RECIPES).run(echo=None)
+    return run(swapped("nemotron-cc", folder / "out", models))
 
 
 def test_the_recipe_buckets_english_pages_by_the_max_of_three_bins(result):
