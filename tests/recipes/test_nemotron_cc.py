@@ -6,9 +6,14 @@ three, the ensemble the max of the three scores' bins 0-19 over the run, five le
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 
-from tests.recipes.recipes import run, swapped
+from gristmill.pipeline.output.result import RunResult
+from tests.recipes.recipes import RECIPES, REPO, swapped
 from tests.stages.classifier.models import bert, fasttext_model
 
 pytest.importorskip("transformers", reason="the classify extra is not installed")
@@ -27,7 +32,23 @@ def result(tmp_path_factory):
         MIXTRAL: bert(folder / "mixtral", hidden=48),
         DCLM: fasttext_model(folder / "dclm.bin"),
     }
-    return run(swapped("nemotron-cc", folder / "out", models))
+    # in a process of its own: the run forks its workers (`workers: 2`), and a torch that ran
+    # on the CPU in this test process before (other tests' models) does not survive a fork
+    config = folder / "config.json"
+    config.write_text(json.dumps(swapped("nemotron-cc", folder / "out", models)))
+    code = (
+        "import json, sys; from gristmill.pipeline.api import Run; "
+        "Run.from_dict(json.load(open(sys.argv[1])), root=sys.argv[2]).run(echo=None)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(config), str(RECIPES)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return RunResult(folder / "out")
 
 
 def test_the_recipe_buckets_english_pages_by_the_max_of_three_bins(result):

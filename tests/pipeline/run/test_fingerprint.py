@@ -73,7 +73,10 @@ def test_a_stage_s_print_covers_its_steps_and_the_shard_writer(name):
     cls = get_stage(name)
     modules = {inspect.getmodule(cls), phases, sources}
     if is_global(cls):
-        required = {"select": {"keep_top": 0.5}}  # a parameter without a default
+        required = {  # parameters without a default
+            "select": {"keep_top": 0.5},
+            "ensemble": {"key": "ens", "scores": ["a", "b"]},
+        }
         stage = cls(cls.Params(**required.get(name, {})))
         steps = [stage.map_step(), *(s for s, _ in stage.reduce_steps()), stage.filter_step()]
         modules.update(inspect.getmodule(type(s)) for s in steps)
