@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     os.environ |= {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}  # nothing downloads
-    from gristmill.stages.classifier.params import transformers_problem
+    from gristmill.stages.models.checks import transformers_problem
 
     if problem := transformers_problem():
         print(f"gpu check: {problem}")
