@@ -79,8 +79,8 @@ class EnsembleParams(StageParams):
     )
     by: GroupBy = Field(
         "none",
-        description="quantiles: `language`, `source` or `none`: shares of each group apart, or "
-        "of the whole run",
+        description="quantiles: `language`, `source`, `cluster` (as `bucket`'s `by`) or `none`: "
+        "shares of each group apart, or of the whole run",
     )
     weight: Weight = Field(
         "docs",
@@ -169,6 +169,7 @@ class Ensemble(GlobalStage):
         score_field("<score>").only("each of `scores`"),
         md.LANGUAGE.only("a score without `edges` and `by: language`"),
         md.SOURCE.maybe("a score without `edges` and `by: source`"),
+        md.CLUSTER_ID.maybe("a score without `edges` and `by: cluster`"),
         md.N_TOKENS.only("a score without `edges` and `weight: tokens`"),
     )
     writes = (ensemble_field(None),)
