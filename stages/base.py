@@ -225,6 +225,17 @@ class StageHooks:
         `<name>.<something>` (`<name>` first: what the docs and the class are found by)."""
         return cls.name
 
+    @classmethod
+    def adds_sources(cls, params: StageParams, names: list[str]) -> list[str]:
+        """The sources this stage adds to the run's (`names`), of origin synthetic: the names
+        its documents of a new source go under (generate's answers), which a mix may weight."""
+        return []
+
+    @classmethod
+    def check_ready(cls, params: StageParams) -> None:
+        """Raise a one-line GristmillError when what the stage needs outside the run does not
+        answer (generate's server): the runner asks before any work, once a run is to run."""
+
     def warm(self) -> None:
         """Builds what every worker would build for itself (a model, an encoder) into its
         module's per-process cache; the local executor calls it in the run process before it

@@ -39,6 +39,7 @@ _ORDER: tuple[tuple[str, str], ...] = (  # (name, module:class)
     ("pii", "gristmill.stages.pii.stage:Pii"),
     ("select", "gristmill.stages.rank.select:Select"),
     ("bucket", "gristmill.stages.rank.bucket:Bucket"),
+    ("generate", "gristmill.stages.generate:Generate"),
     ("write", "gristmill.stages.write:Write"),
     ("tokenize", "gristmill.stages.tokenize:Tokenize"),
     ("pack", "gristmill.stages.pack:Pack"),
