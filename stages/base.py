@@ -351,6 +351,23 @@ class Stage(StageHooks, PipelineStep):
 
 FUNNEL_FIELDS = ("docs_in", "chars_in", "docs_out", "chars_out")
 
+# `<run work folder>/live/<stage>/<task>.json`: counters a stage rewrites while it runs (generate:
+# prompts answered, tokens generated), which the progress line shows as rates
+LIVE = "live"
+
+
+def write_live(ctx: StageContext, stage: str, rank: int, counters: dict[str, int]) -> None:
+    """A stage's running counters for the progress line (nothing without a work folder)."""
+    if ctx.work is None:
+        return
+    import orjson
+
+    from gristmill.stages.formats.atomic import write_bytes
+
+    path = ctx.work / LIVE / stage / f"{rank:05d}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes(path, orjson.dumps(counters))
+
 
 def _row(funnel: dict[str, list[int]], doc: Document) -> list[int]:
     """The funnel row of `doc`'s source, its document and characters counted in."""

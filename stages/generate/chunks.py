@@ -37,14 +37,22 @@ class Counter:
 
 
 def _nicer_end(text, offsets, i, j, start, end) -> tuple[int, int]:
-    """A break in the chunk's second half where a token starts a line (else a word): the
-    largest such token k in (i, j), as (its start, k); else (end, j)."""
+    """A break in the chunk's second half: after a line break, else before one, else at a
+    word's edge; the chunk's own end or the largest such token k in (i, j), as (its start,
+    k); else (end, j)."""
     half = start + (end - start) // 2
-    for seps in ("\n", " \t"):
+    rules = (
+        lambda at: text[at - 1] == "\n",
+        lambda at: text[at] == "\n",
+        lambda at: text[at - 1] in " \t" or text[at] in " \t",
+    )
+    for rule in rules:
+        if rule(end):  # the chunk's own end is as good a break
+            return end, j
         for k in range(j - 1, i, -1):
             at = offsets[k][0]
             if at <= half:
                 break
-            if text[at - 1] in seps or (text[at] in seps and text[at - 1] not in seps):
+            if rule(at):
                 return at, k
     return end, j

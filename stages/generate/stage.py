@@ -22,7 +22,7 @@ from pathlib import Path
 from datatrove.data import Document
 
 from gristmill.stages import fields as md
-from gristmill.stages.base import Stage, _row, source_of
+from gristmill.stages.base import Stage, _row, source_of, write_live
 from gristmill.stages.formats.docio import doc_to_record
 from gristmill.stages.formats.rejects import RejectWriter
 from gristmill.stages.generate import record
@@ -34,6 +34,7 @@ from gristmill.stages.generate.templates import load
 
 REPLACED = "replaced_by_generated"  # an original not kept (`keep_original: false`)
 WINDOW = 4  # documents read ahead per request in flight
+LIVE_EVERY_S = 0.5  # the progress line's counters are rewritten at most this often
 
 
 class Generate(Stage):
@@ -74,6 +75,7 @@ class Generate(Stage):
         self.journal = Journal(folder / self.name / f"{rank:05d}.jsonl", p.fsync_s)
         self.sink = RejectWriter(self.rejected_path(rank))
         self.counts, self.funnel, self.here = Counter(), {}, set()
+        self.rank, self.shown = rank, 0.0
         self.cpu, self.cpu_lock = 0.0, threading.Lock()
         pool = ThreadPoolExecutor(p.concurrency, thread_name_prefix="generate")
         try:
@@ -84,6 +86,7 @@ class Generate(Stage):
             self.journal.close()
             raise
         pool.shutdown()
+        self._live(force=True)
         self.sink.close()
         self.journal.close()
         self._stats()
@@ -122,6 +125,7 @@ class Generate(Stage):
                 return
             pending.popleft()
             yield from self._out(doc, uses, items, asked)
+            self._live()
 
     def _ask(self, item: Item) -> Answer | Failure:
         start = time.thread_time()
@@ -130,6 +134,14 @@ class Generate(Stage):
             self.journal.append(record.journal_line(item.key, item.prompt_hash, got))
         self._spent(time.thread_time() - start)
         return got
+
+    def _live(self, force: bool = False) -> None:
+        """Prompts answered and tokens generated so far, for the progress line's rates."""
+        if force or time.monotonic() - self.shown >= LIVE_EVERY_S:
+            c = self.counts
+            live = {"prompts": c["generated"] + c["failed"], "tokens": c["tokens_out"]}
+            write_live(self.ctx, self.name, self.rank, live)
+            self.shown = time.monotonic()
 
     def _spent(self, cpu: float) -> None:
         """CPU time of the stage's own work, any thread (its `task` time: waiting is none)."""

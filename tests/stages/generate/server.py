@@ -139,11 +139,14 @@ class CountingProxy:
                         proxy.asked.append((digest, status))
                 with proxy.lock:
                     proxy.busy -= 1
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except OSError:  # the client was killed: its answer is lost with it
+                    self.close_connection = True
 
             def do_GET(self):
                 self._forward("GET")
