@@ -16,6 +16,7 @@ run's CPU-s (tasks and run process, its meter's) per million generated tokens an
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import subprocess
 import sys
@@ -89,6 +90,7 @@ def main() -> None:
         _report(a, len(prompts), plain, mill)
     finally:
         server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _plain(port: int, model: str, a, tmp: Path) -> dict:

@@ -13,6 +13,8 @@ and reason to `rejected/<stage>/`; the run goes on.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import threading
 import time
 from collections import Counter, deque
@@ -71,7 +73,9 @@ class Generate(Stage):
         p = self.params
         uses = [(u, load(u.template)) for u in p.templates]
         self.planner, self.client = Planner(p, uses), self.endpoint(p)
-        folder = (self.ctx.work or self.ctx.out or Path(".")) / "generate"
+        # no run's work folder (`apply`): a journal of this call only
+        scratch = None if self.ctx.work else Path(tempfile.mkdtemp(prefix="gristmill-generate-"))
+        folder = (self.ctx.work or scratch) / "generate"
         self.journal = Journal(folder / self.name / f"{rank:05d}.jsonl", p.fsync_s)
         self.sink = RejectWriter(self.rejected_path(rank))
         self.counts, self.funnel, self.here = Counter(), {}, set()
@@ -84,11 +88,15 @@ class Generate(Stage):
             pool.shutdown(wait=False, cancel_futures=True)
             self.sink.abort()
             self.journal.close()
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
             raise
         pool.shutdown()
         self._live(force=True)
         self.sink.close()
         self.journal.close()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
         self._stats()
 
     def _flow(self, data, pool: ThreadPoolExecutor):

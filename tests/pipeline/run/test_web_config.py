@@ -27,7 +27,7 @@ CRAWL = REPO / "sample_data" / "crawl"
 FIXTURES = shared_data("fixtures")
 needs_fixtures = pytest.mark.needs_data("fixtures")
 # stages that need a model the user brings (none ships with gristmill): not in the recipe
-BRING_YOUR_OWN = {"classifier"}
+BRING_YOUR_OWN = {"classifier", "generate"}  # a model; an LLM server
 # stages a recipe opts into, whose page shows (and tests) a run with them: the line stages
 # rewrite pages, which would change the recipe's golden outputs
 OPT_IN = {"line_clean", "line_freq"}

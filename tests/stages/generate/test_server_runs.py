@@ -16,9 +16,12 @@ import time
 from pathlib import Path
 
 import orjson
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from gristmill.pipeline.mix.materialize import materialize
+from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.formats.shards import ShardReader
@@ -62,7 +65,8 @@ def sources(folder: Path, docs: int) -> Path:
     return folder
 
 
-def config(tmp: Path, url: str, model: Path, docs: int = 6, tasks: int = 2, **gen) -> Path:
+def config(tmp: Path, url: str, model: Path, docs: int = 6, tasks: int = 2, mix=None,
+           **gen) -> Path:  # fmt: skip
     src = tmp / "src" if (tmp / "src").exists() else sources(tmp / "src", docs)
     params = {"url": url, "model": str(model), "api": "completions", "tokenizer": str(model),
               "context_tokens": 1024, "max_tokens": 4, "too_long": "chunk",
@@ -72,6 +76,8 @@ def config(tmp: Path, url: str, model: Path, docs: int = 6, tasks: int = 2, **ge
         "sources": [{"name": "web", "paths": [str(src)], "origin": "real"}],
         "stages": [{"generate": params}, {"tokenize": {"tokenizer": "gpt2"}}, "pack"],
     }  # fmt: skip
+    if mix is not None:
+        cfg["mix"] = mix
     path = tmp / "run.yaml"
     path.write_text(yaml.safe_dump(cfg))
     return path
@@ -81,8 +87,13 @@ def shard_bytes(out: Path) -> dict[str, bytes]:
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.glob("tokens/*/*"))}
 
 
+MIX = {"seq_len": 16, "weights": {"web": 0.7, "web_synthetic": 0.3},
+       "guard": {"min_real_fraction": 0.6, "window_tokens": 160}}  # fmt: skip
+
+
 def test_shipped_templates_make_synthetic_sources(tmp_path, server, model):
-    m = run_quietly(config(tmp_path, server.url, model))
+    cfg = config(tmp_path, server.url, model, mix=MIX)
+    m = run_quietly(cfg)
     gen = m["stages"]["generate"]
     n = gen["generated"]  # 6 docs x 5 templates, a prompt per chunk of the long ones
     assert gen["seen"] == 6 and n == gen["prompts"] >= 30 and not gen.get("failed")
@@ -95,11 +106,22 @@ def test_shipped_templates_make_synthetic_sources(tmp_path, server, model):
     assert rec["parent_id"] and rec["sampling"]["temperature"] == 0.0
     assert rec["tokens_out"] == 4 and rec["finish_reason"] in ("length", "stop")
     assert side[0]["doc_id"] == f"{rec['parent_id']}/{rec['template']}/0"
+    # the mix: the floor held in every window of its packed shards, counted from the segments
+    materialize(RunPlan.load(cfg, keyed=False), "default", echo=lambda s: None)
+    seg = pq.read_table(tmp_path / "out/mixes/default/00000.segments.parquet").to_pylist()
+    per = 160 // 16
+    windows: dict[int, list[int]] = {}
+    for row in seg:
+        w = windows.setdefault(row["sample"] // per, [0, 0])
+        w[row["origin"] == "real"] += row["n_tokens"]
+    assert len(windows) >= 2 and all(syn > 0 for syn, _ in windows.values())
+    assert all(real / (real + syn) >= 0.6 for syn, real in windows.values())
+    print("mix windows (real share):", [round(r / (r + s), 3) for s, r in windows.values()])
     # temperature 0, the same settings: the same bytes from a fresh run
     again = tmp_path / "again"
     again.mkdir()
     shutil.copytree(tmp_path / "src", again / "src")
-    run_quietly(config(again, server.url, model))
+    run_quietly(config(again, server.url, model, mix=MIX))
     assert shard_bytes(again / "out") == shard_bytes(tmp_path / "out")
 
 
