@@ -106,6 +106,7 @@ class CountingProxy:
 
     def __init__(self, upstream_port: int):
         self.upstream, self.asked, self.down, self.busy = upstream_port, [], False, 0
+        self.auth: set[str] = set()  # the Authorization headers the client sent
         self.lock = threading.Lock()
         proxy = self
 
@@ -117,6 +118,7 @@ class CountingProxy:
 
             def _forward(self, method: str):
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                proxy.auth.add(self.headers.get("Authorization") or "")
                 with proxy.lock:
                     proxy.busy += 1
                 if proxy.down and method == "POST":

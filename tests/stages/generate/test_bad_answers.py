@@ -139,3 +139,24 @@ def test_chunked_and_originals_dropped_for_one_template(tmp_path, server, tokeni
     assert [d.id for d in out if not d.id.startswith("low/")] == ["high", "high/qa_pairs/0", "mid"]
     rejected = list(read_records(tmp_path / "rejected/generate/00000.jsonl.zst"))
     assert [(r["id"], r["reason"]) for r in rejected] == [("low", "replaced_by_generated")]
+
+
+def test_apply_generate(tmp_path, server, tokenizer):
+    """`gristmill apply generate`: the originals and the answers in the output, in input order;
+    the run's journal is no concern of `apply` (a scratch one, gone after)."""
+    from click.testing import CliRunner
+
+    from gristmill.pipeline.cli.main import cli
+    from tests.conftest import write_jsonl
+
+    inp = write_jsonl(tmp_path / "in.jsonl", [{"id": "a", "text": "北京、東京。"},
+                                              {"id": "b", "text": "EMPTY"}])  # fmt: skip
+    out, rej = tmp_path / "out.jsonl", tmp_path / "rejected.jsonl"
+    args = ["apply", "generate", "-i", str(inp), "-o", str(out), "--rejected", str(rej)]
+    for s in (f"url={server}", f"model={MODEL}", "api=completions", f"tokenizer={tokenizer}",
+              "templates=[distill]", "context_tokens=1000", "retries=0"):  # fmt: skip
+        args += ["--set", s]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert [r["id"] for r in read_records(out)] == ["a", "a/distill/0", "b"]
+    assert [(r["id"], r["reason"]) for r in read_records(rej)] == [("b", "empty_answer")]

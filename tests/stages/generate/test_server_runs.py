@@ -186,10 +186,14 @@ def test_server_killed_mid_run_is_retried(tmp_path, model):
     assert gen["requests"] > gen["prompts"]  # the refused connections were retried
 
 
-def test_failing_server_sends_documents_to_rejected(tmp_path, proxy, model):
+def test_failing_server_sends_documents_to_rejected(tmp_path, proxy, model, monkeypatch):
     proxy.down = True  # every POST answered 503; /v1/models still answers
+    monkeypatch.setenv("GM_TEST_KEY", "sk-not-in-any-file")
     m = run_quietly(config(tmp_path, proxy.url, model, docs=2, retries=2, backoff_s=0.0,
-                           templates=["distill"]))  # fmt: skip
+                           templates=["distill"], api_key_env="GM_TEST_KEY"))  # fmt: skip
+    assert proxy.auth == {"Bearer sk-not-in-any-file"}  # sent, and written nowhere:
+    for f in (tmp_path / "out").rglob("*"):
+        assert not f.is_file() or b"sk-not-in-any-file" not in f.read_bytes(), f
     gen = m["stages"]["generate"]
     n = gen["prompts"]
     assert gen["failed_request_failed"] == n >= 2 and gen["requests"] == 3 * n  # 3 attempts
