@@ -8,6 +8,7 @@ one are in test_server_runs.py). Every script goes through a prompt and back unc
 from __future__ import annotations
 
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import orjson
@@ -45,6 +46,8 @@ class Handler(BaseHTTPRequestHandler):
         if "BADUTF8" in prompt:
             reply = orjson.dumps({"model": model, "choices": [{"text": "@@"}]})
             return self._send(200, reply.replace(b"@@", b"\xff\xfe"))
+        if "SLOW" in prompt:  # answered after the ones sent after it
+            time.sleep(0.3)
         if "WRONGMODEL" in prompt:
             model = "another-model"
         text = "   " if "EMPTY" in prompt else "echo: " + prompt
@@ -160,3 +163,13 @@ def test_apply_generate(tmp_path, server, tokenizer):
     assert result.exit_code == 0, result.output
     assert [r["id"] for r in read_records(out)] == ["a", "a/distill/0", "b"]
     assert [(r["id"], r["reason"]) for r in read_records(rej)] == [("b", "empty_answer")]
+
+
+def test_output_order_is_input_order_whatever_answers_first(tmp_path, server, tokenizer):
+    g = stage(tmp_path, server, tokenizer, ["distill", "qa_pairs"], concurrency=4,
+              context_tokens=1000)  # fmt: skip
+    docs = [doc("d0", "SLOW a river"), doc("d1", "a mill"), doc("d2", "SLOW a road"),
+            doc("d3", "a town")]  # fmt: skip
+    out = [d.id for d in g.run(docs)]
+    want = [x for i in range(4) for x in (f"d{i}", f"d{i}/distill/0", f"d{i}/qa_pairs/0")]
+    assert out == want
