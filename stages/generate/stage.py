@@ -106,6 +106,10 @@ class Generate(Stage):
         asked: dict[str, Future] = {}  # this task's requests by key (one per key)
         limit = self.params.concurrency * WINDOW
         for doc in data or ():
+            if not self.applies(doc):  # a source it is not for: passed on, in its place
+                pending.append((doc, None, []))
+                yield from self._ready(pending, asked, block=False)
+                continue
             self.counts["seen"] += 1
             start = time.thread_time()
             uses, items = self.planner.items(doc)
@@ -157,6 +161,9 @@ class Generate(Stage):
             self.cpu += cpu
 
     def _out(self, doc: Document, uses, items: list[Item], asked: dict[str, Future]):
+        if uses is None:  # not this stage's source: uncounted
+            yield doc
+            return
         kept = not uses or any(u.keep_original for u in uses)
         row = _row(self.funnel, doc)
         if kept:

@@ -173,3 +173,14 @@ def test_output_order_is_input_order_whatever_answers_first(tmp_path, server, to
     out = [d.id for d in g.run(docs)]
     want = [x for i in range(4) for x in (f"d{i}", f"d{i}/distill/0", f"d{i}/qa_pairs/0")]
     assert out == want
+
+
+def test_a_source_it_is_not_for_passes_in_its_place(tmp_path, server, tokenizer):
+    params = Generate.Params(url=server, model=MODEL, api="completions", tokenizer=tokenizer,
+                             templates=["distill"], context_tokens=1000)  # fmt: skip
+    ctx = StageContext(work=tmp_path / "work", only=frozenset({"web"}))
+    docs = [doc("w0", "SLOW a river"), Document(text="x = 1", id="c0", metadata={"source": "code"}),
+            doc("w1", "a mill")]  # fmt: skip
+    g = Generate(params, ctx)
+    assert [d.id for d in g.run(docs)] == ["w0", "w0/distill/0", "c0", "w1", "w1/distill/0"]
+    assert g.counts["seen"] == 2
