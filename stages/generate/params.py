@@ -35,13 +35,22 @@ class TemplateUse(StrictModel):
 
 
 class GenerateParams(StageParams):
-    url: str = Field(
+    backend: Literal["openai", "transformers"] = Field(
+        "openai",
+        description="`openai`: an OpenAI-compatible server at `url`; `transformers`: the local "
+        "model folder `model`, in the worker's process (a small model; the `generate` extra)",
+    )
+    url: str | None = Field(
+        None,
         description=(
             "the OpenAI-compatible server's base URL, with its `/v1` (vLLM, SGLang, TGI, "
-            "llama.cpp's server, `transformers serve`)"
-        )
+            "llama.cpp's server, `transformers serve`); required with `backend: openai`"
+        ),
     )
-    model: str = Field(description="the model the server is asked for, as the server names it")
+    model: str = Field(
+        description="the model the server is asked for, as the server names it; with "
+        "`backend: transformers`, the model's local folder"
+    )
     api: Literal["chat", "completions"] = Field(
         "chat",
         description="`chat`: /v1/chat/completions (the server's chat template); `completions`: "
@@ -127,6 +136,17 @@ class GenerateParams(StageParams):
             raise ValueError(f"two templates share an id: {ids}")
         return tuple(out)
 
+    @field_validator("model")
+    @classmethod
+    def _local_model(cls, v: str, info: ValidationInfo) -> str:
+        """With `backend: transformers`, a folder (relative to the config's) that exists."""
+        if info.data.get("backend") != "transformers":
+            return v
+        path = _abs(v, (info.context or {}).get("root"))
+        if not (Path(path) / "config.json").is_file():
+            raise ValueError(f"{path} is not a model folder (no config.json); nothing is fetched")
+        return path
+
     @field_validator("tokenizer")
     @classmethod
     def _tokenizer_here(cls, v: str, info: ValidationInfo) -> str:
@@ -148,6 +168,8 @@ class GenerateParams(StageParams):
 
     @model_validator(mode="after")
     def _fits(self):
+        if self.backend == "openai" and not self.url:
+            raise ValueError("url: required with backend `openai` (the server's base URL)")
         if self.max_tokens + self.prompt_overhead_tokens >= self.context_tokens:
             raise ValueError("max_tokens and prompt_overhead_tokens leave no room for a prompt")
         try:

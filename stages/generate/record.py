@@ -22,8 +22,10 @@ from gristmill.stages.generate.templates import load
 RECORD: dict[str, str] = {
     "generator": "the model's id, as the server answered it",
     "generator_revision": "the `revision` parameter (the model's revision or weights hash)",
-    "generator_fingerprint": "the server's `system_fingerprint`, where it sends one",
-    "backend": "`openai-chat` or `openai-completions`: the API the answer came through",
+    "generator_fingerprint": "the server's `system_fingerprint`, where it sends one; the "
+    "local folder's hash (sha256 of its files) with `backend: transformers`",
+    "backend": "`openai-chat`, `openai-completions`, `transformers-chat` or "
+    "`transformers-completions`: where the answer came from, through which API",
     "template": "the template's id",
     "template_hash": "sha256 of the template's system message and prompt (16 hex digits)",
     "prompt_hash": "sha256 of the prompt sent (16 hex digits)",
@@ -59,7 +61,7 @@ def generated(parent: Document, item, line: dict, p) -> Document:
         "generator": line["model"],
         "generator_revision": p.revision,
         "generator_fingerprint": line.get("fingerprint"),
-        "backend": f"openai-{p.api}",
+        "backend": f"{p.backend}-{p.api}",
         "template": t.id,
         "template_hash": t.hash,
         "prompt_hash": item.prompt_hash,

@@ -30,6 +30,7 @@ from gristmill.stages.formats.rejects import RejectWriter
 from gristmill.stages.generate import record
 from gristmill.stages.generate.client import Answer, Endpoint, Failure
 from gristmill.stages.generate.journal import Journal
+from gristmill.stages.generate.local import LocalModel
 from gristmill.stages.generate.params import GenerateParams
 from gristmill.stages.generate.requests import Item, Planner
 from gristmill.stages.generate.templates import load
@@ -66,7 +67,9 @@ class Generate(Stage):
         cls.endpoint(params).probe()
 
     @staticmethod
-    def endpoint(p: GenerateParams) -> Endpoint:
+    def endpoint(p: GenerateParams) -> Endpoint | LocalModel:
+        if p.backend == "transformers":
+            return LocalModel(p.model, p.api, p.model)
         return Endpoint(p.url, p.api, p.model, p.api_key(), p.timeout_s, p.retries, p.backoff_s)
 
     def run(self, data, rank: int = 0, world_size: int = 1):
