@@ -49,7 +49,8 @@ def tiny_model(folder: Path) -> Path:
     tok.save_pretrained(folder)
     torch.manual_seed(0)
     config = GPT2Config(vocab_size=600, n_embd=32, n_layer=1, n_head=2, n_positions=2048,
-                        bos_token_id=1, eos_token_id=2, initializer_range=0.2)  # fmt: skip
+                        bos_token_id=1, eos_token_id=2, initializer_range=0.2,
+                        tie_word_embeddings=False)  # fmt: skip
     GPT2LMHeadModel(config).save_pretrained(folder)
     return folder
 
