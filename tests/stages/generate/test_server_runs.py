@@ -114,7 +114,8 @@ def test_shipped_templates_make_synthetic_sources(tmp_path, server, model):
     for row in seg:
         w = windows.setdefault(row["sample"] // per, [0, 0])
         w[row["origin"] == "real"] += row["n_tokens"]
-    assert len(windows) >= 2 and all(syn > 0 for syn, _ in windows.values())
+    full = list(windows.values())[:-1]  # the last window may be short
+    assert len(full) >= 2 and all(syn > 0 for syn, _ in full)
     assert all(real / (real + syn) >= 0.6 for syn, real in windows.values())
     print("mix windows (real share):", [round(r / (r + s), 3) for s, r in windows.values()])
     # temperature 0, the same settings: the same bytes from a fresh run
