@@ -30,7 +30,7 @@ $(CORE): pyproject.toml
 # every extra: the tests cover the trainer (torch), the Ray executor, object stores, litdata
 # and the classifier stage's transformers models
 $(ALL): $(CORE)
-	$(BIN)/pip install -q -e '.[dev,train,ray,cloud,litdata,classify]'
+	$(BIN)/pip install -q -e '.[dev,train,ray,cloud,litdata,classify,generate]'
 	$(BIN)/pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2
 	@# litdata requires torchvision (for images; gristmill never imports it), pinned to 0.28.0,
 	@# the release for torch 2.13.0. PyPI's build of it is for the CUDA torch: beside a CPU-only

@@ -11,8 +11,8 @@ set -uo pipefail
 PYTHON=${PYTHON:-python3}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 TMP=${EXTRAS_TMP:-$(mktemp -d)}
-COMBINATIONS=(- train ray classify cloud litdata cloud,litdata litdata,classify
-  dev,train,ray,cloud,litdata,classify)
+COMBINATIONS=(- train ray classify generate cloud litdata cloud,litdata litdata,classify
+  dev,train,ray,cloud,litdata,classify,generate)
 
 # the modules each extra serves (what gristmill imports from it)
 declare -A MODULES=(
@@ -20,6 +20,7 @@ declare -A MODULES=(
   [train]="torch gristmill.trainer.model"
   [ray]="ray datatrove.executor.ray"
   [classify]="torch transformers.modeling_utils"
+  [generate]="torch transformers.cli.serve fastapi uvicorn"
   [cloud]="s3fs gcsfs"
   [litdata]="litdata.streaming.writer litdata.streaming.item_loader"
   [dev]="pytest importlinter hypothesis moto.server pandas duckdb datasets"

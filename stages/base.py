@@ -225,6 +225,17 @@ class StageHooks:
         `<name>.<something>` (`<name>` first: what the docs and the class are found by)."""
         return cls.name
 
+    @classmethod
+    def adds_sources(cls, params: StageParams, names: list[str]) -> list[str]:
+        """The sources this stage adds to the run's (`names`), of origin synthetic: the names
+        its documents of a new source go under (generate's answers), which a mix may weight."""
+        return []
+
+    @classmethod
+    def check_ready(cls, params: StageParams) -> None:
+        """Raise a one-line GristmillError when what the stage needs outside the run does not
+        answer (generate's server): the runner asks before any work, once a run is to run."""
+
     def warm(self) -> None:
         """Builds what every worker would build for itself (a model, an encoder) into its
         module's per-process cache; the local executor calls it in the run process before it
@@ -339,6 +350,23 @@ class Stage(StageHooks, PipelineStep):
 
 
 FUNNEL_FIELDS = ("docs_in", "chars_in", "docs_out", "chars_out")
+
+# `<run work folder>/live/<stage>/<task>.json`: counters a stage rewrites while it runs (generate:
+# prompts answered, tokens generated), which the progress line shows as rates
+LIVE = "live"
+
+
+def write_live(ctx: StageContext, stage: str, rank: int, counters: dict[str, int]) -> None:
+    """A stage's running counters for the progress line (nothing without a work folder)."""
+    if ctx.work is None:
+        return
+    import orjson
+
+    from gristmill.stages.formats.atomic import write_bytes
+
+    path = ctx.work / LIVE / stage / f"{rank:05d}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes(path, orjson.dumps(counters))
 
 
 def _row(funnel: dict[str, list[int]], doc: Document) -> list[int]:

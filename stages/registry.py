@@ -40,6 +40,7 @@ _ORDER: tuple[tuple[str, str], ...] = (  # (name, module:class)
     ("ensemble", "gristmill.stages.rank.ensemble:Ensemble"),
     ("select", "gristmill.stages.rank.select:Select"),
     ("bucket", "gristmill.stages.rank.bucket:Bucket"),
+    ("generate", "gristmill.stages.generate:Generate"),
     ("write", "gristmill.stages.write:Write"),
     ("tokenize", "gristmill.stages.tokenize:Tokenize"),
     ("pack", "gristmill.stages.pack:Pack"),

@@ -154,6 +154,10 @@ class RunPlan:
             names = [n for n, _ in found.names]
         else:  # the config's names, unless an earlier run's sources could not be read
             names = None if any(s.run for s in run.sources) else [s.name for s in run.sources]
+        if stages and found:  # the sources the stages add (generate's answers), synthetic
+            added = problems.of(rs.added_sources, stages, found.names) or []
+            found = replace(found, names=[*found.names, *added])
+            names = [n for n, _ in found.names]
         if names is not None:
             stages = problems.of(rs.select_sources, run, stages, names)
         mixes = (

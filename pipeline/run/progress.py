@@ -34,6 +34,7 @@ from gristmill.pipeline.run.meter import cpu_words
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.pipeline.run.observer_steps import AFTER_READ, Steps
 from gristmill.pipeline.run.phases import Phase
+from gristmill.stages.base import LIVE
 from gristmill.stages.formats.atomic import write_bytes
 from gristmill.stages.resources import DEFAULT
 
@@ -81,6 +82,32 @@ def read_progress(phase_dir: Path) -> tuple[int, int]:
         # a run written before progress counted characters has none: its report shows 0
         docs, chars = docs + p["docs"], chars + p.get("chars", 0)
     return docs, chars
+
+
+def read_live(work: Path) -> dict[str, int]:
+    """The running counters stages write (`stages/base.py` LIVE: generate's prompts and
+    generated tokens), summed over stages and tasks."""
+    out: dict[str, int] = {}
+    for f in (work / LIVE).glob("*/*.json"):
+        try:
+            counters = orjson.loads(f.read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            continue
+        for k, v in counters.items():
+            out[k] = out.get(k, 0) + int(v)
+    return out
+
+
+LIVE_UNITS = {"prompts": "prompts/s", "tokens": "generated tok/s"}
+
+
+def live_rates(now: dict[str, int], before: dict[str, int], seconds: float) -> list[str]:
+    """The rates of the live counters that moved since `before`."""
+    out = []
+    for key, unit in LIVE_UNITS.items():
+        if (d := now.get(key, 0) - before.get(key, 0)) > 0:
+            out.append(f"{d / max(seconds, 1e-9):,.1f} {unit}")
+    return out
 
 
 def completed_tasks(phase_dir: Path) -> int:
@@ -145,6 +172,7 @@ class PhaseMonitor:
     def __enter__(self) -> PhaseMonitor:
         self._t0 = time.perf_counter()
         self._start = read_progress(self.dir)  # a resumed phase: tasks done before count too
+        self._live0 = read_live(self.dir.parent)
         self._done0 = completed_tasks(self.dir)
         if self.live:
             self._bar = _bar_class()(
@@ -191,6 +219,7 @@ class PhaseMonitor:
     def _postfix(self, docs: int, chars: int, done: int, elapsed: float) -> str:
         new = chars - self._start[1]
         parts = [f"{new / 1e6 / max(elapsed, 1e-9):.2f} Mchar/s", f"tasks {done}/{self.tasks}"]
+        parts[1:1] = live_rates(read_live(self.dir.parent), self._live0, elapsed)
         ran = done - self._done0
         if not self.expected and ran > 0 and done < self.tasks:  # ETA from finished tasks
             parts.append(f"ETA ~{_clock(elapsed / ran * (self.tasks - done))}")
@@ -199,6 +228,7 @@ class PhaseMonitor:
     def _rates(self, docs: int, chars: int, elapsed: float) -> str:
         d, c, s = docs - self._start[0], chars - self._start[1], max(elapsed, 1e-9)
         rate = f"{d / s:,.0f} docs/s, {c / 1e6 / s:.2f} Mchar/s"
+        rate += "".join(f", {r}" for r in live_rates(read_live(self.dir.parent), self._live0, s))
         if not d and self._start[0]:  # a resumed phase whose tasks all finished before
             rate = "finished by an earlier run"
         return f"{docs:,} docs, {chars / 1e6:,.1f} Mchar ({rate})"

@@ -245,6 +245,25 @@ def check_index(stages: tuple[PlannedStage, ...], dedup_against: list[str]) -> d
     return indexed
 
 
+def added_sources(stages, names: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The sources the stages add (generate's answers), each `(name, "synthetic")`, after the
+    config's: a name that is a source already is a ConfigError."""
+    have, out = [n for n, _ in names], []
+    for i, s in enumerate(stages):
+        for name in s.cls.adds_sources(s.params, [*have]):
+            if not re.match(SOURCE_NAME, name):
+                raise ConfigError(f"stages[{i}].{s.name}: source name {name!r} is not letters, "
+                                  "digits and _ . -")  # fmt: skip
+            if name in have:
+                raise ConfigError(
+                    f"stages[{i}].{s.name}: its documents' source {name!r} is a source already; "
+                    "name another with its `source` parameter"
+                )
+            have.append(name)
+            out.append((name, "synthetic"))
+    return out
+
+
 def check_unique(run: RunConfig, runs: dict, names: list[tuple[str, str]]) -> None:
     """No source of an earlier run shares its name with another source (two sources of this
     config with one name: config.py's `check_sources`)."""

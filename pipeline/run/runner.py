@@ -73,6 +73,8 @@ def run(
             for line in finished_lines(output.shown, done, output.closing(after)):
                 echo(line)
             return done.dump()
+        for stage in plan.stages:  # a server the run needs answers, before any work
+            stage.cls.check_ready(stage.params)
         parts = {"config": plan.recorded, "inputs": [e.dump() for e in plan.inputs]}
         for line in output.replacing(overwrite, parts | recorded_parts(plan)):
             echo(line)  # another run's outputs go: said, and never a mix or a file not ours

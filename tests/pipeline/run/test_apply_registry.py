@@ -176,6 +176,9 @@ def check_line_freq(kept, dropped):
 
 
 OUTPUT_STAGES = ("pack", "write")  # `writes_output`: a run's output, not apply's jsonl
+# adds documents (an LLM's answers) and asks a server: `apply generate` is tested against one in
+# tests/stages/generate/test_bad_answers.py
+ASKS_A_SERVER = ("generate",)
 
 
 def check_no_score(kept, dropped):
@@ -222,11 +225,13 @@ STAGE_CHECKS = {
 
 
 def test_every_stage_has_a_check():
-    assert set(STAGE_CHECKS) | set(OUTPUT_STAGES) == set(STAGES)
+    assert set(STAGE_CHECKS) | set(OUTPUT_STAGES) | set(ASKS_A_SERVER) == set(STAGES)
     assert any(is_global(cls) for cls in STAGES.values())  # the global ones are covered too
 
 
-@pytest.mark.parametrize("stage", [s for s in STAGES if s not in OUTPUT_STAGES])
+@pytest.mark.parametrize(
+    "stage", [s for s in STAGES if s not in OUTPUT_STAGES and s not in ASKS_A_SERVER]
+)
 def test_apply_on_plain_records(tmp_path, stage):
     inp = write_jsonl(tmp_path / "in.jsonl", RECORDS)
     out, rej = tmp_path / "out.jsonl", tmp_path / "rejected.jsonl"

@@ -139,7 +139,9 @@ def test_every_stage_but_pack_and_write_is_covered():
     tests/stages/test_write.py)."""
     outputs = {name for name, cls in STAGES.items() if cls.writes_output}
     assert outputs == {"pack", "write"}
-    assert {name for name, _, _ in CASES} == set(STAGES) - outputs
+    # generate asks a server: its declarations against what it writes are checked in
+    # tests/stages/generate/test_bad_answers.py
+    assert {name for name, _, _ in CASES} == set(STAGES) - outputs - {"generate"}
 
 
 def changed(before: dict, after: dict) -> set[str]:

@@ -134,3 +134,20 @@ def test_counter_counts_characters_in_every_script(tmp_path):
     texts.append("ascii only")
     run_step(CountProgress(tmp_path / "progress"), docs(*texts), rank=0)
     assert read_progress(tmp_path) == (len(texts), 6 + 6 + 3 + 7 + 7 + 6 + 7 + 1 + 10)
+
+
+def test_a_stages_live_counters_show_as_rates(tmp_path):
+    """generate's prompts and generated tokens (`_work/<key>/live/<stage>/<task>.json`, what
+    `stages.base.write_live` rewrites) as rates on the phase's line, counted from its start."""
+    from gristmill.stages.base import StageContext, write_live
+
+    phase = tmp_path / "01-x"
+    phase.mkdir()
+    ctx = StageContext(work=tmp_path)
+    write_live(ctx, "generate", 0, {"prompts": 5, "tokens": 100})  # an earlier run's
+    lines: list[str] = []
+    with PhaseMonitor("[1/1] 01-x", phase, 2, None, lines.append, live=False):
+        run_step(CountProgress(phase / "progress"), docs("a" * 10), rank=0)
+        write_live(ctx, "generate", 0, {"prompts": 25, "tokens": 500})
+        write_live(ctx, "generate", 1, {"prompts": 10, "tokens": 300})
+    assert " prompts/s, " in lines[1] and " generated tok/s" in lines[1], lines

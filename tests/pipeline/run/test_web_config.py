@@ -27,9 +27,9 @@ CRAWL = REPO / "sample_data" / "crawl"
 FIXTURES = shared_data("fixtures")
 needs_fixtures = pytest.mark.needs_data("fixtures")
 # stages that need a model the user brings (none ships with gristmill: classifier, embed,
-# semantic_dedup), or the scores of several such models (ensemble: configs/recipes/nemotron-cc.yaml
-# runs it): not in the recipe
-BRING_YOUR_OWN = {"classifier", "ensemble", "embed", "semantic_dedup"}
+# semantic_dedup; generate: an LLM server), or the scores of several such models (ensemble:
+# configs/recipes/nemotron-cc.yaml runs it): not in the recipe
+BRING_YOUR_OWN = {"classifier", "ensemble", "embed", "semantic_dedup", "generate"}
 # stages a recipe opts into, whose page shows (and tests) a run with them: the line stages
 # rewrite pages, which would change the recipe's golden outputs
 OPT_IN = {"line_clean", "line_freq"}
