@@ -18,6 +18,7 @@ SHARED = {
     "formats",
     "text",
     "resources",
+    "models",
     "embed",
     "registry",
     "plugins",
