@@ -1,5 +1,5 @@
-"""The sentence-embedding model behind `embed` and `semantic_dedup`: one narrow interface, so
-that the model layer (stages/models, issue 58) can take it over without the stages changing.
+"""The sentence-embedding model behind `embed` and `semantic_dedup`, on the model layer
+(stages/models: loading, device, threads, once per process):
 
     pooling_of(path, pooling) -> "mean" | "cls"   the folder's pooling, checked when a config
                                                   loads (reads JSON only; imports no torch)
@@ -27,7 +27,8 @@ into windows of the model's length (at most `max_chunks`; the tokens past them a
 embeds each and takes the mean of their unit vectors weighted by their tokens, normalised.
 
 Threads on CPU: `threads` intra-op threads a process (`cores // workers`, as `classifier`).
-torch and transformers are imported only when a model is loaded: the core imports none.
+torch and transformers are imported only when a model is loaded (the model layer's
+`import_torch`, its one-line check of the `classify` extra): the core imports none.
 """
 
 from __future__ import annotations
@@ -41,13 +42,13 @@ from typing import Literal
 import numpy as np
 
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.models.cache import loaded
+from gristmill.stages.models.hf import HFModel
 
 Pooling = Literal["auto", "mean", "cls"]
 LongDocs = Literal["first", "chunks"]
-EXTRA = "pip install 'gristmill[classify]' (in a clone: pip install -e '.[classify]')"
 POOLING_MODULE = "sentence_transformers.models.Pooling"
 PAD_TO = 16  # a window is padded to a multiple of this (its vector then depends on it alone)
-_LOADED: dict[tuple, Encoder] = {}  # (spec, threads) -> encoder, per process
 
 
 @dataclass(frozen=True)
@@ -154,39 +155,17 @@ def identity_key(spec: EncoderSpec) -> str:
     return json.dumps(identity(spec), sort_keys=True)
 
 
-def import_torch(who: str = "embed"):
-    try:
-        import torch
-        import transformers
-    except ModuleNotFoundError as e:
-        raise GristmillError(f"{who}: needs {e.name}, in the `classify` extra: {EXTRA}") from None
-    return torch, transformers
-
-
 class Encoder:
-    """A model folder's encoder and tokenizer; `embed` maps texts to unit vectors."""
+    """A model folder's encoder and tokenizer; `embed` maps texts to unit vectors. The model
+    itself is the model layer's (stages/models: loaded once per process, its device and
+    threads chosen there); the windows, their padding and the pooling are this module's."""
 
     def __init__(self, spec: EncoderSpec, threads: int):
-        torch, transformers = import_torch()
-        self.spec, self.torch = spec, torch
+        self.spec = spec
         self.pooling = pooling_of(spec.model, spec.pooling)
-        device = spec.device
-        if device == "auto":
-            device = "cuda" if torch.cuda.is_available() else "cpu"
-        if device == "cuda" and not torch.cuda.is_available():
-            raise GristmillError("embed: device: cuda, but torch sees no CUDA device")
-        if device == "cpu":
-            torch.set_num_threads(threads)
-        self.device = device
-        transformers.utils.logging.disable_progress_bar()
-        try:
-            self.tokenizer = transformers.AutoTokenizer.from_pretrained(
-                spec.model, local_files_only=True
-            )
-            self.model = transformers.AutoModel.from_pretrained(spec.model, local_files_only=True)
-        except (OSError, ValueError, KeyError) as e:
-            raise GristmillError(f"embed: model {spec.model} does not load: {e}") from None
-        self.model.to(device).eval()
+        hf = HFModel.get(spec.model, spec.device, threads, "embed", head="base", dtype="float32")
+        self.torch, self.device = hf.torch, hf.device
+        self.tokenizer, self.model = hf.tokenizer, hf.model
         self.length = model_length(spec.model, spec.max_tokens)
         self.dim = int(self.model.config.hidden_size)
         self.identity = identity(spec)
@@ -256,7 +235,4 @@ def unit(x: np.ndarray) -> np.ndarray:
 
 def encoder(spec: EncoderSpec, threads: int) -> Encoder:
     """The process's encoder for `spec`, loaded on first use."""
-    key = (spec, threads)
-    if key not in _LOADED:
-        _LOADED[key] = Encoder(spec, threads)
-    return _LOADED[key]
+    return loaded(("embed", spec, threads), lambda: Encoder(spec, threads))

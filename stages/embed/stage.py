@@ -24,10 +24,10 @@ from gristmill.stages.embed.encoder import (
     folder_hash,
     identity,
     identity_key,
-    import_torch,
 )
 from gristmill.stages.embed.params import NO_CONTENT, VECTOR_KEY, EncoderParams, has_content
 from gristmill.stages.embed.store import VectorWriter, store_dir, write_meta
+from gristmill.stages.models.checks import import_torch
 
 SORT_WINDOW = 8  # model batches sorted by length together
 
@@ -67,7 +67,7 @@ class Embed(Stage):
         return encoder(self.params.spec(), threads_per_worker(self.ctx.workers))
 
     def warm(self) -> None:
-        import_torch()
+        import_torch("embed")
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         self._writer = None

@@ -63,8 +63,7 @@ def import_torch(who: str):
         import transformers
     except ModuleNotFoundError as e:
         raise GristmillError(
-            f"{who}: kind `transformers` needs {e.name}, in the `{EXTRA}` extra: "
-            f"{install_hint(EXTRA)}"
+            f"{who}: needs {e.name}, in the `{EXTRA}` extra: {install_hint(EXTRA)}"
         ) from None
     return torch, transformers
 
