@@ -1,8 +1,8 @@
 """The in-process backend (`backend: transformers`): a small local model folder, loaded once
 per worker, answering the same requests the OpenAI-compatible client sends (`ask(body)`), so
 the stage, the journal and the keys do not know which backend answered. For a laptop and the
-tests; a GPU node runs vLLM behind `url` instead. The model is loaded by `_load`, one function,
-which the model layer (stages/models) may take over.
+tests; a GPU node runs vLLM behind `url` instead. The model is loaded through the model layer
+(stages/models: once per process, its device and dtype).
 
 Requests run one at a time (a lock: one model, one `generate` call at once); at temperature 0
 the answer is greedy, else sampled with the request's seed set before each call, so an answer
@@ -19,6 +19,8 @@ from pathlib import Path
 
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.generate.client import Answer, Failure
+from gristmill.stages.models.hf import HFModel
+from gristmill.stages.models.runtime import threads_per_worker
 
 EXTRA = "pip install 'gristmill[generate]'"
 
@@ -52,7 +54,7 @@ class LocalModel:
                 )
             else:
                 prompt = body["prompt"]
-            ids = tok(prompt, return_tensors="pt").input_ids
+            ids = tok(prompt, return_tensors="pt").input_ids.to(lm.device)
             sample = body["temperature"] > 0
             if sample:
                 torch.manual_seed(body["seed"])
@@ -69,17 +71,22 @@ class LocalModel:
         return Answer(text, finish, int(ids.shape[1]), int(len(out)), self.model, digest)
 
 
-@functools.cache
 def _load(folder: str):
-    """(tokenizer, model, the folder's hash), once per process."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    """(tokenizer, model, the folder's hash), once per process: the model layer's causal LM
+    (stages/models: device `auto`, float32, the process's cores as torch threads)."""
+    hf = HFModel.get(
+        folder, "auto", threads_per_worker(1), "generate", head="causal-lm", dtype="float32"
+    )
+    return hf.tokenizer, hf.model, _digest(folder)
 
+
+@functools.cache
+def _digest(folder: str) -> str:
+    """The folder's hash: sha256 of its files' names and bytes (its first 16 hex digits)."""
     h = hashlib.sha256()
     for f in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
         h.update(f.relative_to(folder).as_posix().encode() + b"\0")
         with open(f, "rb") as fh:
             for block in iter(lambda fh=fh: fh.read(1 << 20), b""):
                 h.update(block)
-    model = AutoModelForCausalLM.from_pretrained(folder)
-    model.eval()
-    return AutoTokenizer.from_pretrained(folder), model, h.hexdigest()[:16]
+    return h.hexdigest()[:16]

@@ -22,7 +22,12 @@ from gristmill.stages.models.runtime import dtype_for, pick_device
 
 # a folder holds its tokenizer when it has one of these (fast, or the files a slow one reads)
 TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer.model", "vocab.json", "spm.model")
-HEADS = ("sequence-classification", "base")  # AutoModelForSequenceClassification, AutoModel
+# the head a folder is loaded with -> its transformers Auto class
+HEADS = {
+    "sequence-classification": "AutoModelForSequenceClassification",
+    "base": "AutoModel",
+    "causal-lm": "AutoModelForCausalLM",  # generate's in-process backend
+}
 UNSET = 10**6  # transformers' model_max_length where a tokenizer sets none is ~1e30
 
 
@@ -56,11 +61,7 @@ class HFModel:
             torch.set_num_threads(threads)
         self.torch, self.device = torch, device
         transformers.utils.logging.disable_progress_bar()  # no bar per worker in a run's output
-        auto = (
-            transformers.AutoModelForSequenceClassification
-            if head == "sequence-classification"
-            else transformers.AutoModel
-        )
+        auto = getattr(transformers, HEADS[head])
         try:
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
             self.model = auto.from_pretrained(
