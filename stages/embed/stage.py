@@ -55,8 +55,7 @@ class Embed(Stage):
 
     @classmethod
     def resources_for(cls, params: EmbedParams):
-        """The model's: a GPU with `device: cuda` (or `auto`, falling back to the CPU); the
-        reduce phases and the filter of `semantic_dedup` run on CPUs (`step_resources`)."""
+        """The model's: a GPU with `device: cuda` (or `auto`, falling back to the CPU)."""
         return params.resources()
 
     @classmethod
