@@ -100,6 +100,7 @@ PII_COUNTS = Field("pii_counts", dict[str, int], "redacted spans per PII type")
 N_TOKENS = Field("n_tokens", int, "tokens of the text, BOS (with `bos: true`) and EOS included")
 
 BUCKET = Field("bucket", str, "the quality bucket by a score: `q1` (lowest) .. `qN` (top)")
+TOPIC = Field("topic", str, "semantic_dedup's k-means cluster, `c<k>`: a mix can weight it")
 
 # -- dedup
 CLUSTER_ID = Field(

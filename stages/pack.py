@@ -25,8 +25,14 @@ class Pack(SourceWriters):
     Params = PackParams
     position = LAST
     needs = ("tokenizer",)
-    # the sidecar's columns (`bucket` only when some document of the shard has one)
-    reads = (md.SOURCE.maybe(), md.ORIGIN.maybe(), md.SYNTHETIC.maybe(), md.BUCKET.maybe())
+    # the sidecar's columns (`bucket`, `topic` only when some document of the shard has one)
+    reads = (
+        md.SOURCE.maybe(),
+        md.ORIGIN.maybe(),
+        md.SYNTHETIC.maybe(),
+        md.BUCKET.maybe(),
+        md.TOPIC.maybe(),
+    )
     preload = ("pyarrow.parquet",)  # the sidecar's writer
 
     def open_writer(self, source: str) -> ShardWriter:
@@ -45,6 +51,8 @@ class Pack(SourceWriters):
         synthetic = None if record is None else orjson.dumps(record, option=_SORTED).decode()
         bucket = md.BUCKET.of(doc)
         bucket = bucket if isinstance(bucket, str) else None
-        self.writer(source).add(tokens, doc.id, source, origin, synthetic, bucket)
+        topic = md.TOPIC.of(doc)
+        topic = topic if isinstance(topic, str) else None
+        self.writer(source).add(tokens, doc.id, source, origin, synthetic, bucket, topic)
         self.stat_update("tokens", value=len(tokens))
         return None

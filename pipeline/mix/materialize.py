@@ -31,7 +31,7 @@ from gristmill.pipeline.mix.weights import blend_plan, planned_shares
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.layout import SEGMENTS
 from gristmill.pipeline.output.mix_table import packing_line
-from gristmill.pipeline.run.mix_config import ResolvedMix
+from gristmill.pipeline.run.mix_config import ResolvedMix, is_topic
 from gristmill.pipeline.run.plan import RunPlan
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path, write_bytes
@@ -76,24 +76,30 @@ def open_streams(
 
 
 def in_bucket(stream: SourceStream, entry: str) -> np.ndarray:
-    """Which documents of the stream are in the bucket `entry` (`web/q5`) names, from the
-    shards' sidecars (the `bucket` column that `pack` writes after the `bucket` stage)."""
-    source, bucket = entry.split("/", 1)
+    """Which documents of the stream are in the part `entry` names, from the shards' sidecars:
+    a quality bucket (`web/q5`: the `bucket` column that `pack` writes after the `bucket`
+    stage) or a topic cluster (`web/c3`: the `topic` column, after `semantic_dedup`)."""
+    source, part = entry.split("/", 1)
+    column, what = ("topic", "topic cluster") if is_topic(part) else ("bucket", "bucket")
     found = []
     for reader in stream.readers:
         table = reader.sidecar()
-        if "bucket" not in table.column_names:
+        if column not in table.column_names and column == "topic":
+            # the config load made sure semantic_dedup ran: no document here had a letter
+            found += [None] * table.num_rows
+            continue
+        if column not in table.column_names:
             raise GristmillError(
-                f"mix weights {entry!r}: {reader.sidecar_path} has no bucket column; "
+                f"mix weights {entry!r}: {reader.sidecar_path} has no {column} column; "
                 "put the `bucket` stage in the run (docs/stages/bucket.md)"
             )
-        found += table.column("bucket").to_pylist()
-    keep = np.array([b == bucket for b in found], dtype=bool)
+        found += table.column(column).to_pylist()
+    keep = np.array([b == part for b in found], dtype=bool)
     if not keep.any():
         known = sorted({b for b in found if b is not None})
         raise GristmillError(
-            f"mix weights {entry!r}: no document of source {source!r} is in bucket {bucket!r}; "
-            f"its buckets are: {', '.join(known)}"
+            f"mix weights {entry!r}: no document of source {source!r} is in {what} {part!r}; "
+            f"its {what}s are: {', '.join(known)}"
         )
     return keep
 

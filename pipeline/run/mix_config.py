@@ -84,7 +84,8 @@ class PhaseConfig(StrictModel):
 
 class MixConfig(StrictModel):
     seq_len: int = Field(2048, ge=1)  # tokens per sample
-    # source (or `source/bucket`, a quality bucket of it) -> share of tokens (or a `schedule`)
+    # source (or `source/q5`, a quality bucket of it, or `source/c3`, a topic cluster of it)
+    # -> share of tokens (or a `schedule`)
     weights: dict[str, float] = {}
     schedule: list[PhaseConfig] | None = None  # weights by phase of the mix's tokens
     max_epochs: dict[str, float] = {}  # source -> repeats above which a warning is recorded
@@ -211,8 +212,9 @@ def resolve(where: str, name: str, mix: MixConfig, origins: dict[str, str]) -> R
 
 
 def _check_entry(where: str, entry: str, origins: dict[str, str]) -> None:
-    """A weight's key: a source, or `source/bucket` (a quality bucket of it, which the
-    `bucket` stage wrote; checked against the shards when the mix is made)."""
+    """A weight's key: a source, or `source/bucket` (a quality bucket of it, `q<k>`, which
+    the `bucket` stage wrote, or a topic cluster `c<k>`, which semantic_dedup wrote; checked
+    against the shards when the mix is made)."""
     source, _, bucket = entry.partition("/")
     if source not in origins:
         raise GristmillError(
@@ -221,6 +223,11 @@ def _check_entry(where: str, entry: str, origins: dict[str, str]) -> None:
         )
     if "/" in entry and not bucket:
         raise GristmillError(f"{where}: {entry!r} names no bucket (e.g. {source}/q5)")
+
+
+def is_topic(part: str) -> bool:
+    """`c<k>` names a topic cluster (semantic_dedup's); a bucket is `q<k>`."""
+    return part[:1] == "c" and part[1:].isdigit()
 
 
 def _mean_weights(phases: list[Phase]) -> tuple[float, ...]:

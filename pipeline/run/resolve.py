@@ -28,7 +28,7 @@ from gristmill.pipeline.run.config import (
 from gristmill.pipeline.run.config_errors import collected, format_error, format_errors
 from gristmill.pipeline.run.inputs import resolve_path
 from gristmill.pipeline.run.languages import language_errors
-from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, resolve
+from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, is_topic, resolve
 from gristmill.stages.base import ANYWHERE, FIRST, LAST, StageParams
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.fields import Field
@@ -338,6 +338,18 @@ def run_key(config_hash: str, inputs: list[dict], earlier: list[dict] | None, co
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
+def _check_topics(where: str, mix: ResolvedMix, stages) -> None:
+    """A topic cluster (`web/c3`) needs `semantic_dedup` in the run: it writes the `topic`."""
+    if any(s.cls.name == "semantic_dedup" for s in stages):
+        return
+    for entry in mix.sources:
+        if "/" in entry and is_topic(entry.split("/", 1)[1]):
+            raise ConfigError(
+                f"{where}.weights: {entry!r} is a topic cluster, but the run has no "
+                "`semantic_dedup` stage to write the clusters (docs/mixing.md)"
+            )
+
+
 def plan_mixes(run: RunConfig, stages, origins: dict[str, str]) -> dict[str, ResolvedMix]:
     """`mix:` holds one mix (it has `weights`) or a mapping of named mixes."""
     if run.mix is None:
@@ -359,6 +371,7 @@ def plan_mixes(run: RunConfig, stages, origins: dict[str, str]) -> dict[str, Res
             out[name] = resolve(where, name, mix, origins)
         except GristmillError as e:
             raise ConfigError(str(e)) from None
+        _check_topics(where, out[name], stages)
     if out and not any(s.cls.position == LAST for s in stages):
         last = " or ".join(name for name, c in STAGES.items() if c.position == LAST)
         raise ConfigError(f"mix: needs token shards; end the stages with tokenize, {last}")

@@ -32,6 +32,8 @@ _RERUN = "was the write interrupted? rerun `gristmill run`"
 # record as sorted-key JSON: generator, its revision, sampling settings, parent document), null
 # for real text
 _COLUMNS = ("doc_id", "source", "origin", "token_start", "n_tokens", "synthetic")
+# the optional last columns a sidecar may have, in this order
+_EXTRAS = ((), ("bucket",), ("topic",), ("bucket", "topic"))
 _INTS = ("token_start", "n_tokens")
 
 
@@ -75,7 +77,7 @@ class ShardWriter:
         self._temps = [os.fspath(temp_path(path)) for path in self._finals]
         self._lengths: list[int] = []
         self._rows: dict[str, list[Any]] = {name: [] for name in _COLUMNS}
-        self._buckets: list[str | None] = []
+        self._extra: dict[str, list[str | None]] = {"bucket": [], "topic": []}
         self._n_tokens = 0
         self._done = False
         self._bin = open(self._temps[0], "wb")  # noqa: SIM115 - lives until close/abort
@@ -88,10 +90,12 @@ class ShardWriter:
         origin: str,
         synthetic: str | None = None,
         bucket: str | None = None,
+        topic: str | None = None,
     ) -> int:
         """Append one document and return its offset in tokens into the .bin. `synthetic`: the
         JSON of its provenance record, for synthetic text; `bucket`: its quality bucket (the
-        `bucket` stage's), a column of the sidecar only when some document has one."""
+        `bucket` stage's); `topic`: its topic cluster (semantic_dedup's `c<k>`); each a column
+        of the sidecar only when some document has one."""
         if self._done:
             raise ValueError(f"{self.prefix}: writer is already closed or aborted")
         arr = np.asarray(tokens)
@@ -111,7 +115,7 @@ class ShardWriter:
         for name, value in (("doc_id", doc_id), ("source", source), ("origin", origin)):
             if not isinstance(value, str):
                 raise ValueError(f"{name} must be a str, got {type(value).__name__}")
-        for name, value in (("synthetic", synthetic), ("bucket", bucket)):
+        for name, value in (("synthetic", synthetic), ("bucket", bucket), ("topic", topic)):
             if value is not None and not isinstance(value, str):
                 what = "JSON text" if name == "synthetic" else "a str"
                 raise ValueError(f"{name} must be {what} or None, got {type(value).__name__}")
@@ -122,7 +126,8 @@ class ShardWriter:
         row = (doc_id, source, origin, start, arr.size, synthetic)
         for name, value in zip(self._rows, row, strict=True):
             self._rows[name].append(value)
-        self._buckets.append(bucket)
+        self._extra["bucket"].append(bucket)
+        self._extra["topic"].append(topic)
         return start
 
     def close(self) -> dict:
@@ -141,8 +146,9 @@ class ShardWriter:
             import pyarrow.parquet as pq
 
             table = pa.table(self._rows, schema=sidecar_schemas()[0])
-            if any(b is not None for b in self._buckets):  # else the sidecar is as before
-                table = table.append_column(pa.field("bucket", pa.string()), [self._buckets])
+            for name, values in self._extra.items():  # else the sidecar is as before
+                if any(v is not None for v in values):
+                    table = table.append_column(pa.field(name, pa.string()), [values])
             # Fixed codec, no pandas metadata: reruns must produce identical bytes.
             pq.write_table(table, self._temps[2], compression="zstd", store_schema=False)
             # .bin first and sidecar last, so a present sidecar means the shard is complete.
@@ -291,8 +297,9 @@ class ShardReader:
         return self.tokens()[start : start + int(self.lengths[i])]
 
     def sidecar(self) -> pa.Table:
-        """Read the per-document provenance table, checked against the index (with a last
-        `bucket` column when the run had the `bucket` stage)."""
+        """Read the per-document provenance table, checked against the index (with a
+        `bucket` column when the run had the `bucket` stage, then a `topic` column when it had
+        `semantic_dedup`)."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -307,8 +314,9 @@ class ShardReader:
             raise ShardError(f"{path}: unreadable sidecar ({e}); {_RERUN}") from None
         if table.schema.equals(legacy):
             table = table.append_column("synthetic", pa.nulls(table.num_rows, pa.string()))
-        with_bucket = pa.schema([*schema, pa.field("bucket", pa.string())])
-        if not (table.schema.equals(schema) or table.schema.equals(with_bucket)):
+        extra = [pa.field(name, pa.string()) for name in ("bucket", "topic")]
+        allowed = [pa.schema([*schema, *(f for f in extra if f.name in keep)]) for keep in _EXTRAS]
+        if not any(table.schema.equals(s) for s in allowed):
             raise ShardError(f"{path}: sidecar schema is\n{table.schema}\nexpected\n{schema}")
         if table.num_rows != len(self):
             raise ShardError(

@@ -21,6 +21,9 @@ from gristmill.stages.models.checks import import_torch
 
 SEMANTIC_DUPLICATE = "semantic_duplicate"
 CLUSTER = md.CLUSTER_ID.maybe("every document with a letter or digit: its k-means cluster")
+# The same cluster under its own key, which `pack` keeps in the sidecar for a mix's `web/c3`:
+# minhash_dedup's `cluster_id` (a survivor's id) must not become a topic, nor change shards.
+TOPIC = md.TOPIC.maybe("every document with a letter or digit: its k-means cluster")
 COSINE = md.DUPLICATE_SIMILARITY
 REDUCES: tuple[type[SemanticStep], ...] = (Train, Assign, Pairs, Report)
 
@@ -51,6 +54,7 @@ class SemanticFilter(Stage):
             return None
         _, cluster_id, duplicate_of, similarity = rec
         CLUSTER.put(doc, cluster_id)
+        TOPIC.put(doc, cluster_id)
         if duplicate_of is None:
             return None
         md.DUPLICATE_OF.put(doc, duplicate_of)
@@ -62,7 +66,7 @@ class SemanticDedup(GlobalStage):
     name = "semantic_dedup"
     Params = SemanticParams
     reads = survivor.READS
-    writes = (CLUSTER,)
+    writes = (CLUSTER, TOPIC)
     drops = (md.DUPLICATE_OF, COSINE)
 
     @classmethod

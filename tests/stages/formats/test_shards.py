@@ -333,3 +333,24 @@ def test_property_round_trip(tmp_path, docs):
     side = r.sidecar().to_pydict()
     assert side["doc_id"] == [n for _, n in docs]
     assert side["n_tokens"] == [len(t) for t, _ in docs]
+
+
+@pytest.mark.parametrize(
+    ("bucket", "topic", "columns"),
+    [
+        ((None, None), (None, None), []),
+        (("q2", None), (None, None), ["bucket"]),
+        ((None, None), ("c0", None), ["topic"]),
+        (("q1", "q2"), (None, "c3"), ["bucket", "topic"]),
+    ],
+)
+def test_bucket_and_topic_columns_only_when_some_document_has_one(tmp_path, bucket, topic, columns):
+    with ShardWriter(tmp_path / "s", VOCAB) as w:
+        for i in range(2):
+            w.add([1, 2], f"d{i}", "web", "real", bucket=bucket[i], topic=topic[i])
+    table = ShardReader(tmp_path / "s").sidecar()
+    base = ["doc_id", "source", "origin", "token_start", "n_tokens", "synthetic"]
+    assert table.column_names == base + columns
+    for name, values in (("bucket", bucket), ("topic", topic)):
+        if name in columns:
+            assert table.column(name).to_pylist() == list(values)
