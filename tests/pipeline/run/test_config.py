@@ -129,7 +129,7 @@ def test_bad_executor_names_allowed_values(write_config):
             "quality_signals, quality_score, safety_flags, pii, pii_counts, "
             "n_tokens, bucket, cluster_id, cluster_size, duplicate_of, duplicate_similarity, "
             "in_earlier_run, fetch_date, content_type, warc_record_id, charset, decode_errors, "
-            "generator, generator_revision, prompt_hash, parent_id); did you mean `text`?",
+            "generator, generator_revision, prompt_hash, parent_id, topic); did you mean `text`?",
         ),
         ({"sources": []}, "sources", ": needs at least 1 item (got [])"),
         ({"keep_rejected": "perhaps"}, "keep_rejected", ": expected true or false (got 'perhaps')"),
