@@ -27,7 +27,7 @@ a dependency of gristmill nor used in its tests.
   every candidate by it) at 0.8; false removals: pages with another page at J >= 0.8 (a pair
   both of whose pages are counted once: the greedy removal of the shorter).
 
-    .venv/bin/python -m bench.evals.semantic_dedup --model /tmp/minilm/all-MiniLM-L6-v2 \\
+    .venv/bin/python -m bench.evals.semantic_dedup --model MODEL_DIR \\
         [--per-split 400] [--long-docs first]
 """
 

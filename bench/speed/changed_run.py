@@ -26,6 +26,7 @@ import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import zstandard
@@ -99,7 +100,9 @@ def main() -> None:
     ap.add_argument("corpus", type=Path)
     ap.add_argument("--every", type=int, default=4)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--folder", type=Path, default=Path("/tmp/gristmill-changed-run"))
+    ap.add_argument(
+        "--folder", type=Path, default=Path(tempfile.gettempdir()) / "gristmill-changed-run"
+    )
     args = ap.parse_args()
     shutil.rmtree(args.folder, ignore_errors=True)
     data = args.folder / "data" / "web.jsonl.zst"

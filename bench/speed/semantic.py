@@ -15,12 +15,13 @@
 The vectors of 2 and 3 are synthetic (unit vectors around `--centres` random centres) unless
 `--model` embeds the corpus for 2; the texts of 1 are the development corpus's first pages.
 
-    .venv/bin/python -m bench.speed.semantic --model /tmp/minilm/all-MiniLM-L6-v2 [--texts 300]
+    .venv/bin/python -m bench.speed.semantic --model MODEL_DIR [--texts 300]
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -152,7 +153,7 @@ def main() -> None:
     ap.add_argument("--texts", type=int, default=300)
     ap.add_argument("--docs", type=int, default=20_000)
     ap.add_argument("--centres", type=int, default=200)
-    ap.add_argument("--work", type=Path, default=Path("/tmp/semantic_bench"))
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "semantic_bench")
     ap.add_argument("--skip-embed", action="store_true")
     args = ap.parse_args()
     if not args.skip_embed:
