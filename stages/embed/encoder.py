@@ -33,7 +33,6 @@ torch and transformers are imported only when a model is loaded (the model layer
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,26 +127,6 @@ def identity(spec: EncoderSpec) -> dict:
         "max_chunks": spec.max_chunks if spec.long_docs == "chunks" else None,
         "dim": int(cfg.get("hidden_size") or cfg.get("d_model") or 0),
     }
-
-
-SMALL = 64 << 20  # files up to this are hashed whole; larger ones by size and mtime
-
-
-def folder_hash(path: str) -> str:
-    """What the run key holds of a model folder (`files_hash`), so that a rerun after a file of
-    it changed in place is a new run: sha256 over each file's relative name and its content
-    (a file over `SMALL` bytes: its size and mtime, so that a config of a large model loads
-    without reading its weights)."""
-    h = hashlib.sha256()
-    root = Path(path)
-    for f in sorted(p for p in root.rglob("*") if p.is_file()):
-        st = f.stat()
-        h.update(f.relative_to(root).as_posix().encode() + b"\0")
-        if st.st_size <= SMALL:
-            h.update(hashlib.sha256(f.read_bytes()).digest())
-        else:
-            h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
-    return h.hexdigest()
 
 
 def identity_key(spec: EncoderSpec) -> str:

@@ -21,13 +21,13 @@ from pydantic import Field
 from gristmill.stages.base import Stage, source_of
 from gristmill.stages.embed.encoder import (
     encoder,
-    folder_hash,
     identity,
     identity_key,
 )
 from gristmill.stages.embed.params import NO_CONTENT, VECTOR_KEY, EncoderParams, has_content
 from gristmill.stages.embed.store import VectorWriter, store_dir, write_meta
 from gristmill.stages.models.checks import import_torch
+from gristmill.stages.models.locate import folder_hash
 
 SORT_WINDOW = 8  # model batches sorted by length together
 

@@ -13,13 +13,13 @@ hash (sha256 of its files' names and bytes), or the `revision` parameter where g
 from __future__ import annotations
 
 import functools
-import hashlib
 import threading
 from pathlib import Path
 
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.generate.client import Answer, Failure
 from gristmill.stages.models.hf import HFModel
+from gristmill.stages.models.locate import folder_hash
 from gristmill.stages.models.runtime import threads_per_worker
 
 EXTRA = "pip install 'gristmill[generate]'"
@@ -82,11 +82,6 @@ def _load(folder: str):
 
 @functools.cache
 def _digest(folder: str) -> str:
-    """The folder's hash: sha256 of its files' names and bytes (its first 16 hex digits)."""
-    h = hashlib.sha256()
-    for f in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
-        h.update(f.relative_to(folder).as_posix().encode() + b"\0")
-        with open(f, "rb") as fh:
-            for block in iter(lambda fh=fh: fh.read(1 << 20), b""):
-                h.update(block)
-    return h.hexdigest()[:16]
+    """The folder's hash over every byte (the model layer's `folder_hash`), its first 16 hex
+    digits: the revision its answers carry."""
+    return folder_hash(folder, small=None)[:16]

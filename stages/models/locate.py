@@ -7,6 +7,7 @@ with `HF_HUB_OFFLINE` set, or the hub's host not answering, it is refused in one
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import socket
@@ -70,3 +71,26 @@ def _fetch(repo: str, file: str | None, revision: str | None) -> Path:
     except Exception as e:  # the hub's own errors: not found, gated, network
         why = " ".join(str(e).split())[:200]
         raise ValueError(f"hf://{repo}: {type(e).__name__}: {why}") from None
+
+
+SMALL = 64 << 20  # files up to this are hashed whole by default; larger ones by size and mtime
+
+
+def folder_hash(path: str, small: int | None = SMALL) -> str:
+    """A model folder's hash: sha256 over each file's relative name and its content. A file
+    over `small` bytes counts by its size and mtime instead, so that a config naming a large
+    model loads without reading its weights (what a run key needs: a file changed in place is
+    another run); `small` None reads every byte (a revision written into outputs, the same
+    bytes wherever the folder is copied)."""
+    h = hashlib.sha256()
+    root = Path(path)
+    for f in sorted(p for p in root.rglob("*") if p.is_file()):
+        st = f.stat()
+        h.update(f.relative_to(root).as_posix().encode() + b"\0")
+        if small is None or st.st_size <= small:
+            with open(f, "rb") as fh:
+                for block in iter(lambda fh=fh: fh.read(1 << 20), b""):
+                    h.update(block)
+        else:
+            h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()

@@ -29,6 +29,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import orjson
 from datatrove.data import DocumentsPipeline
+from loguru import logger
 
 from gristmill.stages.dedup.fuzzy import sets
 from gristmill.stages.dedup.fuzzy.components import read_slices
@@ -51,6 +52,18 @@ from gristmill.stages.formats.docio import AtomicWriter, dumps
 
 class SourceLossError(GristmillError):
     pass
+
+
+def publish_report(path, report: dict, strict: bool, stage: str) -> None:
+    """A dedup stage's report written whole to `path`; its warnings logged, and raised as a
+    SourceLossError with `strict` (minhash, simhash and semantic dedup alike)."""
+    w = AtomicWriter(path)
+    w.write(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
+    w.close()
+    for line in report["warnings"]:
+        logger.warning(line)
+    if strict and report["warnings"]:
+        raise SourceLossError("; ".join(report["warnings"]) + f" [{stage} strict]")
 
 
 class Clusters(FuzzyStep):

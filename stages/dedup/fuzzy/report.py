@@ -17,11 +17,10 @@ from collections import Counter
 
 import orjson
 from datatrove.data import DocumentsPipeline
-from loguru import logger
 
-from gristmill.stages.dedup.fuzzy.cluster import SourceLossError
+from gristmill.stages.dedup.fuzzy.cluster import publish_report
 from gristmill.stages.dedup.fuzzy.method import FuzzyStep
-from gristmill.stages.formats.docio import AtomicWriter, read_records
+from gristmill.stages.formats.docio import read_records
 
 
 class Report(FuzzyStep):
@@ -42,13 +41,7 @@ class Report(FuzzyStep):
                     earlier[0][r[4]] += 1
                     earlier[1][r[1]] += 1
         report = self.report(shares, per_source, earlier)
-        w = AtomicWriter(files.report())
-        w.write(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
-        w.close()
-        for line in report["warnings"]:
-            logger.warning(line)
-        if self.params.strict and report["warnings"]:
-            raise SourceLossError("; ".join(report["warnings"]) + f" [{self.fuzzy.name} strict]")
+        publish_report(files.report(), report, self.params.strict, self.fuzzy.name)
         yield from ()
 
     def report(

@@ -11,17 +11,11 @@ from collections import Counter
 
 import orjson
 from datatrove.data import DocumentsPipeline
-from loguru import logger
 
+from gristmill.stages.dedup.fuzzy.cluster import publish_report
 from gristmill.stages.dedup.semantic.train import SemanticStep
-from gristmill.stages.errors import GristmillError
-from gristmill.stages.formats.docio import AtomicWriter
 
 SHOWN = 3  # clusters whose examples the summary lines show
-
-
-class SourceLossError(GristmillError):
-    pass
 
 
 def _load(stage: str, path, what: str):
@@ -41,13 +35,7 @@ class Report(SemanticStep):
             docs.update(got["docs"])
             no_vector.update(got["no_vector"])
         report = self.report(shares, docs, no_vector)
-        w = AtomicWriter(self.files.report())
-        w.write(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
-        w.close()
-        for line in report["warnings"]:
-            logger.warning(line)
-        if self.params.strict and report["warnings"]:
-            raise SourceLossError("; ".join(report["warnings"]) + f" [{self.stage} strict]")
+        publish_report(self.files.report(), report, self.params.strict, self.stage)
         yield from ()
 
     def report(self, shares: list[dict], docs: Counter, no_vector: Counter) -> dict:

@@ -15,9 +15,9 @@ from gristmill.stages.dedup.semantic.pairs import Pairs
 from gristmill.stages.dedup.semantic.params import SemanticParams
 from gristmill.stages.dedup.semantic.report import Report
 from gristmill.stages.dedup.semantic.train import Assign, SemanticStep, Train
-from gristmill.stages.embed.encoder import folder_hash
 from gristmill.stages.formats.docio import read_records
 from gristmill.stages.models.checks import import_torch
+from gristmill.stages.models.locate import folder_hash
 
 SEMANTIC_DUPLICATE = "semantic_duplicate"
 CLUSTER = md.CLUSTER_ID.maybe("every document with a letter or digit: its k-means cluster")
