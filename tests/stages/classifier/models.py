@@ -1,5 +1,5 @@
 """Models built here for the classifier tests (no hub): a BERT-style sequence classifier with
-random weights and a WordPiece tokenizer trained on generated text in every script, saved as a
+random weights and a WordPiece tokenizer made from generated text in every script, saved as a
 folder `AutoTokenizer` and `AutoModelForSequenceClassification` load; and a fastText model
 trained on a few hundred generated lines."""
 
@@ -20,17 +20,27 @@ def corpus(n: int = 40, seed: int = 0) -> list[str]:
 
 
 def wordpiece(folder: Path, vocab_size: int = 2000):
-    """A WordPiece tokenizer (BERT's pre-tokenizer and [CLS]/[SEP] template) trained on
-    `corpus()`, saved in `folder` as tokenizer.json + tokenizer_config.json."""
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+    """A WordPiece tokenizer (BERT's normalizer, pre-tokenizer and [CLS]/[SEP] template) whose
+    vocabulary is every character of `corpus()` (as a word's start, or `##` going on one) and
+    its most frequent words, ties by the word: the same bytes in every process, which the
+    tokenizers library's trainer does not give (it breaks ties differently from one process to
+    the next). Saved in `folder` as tokenizer.json + tokenizer_config.json."""
+    from collections import Counter
+
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
     from transformers import PreTrainedTokenizerFast
 
     special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tok.normalizer = normalizers.BertNormalizer(lowercase=False)
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=special)
-    tok.train_from_iterator(corpus(), trainer)
+    norm, pre = normalizers.BertNormalizer(lowercase=False), pre_tokenizers.BertPreTokenizer()
+    words = Counter(
+        w for text in corpus() for w, _ in pre.pre_tokenize_str(norm.normalize_str(text))
+    )
+    first, inner = sorted({w[0] for w in words}), sorted({c for w in words for c in w[1:]})
+    vocab = [*special, *first, *(f"##{c}" for c in inner)]
+    ranked = sorted((w for w in words if len(w) > 1), key=lambda w: (-words[w], w))
+    vocab += ranked[: max(0, vocab_size - len(vocab))]
+    tok = Tokenizer(models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]"))
+    tok.normalizer, tok.pre_tokenizer = norm, pre
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]",
