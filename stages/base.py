@@ -182,6 +182,9 @@ class StageHooks:
     preload: ClassVar[tuple[str, ...]] = ()
     # whether `index_params` may, with some parameters, say that this stage keeps an index
     keeps_index: ClassVar[bool] = False
+    # whether that index is looked up by this stage in earlier runs' (`dedup_against`): `embed`
+    # keeps its vectors for a later run's `semantic_dedup` and looks nothing up itself
+    index_lookups: ClassVar[bool] = True
     # The metadata keys (stages/fields.py) this stage reads, writes on the documents it keeps,
     # and adds to those it drops (kept in rejected/ with the reason): every one it may, those
     # that only some parameters bring with `when` saying which (the stage's page lists them).

@@ -235,9 +235,9 @@ def check_order(listed: list[str], classes: list[StageClass]) -> None:
 def check_index(stages: tuple[PlannedStage, ...], dedup_against: list[str]) -> dict[str, dict]:
     """Stage name -> its `index_params`, for every stage that keeps an index of what the run
     kept (and looks documents up in the `dedup_against` runs' indexes)."""
-    indexed = {s.name: s.index for s in stages if s.index is not None}
+    indexed = {s.name: s.index for s in stages if s.index is not None and s.cls.index_lookups}
     if dedup_against and not indexed:
-        able = ", ".join(name for name, c in STAGES.items() if c.keeps_index)
+        able = ", ".join(n for n, c in STAGES.items() if c.keeps_index and c.index_lookups)
         raise ConfigError(
             f"dedup_against: needs a stage that keeps an index among the stages ({able}; "
             "exact_dedup at level document with method exact)"

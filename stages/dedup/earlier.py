@@ -52,6 +52,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from gristmill.stages.embed.store import STAGE as EMBED_STORE
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.atomic import atomic_path, write_bytes
 from gristmill.stages.formats.docio import read_records
@@ -64,6 +65,8 @@ META = "meta.json"
 MANIFEST = "manifest.json"  # a finished run's (pipeline/output/manifest.py)
 DTYPE = "S16"
 IN_EARLIER_RUN = "in_earlier_run"  # the reason of a document an earlier run kept
+# a stage whose index is another stage's folder: semantic_dedup compares with embed's store
+INDEX_FOLDER = {"semantic_dedup": EMBED_STORE}
 
 
 def index_dir(out: Path, stage: str = EXACT) -> Path:
@@ -119,15 +122,30 @@ def fetch_index(run: str, into: Path, stages: dict[str, dict], storage: Storage 
     _check_finished(run, storage)
     root = Path(run) / "index" if not is_url(run) else into
     for stage, params in stages.items():
-        folder = root / stage / VERSION
+        folder = root / INDEX_FOLDER.get(stage, stage) / VERSION
         meta = _meta(run, stage, folder, storage)
+        if stage in INDEX_FOLDER:
+            _check_store(run, folder, meta)
         for name in meta.get("files", ["keys.npy"]):
             _fetched(run, stage, folder, name, storage)
         check_params(run, stage, meta, params)
-        if stage != EXACT:  # the fuzzy stages' key layout, checked before any map reads it
+        if (
+            stage != EXACT and stage not in INDEX_FOLDER
+        ):  # the fuzzy stages' key layout, checked before any map reads it
             where = f"{run.rstrip('/')}/index/{stage}/{VERSION}" if is_url(run) else folder
             lsh_of(f"{where}/{META}", meta)
     return root
+
+
+def _check_store(run: str, folder: Path, meta: dict) -> None:
+    """An embed store written before it recorded the kept rows and its `params` cannot say
+    what the run kept nor what made it: a one-line GristmillError naming it."""
+    missing = [k for k in ("kept", "params") if k not in meta]
+    if missing:
+        raise GristmillError(
+            f"dedup_against: {run}: its embed store ({folder}) has no {' or '.join(missing)} "
+            "(written by an older gristmill); rerun it"
+        )
 
 
 def _check_finished(run: str, storage: Storage) -> None:
@@ -153,29 +171,39 @@ def _fetched(run: str, stage: str, folder: Path, name: str, storage: Storage) ->
     path = folder / name
     if not is_url(run):
         if not path.is_file():
-            raise GristmillError(f"dedup_against: {run}: no {stage} index ({path})")
+            raise GristmillError(f"dedup_against: {run}: {_no_index(stage)} ({path})")
         return path
     if path.is_file():
         return path
-    url = f"{run.rstrip('/')}/index/{stage}/{VERSION}/{name}"
+    url = f"{run.rstrip('/')}/index/{INDEX_FOLDER.get(stage, stage)}/{VERSION}/{name}"
     try:
         with storage.open(url) as fh:
             data = fh.read()
     except FileNotFoundError:
-        raise GristmillError(f"dedup_against: {run}: no {stage} index ({url})") from None
+        raise GristmillError(f"dedup_against: {run}: {_no_index(stage)} ({url})") from None
     folder.mkdir(parents=True, exist_ok=True)
     write_bytes(path, data)
     return path
+
+
+def _no_index(stage: str) -> str:
+    if stage in INDEX_FOLDER:
+        return (
+            f"no embed store, which {stage} compares with (an `embed` stage keeps one; "
+            "that run had none)"
+        )
+    return f"no {stage} index"
 
 
 def check_params(run: str, stage: str, meta: dict, params: dict) -> None:
     """The earlier index was made with this run's parameters, or a GristmillError naming the
     first that differs."""
     theirs = meta.get("params", {})
+    what = "embed store's vectors were" if stage in INDEX_FOLDER else f"{stage} index was"
     for key, ours in params.items():
         if theirs.get(key) != ours:
             raise GristmillError(
-                f"dedup_against: {run}: its {stage} index was made with {key} = "
+                f"dedup_against: {run}: its {what} made with {key} = "
                 f"{theirs.get(key)!r}, this run's {stage} has {key} = {ours!r}: they must match "
                 f"to compare documents"
             )

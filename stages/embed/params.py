@@ -10,8 +10,9 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator
 
 from gristmill.stages.base import StageParams
-from gristmill.stages.embed.encoder import EncoderSpec, LongDocs, Pooling, pooling_of
+from gristmill.stages.embed.encoder import EncoderSpec, LongDocs, Pooling, identity, pooling_of
 from gristmill.stages.errors import GristmillError
+from gristmill.stages.models.locate import folder_hash
 from gristmill.stages.resources import Resources
 
 # in-memory only (never serialised): (the encoder's identity, its float32 vector), left on a
@@ -82,3 +83,13 @@ class EncoderParams(StageParams):
             batch_size=self.batch_size,
             device=self.device,
         )
+
+    def index_params(self) -> dict:
+        """What two runs' vectors must share to be compared (`dedup_against`): the dimension
+        first (what a differing encoder most often shows), the model folder's hash (the run
+        key's: a large file by its size and time) and how the vectors are made (`identity`).
+        Recorded in the store's meta.json; a later run's `semantic_dedup` checks it."""
+        spec = self.spec()
+        ident = identity(spec)
+        rest = {k: v for k, v in ident.items() if k != "dim"}
+        return {"dim": ident["dim"], "model_hash": folder_hash(spec.model), **rest}

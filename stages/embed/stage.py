@@ -13,6 +13,7 @@ on its first batch, as `classifier` does (a torch thread pool does not survive a
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Literal
 
 from datatrove.data import Document, DocumentsPipeline
@@ -25,7 +26,7 @@ from gristmill.stages.embed.encoder import (
     identity_key,
 )
 from gristmill.stages.embed.params import NO_CONTENT, VECTOR_KEY, EncoderParams, has_content
-from gristmill.stages.embed.store import VectorWriter, store_dir, write_meta
+from gristmill.stages.embed.store import VectorWriter, store_dir, write_kept, write_meta
 from gristmill.stages.models.checks import import_torch
 from gristmill.stages.models.locate import folder_hash
 
@@ -47,6 +48,9 @@ class EmbedParams(EncoderParams):
 class Embed(Stage):
     name = "embed"
     Params = EmbedParams
+    # its store is what a later run's `semantic_dedup` compares with (`dedup_against`): the
+    # rows the run kept are marked at its end (`write_index`); it looks nothing up itself
+    keeps_index, index_lookups = True, False
 
     def __init__(self, params=None, ctx=None):
         super().__init__(params, ctx)
@@ -94,7 +98,19 @@ class Embed(Stage):
         if self._writer is not None:
             self._writer.close()
 
+    @classmethod
+    def index_params(cls, params: EmbedParams) -> dict:
+        return params.index_params()
+
     def finish_run(self, out) -> None:
         folder = store_dir(out)
         folder.mkdir(parents=True, exist_ok=True)
-        write_meta(folder, self.params.dtype, identity(self.params.spec()))
+        p = self.params
+        write_meta(folder, p.dtype, identity(p.spec()), p.index_params())
+
+    def write_index(self, kept: set[tuple[int, str]], out: Path) -> Path | None:
+        """kept.npy (the rows of the documents the run kept), then meta.json again with it."""
+        folder, p = store_dir(out), self.params
+        n = write_kept(folder, kept, self.ctx.source_order)
+        write_meta(folder, p.dtype, identity(p.spec()), p.index_params(), kept=n)
+        return folder

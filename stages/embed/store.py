@@ -5,12 +5,19 @@ with the index files; a later run reads them as it reads an index, `stages/dedup
                                          (float16 or float32), `dim` values a document, in the
                                          order the task saw them
     OUT/index/embed/v1/<task>.ids.jsonl  beside each vector: [source, id]
-    OUT/index/embed/v1/meta.json         stage, version, docs, files, dtype, the encoder's
-                                         identity (model, pooling, length, long_docs, dim)
+    OUT/index/embed/v1/kept.npy          uint64, sorted: the rows (in task order) of the
+                                         documents the run kept (in tokens/, or documents/)
+    OUT/index/embed/v1/meta.json         stage, version, docs, files, dtype, `kept` (how many),
+                                         the encoder's identity (model, pooling, length,
+                                         long_docs, dim) and `params`, what a later run's
+                                         `semantic_dedup` must share with it (the dimension,
+                                         the model folder's hash, the identity)
 
 A document without a letter or digit has no vector and no line (`params.has_content`). Each
-task's files are written under temporary names and renamed when whole; meta.json is written
-last, at the end of the run (`finish_run`), so a folder without it is not a whole store.
+task's files are written under temporary names and renamed when whole; meta.json is written at
+the end of the run (`finish_run`), and again with kept.npy when the run's kept documents are
+known (`write_index`), so a finished run's store has both. A later run's `semantic_dedup` with
+`dedup_against` compares its documents with the kept vectors (`KeptVectors`).
 """
 
 from __future__ import annotations
@@ -20,11 +27,12 @@ from pathlib import Path
 import numpy as np
 import orjson
 
+from gristmill.stages.embed.encoder import unit
 from gristmill.stages.errors import GristmillError
-from gristmill.stages.formats.atomic import write_bytes
+from gristmill.stages.formats.atomic import atomic_path, write_bytes
 from gristmill.stages.formats.docio import AtomicWriter, dumps, read_records
 
-STAGE, VERSION, META = "embed", "v1", "meta.json"
+STAGE, VERSION, META, KEPT = "embed", "v1", "meta.json", "kept.npy"
 
 
 def store_dir(out: Path) -> Path:
@@ -53,17 +61,35 @@ class VectorWriter:
         self._ids.abort()
 
 
-def write_meta(folder: Path, dtype: str, identity: dict) -> None:
-    """meta.json over the tasks' files present (the run's every task: called after them)."""
+def write_meta(
+    folder: Path, dtype: str, identity: dict, params: dict, kept: int | None = None
+) -> None:
+    """meta.json over the tasks' files present (the run's every task: called after them);
+    `kept`: how many rows kept.npy holds (written before it)."""
     files = sorted(p.name for p in folder.glob("*.vec")) + sorted(
         p.name for p in folder.glob("*.ids.jsonl")
     )
     docs = sum((folder / f).stat().st_size for f in files if f.endswith(".vec"))
     docs //= max(1, np.dtype(dtype).itemsize * identity["dim"])
     meta = {"stage": STAGE, "version": VERSION, "docs": docs, "files": files, "dtype": dtype}
-    write_bytes(
-        folder / META, orjson.dumps(meta | {"identity": identity}, option=orjson.OPT_INDENT_2)
-    )
+    if kept is not None:
+        meta |= {"files": [*files, KEPT], "kept": kept}
+    meta |= {"identity": identity, "params": params}
+    write_bytes(folder / META, orjson.dumps(meta, option=orjson.OPT_INDENT_2))
+
+
+def write_kept(folder: Path, kept: set[tuple[int, str]], source_order: dict[str, int]) -> int:
+    """kept.npy: the rows whose (source rank, id) is in `kept` (the run's kept documents, as
+    `StageHooks.write_index` gets them); how many."""
+    rows, n, last = [], 0, len(source_order)
+    for name in sorted(p.name for p in folder.glob("*.ids.jsonl")):
+        for src, doc_id in read_records(folder / name):
+            if (source_order.get(src, last), str(doc_id)) in kept:
+                rows.append(n)
+            n += 1
+    with atomic_path(folder / KEPT) as tmp, open(tmp, "wb") as fh:
+        np.save(fh, np.array(rows, dtype=np.uint64))
+    return len(rows)
 
 
 def read_store(folder: Path, identity: dict | None = None) -> tuple[np.ndarray, list[list]]:
@@ -90,3 +116,46 @@ def read_store(folder: Path, identity: dict | None = None) -> tuple[np.ndarray, 
             ids.extend(read_records(folder / name.replace(".vec", ".ids.jsonl")))
     out = np.concatenate(vecs).astype(np.float32) if vecs else np.zeros((0, dim), np.float32)
     return out, ids
+
+
+class KeptVectors:
+    """The vectors a finished run kept (its store's kept.npy rows), memory-mapped: `vectors(i)`
+    of the i-th kept ones (float32, normalised again after float16), `ids()` of all, in order.
+    The caller has checked the store's `params` (stages/dedup/earlier.py)."""
+
+    def __init__(self, folder: Path):
+        folder = Path(folder)
+        meta = orjson.loads((folder / META).read_bytes())
+        self.dim = dim = meta["identity"]["dim"]
+        dtype = np.dtype(meta["dtype"]).newbyteorder("<")
+        self.names = [f for f in meta["files"] if f.endswith(".vec")]
+        self.parts = []
+        for name in self.names:
+            path = folder / name
+            empty = not path.stat().st_size
+            mm = np.zeros(0, dtype) if empty else np.memmap(path, dtype=dtype, mode="r")
+            self.parts.append(mm.reshape(-1, dim))
+        self.starts = np.cumsum([0, *(len(p) for p in self.parts)])
+        self.kept = np.load(folder / KEPT)
+        self.folder = folder
+
+    def __len__(self) -> int:
+        return len(self.kept)
+
+    def vectors(self, i: np.ndarray) -> np.ndarray:
+        rows = self.kept[np.asarray(i, dtype=np.int64)].astype(np.int64)
+        part = np.searchsorted(self.starts, rows, side="right") - 1
+        out = np.empty((len(rows), self.dim), dtype=np.float32)
+        for p in np.unique(part).tolist():
+            at = np.flatnonzero(part == p)
+            out[at] = self.parts[p][rows[at] - self.starts[p]]
+        return unit(out).astype(np.float32)
+
+    def ids(self) -> list[str]:
+        """The kept documents' ids, in kept.npy's order."""
+        every = [
+            str(rec[1])
+            for name in self.names
+            for rec in read_records(self.folder / name.replace(".vec", ".ids.jsonl"))
+        ]
+        return [every[r] for r in self.kept.tolist()]

@@ -10,8 +10,11 @@
     sigs/centroids.npy             float32 (k, dim): the k-means centroids (train, one task)
     drops/assign/<task>.bin        MEMBER records (cluster, gid, similarity to its centroid) of
                                    the task's documents, grouped by their cluster's part; .idx
+    drops/assign/earlier.bin       with `dedup_against`: the same of the earlier runs' kept
+                                   vectors (train; gid `run << 32 | row`, `earlier.py`); .idx
     drops/decisions/<task>/<part>.jsonl  per document of the task in the part's clusters:
-                                   [index, cluster id, duplicate_of or null, similarity or null]
+                                   [index, cluster id, duplicate_of or null, similarity or null,
+                                   the earlier run it is dropped for or null]
     drops/parts/<part>.json        the part's share of the report
     ../reports/<stage>.json        the report (kept after the run, for the manifest; `sigs/`
                                    and `drops/` are removed)
@@ -46,6 +49,9 @@ class Files:
 
     def assign(self, task: int) -> Path:
         return self.root / "drops" / "assign" / f"{task:05d}.bin"
+
+    def earlier_assign(self) -> Path:
+        return self.root / "drops" / "assign" / "earlier.bin"
 
     def decisions(self, task: int, part: int) -> Path:
         return self.root / "drops" / "decisions" / f"{task:05d}" / f"{part:05d}.jsonl"

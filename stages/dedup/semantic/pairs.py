@@ -29,6 +29,7 @@ from datatrove.data import DocumentsPipeline
 from gristmill.stages.dedup.fuzzy.components import read_slice
 from gristmill.stages.dedup.fuzzy.store import meta_lines, split_gid, task_groups
 from gristmill.stages.dedup.semantic import kmeans
+from gristmill.stages.dedup.semantic.earlier import EarlierMatch
 from gristmill.stages.dedup.semantic.files import EXCERPT, KEY, MEMBER, SOURCE
 from gristmill.stages.dedup.semantic.train import SemanticStep
 from gristmill.stages.formats.docio import AtomicWriter, dumps
@@ -115,6 +116,10 @@ class Pairs(SemanticStep):
         self.decisions: dict[int, list] = defaultdict(list)  # task -> rows
         self.share = {"clusters": 0, "docs": 0, "removed_by_source": Counter(), "largest": []}
         self.share["splits"] = []
+        self.earlier = None
+        if self.ctx.earlier:  # `dedup_against`: the earlier runs' kept vectors of the part
+            self.earlier = EarlierMatch(self.files, self.ctx.earlier, rank, self.params.max_cluster)
+            self.share |= {"earlier_by_source": Counter(), "earlier_by_run": Counter()}
         bounds = np.flatnonzero(np.diff(recs["cluster"])) + 1
         for group in np.split(recs, bounds) if len(recs) else []:
             self._cluster(int(group["cluster"][0]), group["gid"])
@@ -123,7 +128,7 @@ class Pairs(SemanticStep):
             for row in sorted(self.decisions.get(t, ())):
                 w.write(dumps(row))
             w.close()
-        share = self.share | {"removed_by_source": dict(self.share["removed_by_source"])}
+        share = self.share | {k: dict(v) for k, v in self.share.items() if isinstance(v, Counter)}
         w = AtomicWriter(self.files.part_report(rank))
         w.write(orjson.dumps(share) + b"\n")
         w.close()
@@ -138,11 +143,32 @@ class Pairs(SemanticStep):
                 out[n] = line(int(idx[n]))
         return out
 
+    def _earlier(self, c: int, name: str, gids: np.ndarray, meta: list) -> tuple:
+        """The cluster's documents (survivor order) an earlier run kept a semantic duplicate
+        of: decided (`in_earlier_run`, `earlier.py`); the others, for the run's own pass."""
+        p = self.params
+        load = lambda r: self.gather(gids[r])  # noqa: E731
+        at, sim = self.earlier.match(c, len(gids), load, p.threshold)
+        gone = np.flatnonzero(at >= 0)
+        for r in gone.tolist():
+            run, doc_id = self.earlier.name(int(at[r]))
+            g = int(gids[r])
+            self.decisions[g >> 32].append(
+                [g & 0xFFFFFFFF, name, doc_id, round(min(float(sim[r]), 1.0), 6), run]
+            )
+            self.share["earlier_by_source"][meta[r][SOURCE]] += 1
+            self.share["earlier_by_run"][run] += 1
+        self.stat_update("in_earlier_run", value=len(gone))
+        rest = np.flatnonzero(at < 0)
+        return gids[rest], [meta[i] for i in rest.tolist()]
+
     def _cluster(self, c: int, gids: np.ndarray) -> None:
         p, name = self.params, cluster_name(c)
         meta = self._meta(gids)
         order = sorted(range(len(gids)), key=lambda i: meta[i][KEY])
         gids, meta = gids[order], [meta[i] for i in order]
+        if self.earlier is not None:
+            gids, meta = self._earlier(c, name, gids, meta)
         parts = split(
             lambda r: self.gather(gids[r]), len(gids), p.max_cluster, p.seed, name, p.sample
         )
@@ -161,6 +187,7 @@ class Pairs(SemanticStep):
                 dup = None if tw < 0 else str(meta[rows[tw]][3])
                 self.decisions[g >> 32].append(
                     [g & 0xFFFFFFFF, name, dup, None if dup is None else round(min(s, 1.0), 6)]
+                    + [None]
                 )
                 if dup is not None:
                     removed += 1

@@ -3,7 +3,8 @@
 lines): clusters, documents removed per source, the documents without a vector, the clusters
 split for memory, the largest clusters with examples (a kept document and one it removed, their
 excerpts and similarity). A source losing more than `max_source_loss` of its documents is a
-warning, or an error with `strict`."""
+warning, or an error with `strict`. With `dedup_against`, the documents dropped for an earlier
+run are counted apart (per source and per earlier run), outside `removed` and the warning."""
 
 from __future__ import annotations
 
@@ -40,25 +41,29 @@ class Report(SemanticStep):
 
     def report(self, shares: list[dict], docs: Counter, no_vector: Counter) -> dict:
         p = self.params
-        removed: Counter = Counter()
+        removed, before, by_run = Counter(), Counter(), Counter()
         for s in shares:
             removed.update(s["removed_by_source"])
+            before.update(s.get("earlier_by_source", {}))  # dropped for an earlier run
+            by_run.update(s.get("earlier_by_run", {}))
+        earlier = bool(self.ctx.earlier)
         largest = sorted(
             (c for s in shares for c in s["largest"]), key=lambda c: (-c["size"], c["c"])
         )[: p.top_clusters]
         splits = sorted((x for s in shares for x in s["splits"]), key=lambda x: x["cluster_id"])
         sources, warnings = {}, []
         for src in sorted(docs, key=str):
-            share = removed[src] / max(1, docs[src])
+            own = docs[src] - before[src]  # the documents deduplicated among themselves
+            share = removed[src] / max(1, own)
             sources[str(src)] = {
                 "docs": docs[src],
                 "no_vector": no_vector[src],
                 "removed": removed[src],
                 "share_removed": round(share, 6),
-            }
+            } | ({"in_earlier_run": before[src]} if earlier else {})
             if share > p.max_source_loss:
                 warnings.append(
-                    f"{self.stage}: source {src!r} loses {removed[src]} of {docs[src]} "
+                    f"{self.stage}: source {src!r} loses {removed[src]} of {own} "
                     f"documents ({share:.1%}), over max_source_loss {p.max_source_loss:.0%}"
                 )
         n_clusters, n_removed = sum(s["clusters"] for s in shares), sum(removed.values())
@@ -66,6 +71,12 @@ class Report(SemanticStep):
             f"{self.stage}: {n_clusters:,} clusters, {n_removed:,} documents removed at cosine "
             f">= {p.threshold}; {sum(no_vector.values()):,} documents without a letter or digit "
             "not embedded (kept)"
+            + (
+                f"; {sum(by_run.values()):,} dropped as semantic duplicates of earlier runs' "
+                "documents"
+                if earlier
+                else ""
+            )
         ]
         if splits:
             summary.append(
@@ -93,4 +104,13 @@ class Report(SemanticStep):
             "largest_clusters": [{k: v for k, v in c.items() if k != "c"} for c in largest],
             "sources": sources,
             "warnings": warnings,
-        }
+        } | (
+            {
+                "in_earlier_run": {
+                    "docs": sum(by_run.values()),
+                    "by_run": dict(sorted(by_run.items())),
+                }
+            }
+            if earlier
+            else {}
+        )

@@ -9,6 +9,7 @@ from datatrove.data import Document, DocumentsPipeline
 from gristmill.stages import fields as md
 from gristmill.stages.base import GlobalStage, Stage
 from gristmill.stages.dedup import survivor
+from gristmill.stages.dedup.earlier import IN_EARLIER_RUN
 from gristmill.stages.dedup.semantic.files import Files
 from gristmill.stages.dedup.semantic.map import SemanticMap
 from gristmill.stages.dedup.semantic.pairs import Pairs
@@ -52,13 +53,16 @@ class SemanticFilter(Stage):
         rec = self._decisions.get(self._idx)
         if rec is None:
             return None
-        _, cluster_id, duplicate_of, similarity = rec
+        _, cluster_id, duplicate_of, similarity, earlier_run = rec
         CLUSTER.put(doc, cluster_id)
         TOPIC.put(doc, cluster_id)
         if duplicate_of is None:
             return None
         md.DUPLICATE_OF.put(doc, duplicate_of)
         COSINE.put(doc, similarity)
+        if earlier_run is not None:  # a duplicate of a document an earlier run kept
+            md.IN_EARLIER_RUN.put(doc, earlier_run)
+            return IN_EARLIER_RUN
         return SEMANTIC_DUPLICATE
 
 
@@ -67,7 +71,14 @@ class SemanticDedup(GlobalStage):
     Params = SemanticParams
     reads = survivor.READS
     writes = (CLUSTER, TOPIC)
-    drops = (md.DUPLICATE_OF, COSINE)
+    drops = (md.DUPLICATE_OF, COSINE, md.IN_EARLIER_RUN.only("with `dedup_against`"))
+    # with `dedup_against`, compared with the vectors each earlier run's `embed` kept (its
+    # store is the index: `stages/dedup/earlier.py` checks it, `semantic/earlier.py` reads it)
+    keeps_index = True
+
+    @classmethod
+    def index_params(cls, params: SemanticParams) -> dict:
+        return params.index_params()
 
     @classmethod
     def resources_for(cls, params: SemanticParams):

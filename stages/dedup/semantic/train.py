@@ -14,6 +14,7 @@ from gristmill.stages.dedup.earlier import save_npy
 from gristmill.stages.dedup.fuzzy.components import write_grouped
 from gristmill.stages.dedup.fuzzy.store import gid, read_memmap, split_gid, task_groups
 from gristmill.stages.dedup.semantic import kmeans
+from gristmill.stages.dedup.semantic.earlier import assign_earlier
 from gristmill.stages.dedup.semantic.files import MEMBER, NO_VECTOR, Files
 from gristmill.stages.dedup.semantic.params import SemanticParams
 
@@ -83,6 +84,9 @@ class Train(SemanticStep):
         k = min(p.clusters, max(1, len(sample) // PER_CLUSTER))
         centroids = kmeans.train(sample, k, p.iterations, p.seed)
         self.stat_update("clusters", value=len(centroids))
+        if self.ctx.earlier:  # the earlier runs' kept vectors, each in its cluster
+            n = assign_earlier(self.files, self.ctx.earlier, centroids, self.parts)
+            self.stat_update("earlier_vectors", value=n)
         save_npy(self.files.centroids(), centroids)
         yield from ()
 

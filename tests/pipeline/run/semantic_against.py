@@ -1,0 +1,82 @@
+"""The runs of `semantic_dedup` with `dedup_against` (tests/pipeline/run/
+test_semantic_against.py): run A over texts in every script (zh, ja, th, ko, ar, hi, ru and
+English with full-width punctuation), run B over near copies of A's texts and texts of its own."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import yaml
+
+from tests.conftest import write_jsonl
+from tests.scripts_text import ALPHABETS, text_in
+
+LANGS = [*ALPHABETS, "en"]
+EN = "The mill by the river grinds barley every morning（before the market opens）！Then it rests。"
+EN_B = "Seven quiet herons watched 42 fishermen mend torn nets near the harbour wall。"
+
+
+def texts(seed: int, units: int) -> dict[str, str]:
+    """A text a language, each with full-width punctuation (seed 1: A's, else B's)."""
+    rng = random.Random(seed)
+    out = {lang: text_in(lang, rng, units) + "，「完」！" for lang in ALPHABETS}
+    out["en"] = EN if seed == 1 else EN_B
+    return out
+
+
+def near(text: str) -> str:
+    """A near copy: a short word added at the end."""
+    return text + " " + text.split()[0][:2]
+
+
+def corpus_a() -> list[dict]:
+    """Per language: `<l>-a` and its exact copy `<l>-a-copy` (A drops one), and a symbols-only
+    text (no vector)."""
+    rows = []
+    for lang, text in texts(1, 40).items():
+        rows += [{"id": f"{lang}-a", "text": text}, {"id": f"{lang}-a-copy", "text": text}]
+    return [*rows, {"id": "a-symbols", "text": "★ ※ —— ！！！"}]
+
+
+def corpus_b() -> list[dict]:
+    """Per language: `<l>-near`, a near copy of A's `<l>-a` (B drops it for A), and `<l>-b`,
+    a shorter text unlike A's (kept); a symbols-only text (no vector).
+
+    With the tiny random encoder (tests/stages/embed/models.py) a near copy is at cosine
+    0.9986-1.0 with its original, a `<l>-b` at most 0.991 with any of A's (ko; Hangul is mostly
+    unknown to its tokenizer): a threshold of 0.995 leaves a margin on both sides, as the
+    tokenizer trained in each test process moves these by about 0.001."""
+    a, b = texts(1, 40), texts(2, 15)
+    rows = []
+    for lang in LANGS:
+        rows += [
+            {"id": f"{lang}-near", "text": near(a[lang])},
+            {"id": f"{lang}-b", "text": b[lang]},
+        ]
+    return [*rows, {"id": "b-symbols", "text": "— ※ ★ 。。。"}]
+
+
+def config(folder: Path, name: str, rows: list[dict], stages: list, **extra) -> Path:
+    """A config reading `rows` (three files) into folder / name; its path."""
+    data = folder / f"{name}-data"
+    if not data.is_dir():
+        for f in range(3):
+            write_jsonl(data / f"part{f}.jsonl", rows[f::3])
+    cfg = {
+        "output": str(folder / name),
+        "tasks": 3,
+        "workers": 1,
+        "keep_rejected": True,
+        "sources": [{"name": "web", "paths": [str(data)]}],
+        "stages": [*stages, {"tokenize": {"tokenizer": "gpt2"}}, "pack"],
+    } | extra
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True))
+    return path
+
+
+def semantic(model: str, threshold: float, **more) -> list:
+    """embed, then semantic_dedup, with the same encoder."""
+    params = {"model": model, "threshold": threshold, "clusters": 2} | more
+    return [{"embed": {"model": model}}, {"semantic_dedup": params}]
