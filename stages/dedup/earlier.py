@@ -2,7 +2,10 @@
 run (`dedup_against: [...]`) makes in it.
 
 A stage keeps an index when its `index_params` (`stages/base.py`) says so: `exact_dedup`
-(document level, method exact), `minhash_dedup` and `simhash_dedup`. At the end of the run each
+(document level, method exact), `minhash_dedup`, `simhash_dedup`, and `embed`, whose vector
+store (`stages/embed/store.py`, with the rows the run kept) is `semantic_dedup`'s index
+(`INDEX_FOLDER`; `stages/dedup/semantic/earlier.py`: the same `params` checked here, one
+comparison a cluster). At the end of the run each
 writes `OUT/index/<stage>/v1/`, of the documents the run kept in `tokens/` only (what a stage
 kept and a later one dropped is not there), with a `meta.json`: the stage, the version, how
 many documents, the files, and `params`, what a later run's same stage must share with it.

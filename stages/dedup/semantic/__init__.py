@@ -17,6 +17,10 @@ report   one task (`report.py`).
 filter   per task: `cluster_id` (`c<k>`) on every document with a vector; `duplicate_of` and
          `duplicate_similarity` (cosine) on the removed ones, reason `semantic_duplicate`.
 
+With `dedup_against`, the documents an earlier run kept a semantic duplicate of are dropped
+in the pairwise pass first (`earlier.py`: the earlier runs' `embed` stores, their vectors
+assigned to this run's centroids in assign), reason `in_earlier_run`.
+
 The decisions are the same for any `tasks`, `workers`, `cluster_tasks` and executor: the
 sample, the clusters' members and their order follow the documents' survivor keys, never
 their task. The survivor is `stages/dedup/survivor.py`'s (real before synthetic, source order,

@@ -2,9 +2,10 @@
 earlier run kept (its `embed` store's kept rows, `stages/embed/store.py`; checked before any
 work by `stages/dedup/earlier.py`: the same dimension, model folder hash and encoder settings).
 
-- train (one task): after k-means, every earlier kept vector is assigned its most similar
-  centroid of this run, as this run's own are (`drops/assign/earlier.bin`, MEMBER records
-  grouped by the part of their cluster; a gid is `run << 32 | its row among the kept`).
+- assign (a task a map task): besides its own, each task assigns its share of the earlier
+  kept vectors (of each earlier run, the `task`-th of `tasks` equal runs of rows) their most
+  similar centroid of this run (`drops/assign/earlier-<task>.bin`, MEMBER records grouped by
+  the part of their cluster; a gid is `run << 32 | its row among the kept`).
 - pairs (per part): per cluster, before the run's own greedy pass, each of its documents is
   compared with the earlier vectors in the same cluster; one whose best cosine reaches
   `threshold` is dropped (reason `in_earlier_run`), naming the earlier run, the most similar
@@ -38,18 +39,21 @@ def stores(earlier: tuple[tuple[str, str], ...]) -> list[tuple[str, KeptVectors]
     return [(label, KeptVectors(Path(root) / STAGE / VERSION)) for label, root in earlier]
 
 
-def assign_earlier(files: Files, earlier, centroids: np.ndarray, parts: int) -> int:
-    """Every earlier kept vector's cluster (train, after k-means); how many."""
+def assign_earlier(
+    files: Files, earlier, centroids: np.ndarray, task: int, tasks: int, parts: int
+) -> int:
+    """The cluster of the task's share of the earlier kept vectors (assign); how many."""
     recs = [np.zeros(0, MEMBER)]
     for k, (_, store) in enumerate(stores(earlier) if len(centroids) else []):
-        for s in range(0, len(store), CHUNK):
-            i = np.arange(s, min(len(store), s + CHUNK), dtype=np.uint64)
+        lo, hi = len(store) * task // tasks, len(store) * (task + 1) // tasks
+        for s in range(lo, hi, CHUNK):
+            i = np.arange(s, min(hi, s + CHUNK), dtype=np.uint64)
             label, sim = kmeans.assign(store.vectors(i), centroids)
             r = np.empty(len(i), dtype=MEMBER)
             r["cluster"], r["gid"], r["sim"] = label, (np.uint64(k) << np.uint64(32)) | i, sim
             recs.append(r)
     out = np.concatenate(recs)
-    write_grouped(files.earlier_assign(), out, out["cluster"] % parts, parts)
+    write_grouped(files.earlier_assign(task), out, out["cluster"] % parts, parts)
     return len(out)
 
 
@@ -57,8 +61,10 @@ class EarlierMatch:
     """Per part (pairs): the earlier vectors of its clusters; `match` says which of a
     cluster's documents an earlier run kept a semantic duplicate of."""
 
-    def __init__(self, files: Files, earlier, part: int, most: int):
-        recs = read_slice(files.earlier_assign(), part, "train", MEMBER)
+    def __init__(self, files: Files, earlier, part: int, most: int, tasks: int):
+        recs = np.concatenate(
+            [read_slice(files.earlier_assign(t), part, "assign", MEMBER) for t in range(tasks)]
+        )
         recs = recs[np.lexsort((recs["gid"], recs["cluster"]))]
         bounds = np.flatnonzero(np.diff(recs["cluster"])) + 1
         self.by_cluster = {

@@ -10,8 +10,9 @@
     sigs/centroids.npy             float32 (k, dim): the k-means centroids (train, one task)
     drops/assign/<task>.bin        MEMBER records (cluster, gid, similarity to its centroid) of
                                    the task's documents, grouped by their cluster's part; .idx
-    drops/assign/earlier.bin       with `dedup_against`: the same of the earlier runs' kept
-                                   vectors (train; gid `run << 32 | row`, `earlier.py`); .idx
+    drops/assign/earlier-<task>.bin  with `dedup_against`: the same of the task's share of
+                                   the earlier runs' kept vectors (gid `run << 32 | row`,
+                                   `earlier.py`); .idx
     drops/decisions/<task>/<part>.jsonl  per document of the task in the part's clusters:
                                    [index, cluster id, duplicate_of or null, similarity or null,
                                    the earlier run it is dropped for or null]
@@ -50,8 +51,8 @@ class Files:
     def assign(self, task: int) -> Path:
         return self.root / "drops" / "assign" / f"{task:05d}.bin"
 
-    def earlier_assign(self) -> Path:
-        return self.root / "drops" / "assign" / "earlier.bin"
+    def earlier_assign(self, task: int) -> Path:
+        return self.root / "drops" / "assign" / f"earlier-{task:05d}.bin"
 
     def decisions(self, task: int, part: int) -> Path:
         return self.root / "drops" / "decisions" / f"{task:05d}" / f"{part:05d}.jsonl"

@@ -118,7 +118,8 @@ class Pairs(SemanticStep):
         self.share["splits"] = []
         self.earlier = None
         if self.ctx.earlier:  # `dedup_against`: the earlier runs' kept vectors of the part
-            self.earlier = EarlierMatch(self.files, self.ctx.earlier, rank, self.params.max_cluster)
+            args = (rank, self.params.max_cluster, self.ctx.tasks)
+            self.earlier = EarlierMatch(self.files, self.ctx.earlier, *args)
             self.share |= {"earlier_by_source": Counter(), "earlier_by_run": Counter()}
         bounds = np.flatnonzero(np.diff(recs["cluster"])) + 1
         for group in np.split(recs, bounds) if len(recs) else []:

@@ -84,16 +84,14 @@ class Train(SemanticStep):
         k = min(p.clusters, max(1, len(sample) // PER_CLUSTER))
         centroids = kmeans.train(sample, k, p.iterations, p.seed)
         self.stat_update("clusters", value=len(centroids))
-        if self.ctx.earlier:  # the earlier runs' kept vectors, each in its cluster
-            n = assign_earlier(self.files, self.ctx.earlier, centroids, self.parts)
-            self.stat_update("earlier_vectors", value=n)
         save_npy(self.files.centroids(), centroids)
         yield from ()
 
 
 class Assign(SemanticStep):
     """Every vector of the map task to its most similar centroid; MEMBER records grouped by
-    the part of their cluster (`cluster % parts`)."""
+    the part of their cluster (`cluster % parts`); with `dedup_against`, the task's share of
+    the earlier runs' kept vectors too (`earlier.py`)."""
 
     phase, per = "assign", "bucket"
 
@@ -106,4 +104,8 @@ class Assign(SemanticStep):
         recs["cluster"], recs["gid"], recs["sim"] = label, gid(rank, has), sim
         write_grouped(self.files.assign(rank), recs, recs["cluster"] % self.parts, self.parts)
         self.stat_update("assigned", value=len(recs))
+        if self.ctx.earlier:  # the task's share of the earlier runs' kept vectors
+            args = (centroids, rank, self.ctx.tasks, self.parts)
+            n = assign_earlier(self.files, self.ctx.earlier, *args)
+            self.stat_update("earlier_assigned", value=n)
         yield from ()

@@ -68,8 +68,9 @@ def test_dedup_against_needs_an_indexed_stage(tmp_path):
     with pytest.raises(ConfigError, match="dedup_against: needs a stage that keeps an index") as e:
         RunPlan.load(cfg)
     able = str(e.value).split("(")[1].split(";")[0].split(", ")  # the stages' `keeps_index`
-    assert {"exact_dedup", "minhash_dedup", "simhash_dedup"} <= set(able)
+    assert {"exact_dedup", "minhash_dedup", "simhash_dedup", "semantic_dedup"} <= set(able)
     assert "url_dedup" not in able
+    assert "embed" not in able  # it keeps its vectors for semantic_dedup, looks nothing up
     data["stages"].insert(0, {"exact_dedup": {"method": "bloom"}})
     cfg.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError, match="dedup_against"):

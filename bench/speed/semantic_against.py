@@ -1,0 +1,108 @@
+"""`semantic_dedup` with `dedup_against` on the development corpus, with the tiny random encoder
+of the tests (tests/stages/embed/models.py: our own setup, its cosines are not a real model's):
+run A (embed, semantic_dedup) over records [0, 2n/3), then run B over records [n/3, n) twice,
+with and without `dedup_against: [A]`, each a whole run (tasks 2, workers 1).
+
+Printed: the CPU-s of B's semantic_dedup steps (map, train, assign, pairs, report and the filter,
+from the manifest's `timing`) with and without, their ratio, and what B drops for A (reason
+`in_earlier_run`) and among itself (`semantic_duplicate`); B's records that are in A too (the
+overlap, exact copies) are counted apart.
+
+    .venv/bin/python -m bench.speed.semantic_against [--data DIR] [--docs 1500] [--threshold 0.995]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from bench.data.corpus import corpus_path, load_docs
+from gristmill.stages.formats.docio import read_records
+
+
+def write(folder: Path, docs: list[tuple[str, str]]) -> Path:
+    from tests.conftest import write_jsonl
+
+    write_jsonl(folder / "part.jsonl", [{"id": i, "text": t} for i, t in docs])
+    return folder
+
+
+def run(tmp: Path, name: str, data: Path, model: str, threshold: float, against=None) -> dict:
+    from tests.conftest import run_quietly
+
+    params = {"model": model, "threshold": threshold, "clusters": 20}
+    cfg = {
+        "output": str(tmp / name),
+        "tasks": 2,
+        "workers": 1,
+        "keep_rejected": True,
+        "sources": [{"name": "web", "paths": [str(data)]}],
+        "stages": [
+            {"embed": {"model": model}},
+            {"semantic_dedup": params},
+            {"tokenize": {"tokenizer": "gpt2"}},
+            "pack",
+        ],
+    } | ({"dedup_against": [str(against)]} if against else {})
+    path = tmp / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return run_quietly(path)
+
+
+def semantic_cpu(manifest: dict) -> float:
+    phases = manifest["timing"]["cpu"]["phases"].values()
+    return sum(
+        s["cpu_s"]
+        for p in phases
+        for name, s in p["steps"].items()
+        if name.startswith("semantic_dedup")
+    )
+
+
+def dropped(out: Path, overlap: set[str]) -> dict:
+    got: dict = {}
+    for f in sorted((out / "rejected" / "semantic_dedup").glob("*.jsonl.zst")):
+        for r in read_records(f):
+            key = (r["reason"], "overlap" if r["id"] in overlap else "new")
+            got[key] = got.get(key, 0) + 1
+    return got
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=None)
+    ap.add_argument("--docs", type=int, default=1500)
+    ap.add_argument("--threshold", type=float, default=0.995)
+    args = ap.parse_args()
+    path = corpus_path(args.data)
+    if path is None:
+        sys.exit("no development corpus: pass --data")
+    docs, n = load_docs(path, args.docs), args.docs
+    a_docs, b_docs = docs[: 2 * n // 3], docs[n // 3 :]
+    overlap = {i for i, _ in a_docs} & {i for i, _ in b_docs}
+    from tests.stages.embed.models import encoder_folder
+
+    with tempfile.TemporaryDirectory() as t:
+        tmp = Path(t)
+        model = str(encoder_folder(tmp / "model"))  # one folder for every run (its tokenizer)
+        a_data, b_data = write(tmp / "a_data", a_docs), write(tmp / "b_data", b_docs)
+        run(tmp, "a", a_data, model, args.threshold)
+        plain = run(tmp, "b_plain", b_data, model, args.threshold)
+        against = run(tmp, "b_against", b_data, model, args.threshold, tmp / "a")
+        cpu_plain, cpu_against = semantic_cpu(plain), semantic_cpu(against)
+        print(f"A: {len(a_docs)} records; B: {len(b_docs)} records, {len(overlap)} also in A")
+        print(f"B's semantic_dedup CPU-s without dedup_against: {cpu_plain:.2f}")
+        print(f"B's semantic_dedup CPU-s with dedup_against:    {cpu_against:.2f}")
+        print(f"ratio with / without: {cpu_against / max(cpu_plain, 1e-9):.3f}")
+        print(f"B drops without (reason, overlap?): {dropped(tmp / 'b_plain', overlap)}")
+        print(f"B drops with (reason, overlap?):    {dropped(tmp / 'b_against', overlap)}")
+        report = against["reports"]["semantic_dedup"]
+        print(f"report: {report['summary'][0]}")
+
+
+if __name__ == "__main__":
+    main()
