@@ -1,7 +1,6 @@
 """`semantic_dedup` with `dedup_against`: run A (embed, semantic_dedup) over texts in every
 script, then run B over near copies of A's texts and texts of its own, against A, with one
-tiny random encoder built once here (its tokenizer is trained anew in every process: both runs
-must use the same folder). B drops each near copy for the document A kept (never A's copy
+tiny random encoder built once here (both runs use the same folder). B drops each near copy for the document A kept (never A's copy
 that A dropped), with the earlier run, id, cosine and cluster; keeps its own texts; decides
 the same for tasks 1 and 3; and refuses, in one line before any work, an earlier run whose
 vectors another encoder made (its dimension, its folder, its pooling) or that has none."""
@@ -22,7 +21,7 @@ from tests.stages.embed.models import encoder_folder
 
 pytest.importorskip("transformers")
 pytestmark = pytest.mark.slow
-THRESHOLD = 0.995  # the margins: tests/pipeline/run/semantic_against.py `corpus_b`
+THRESHOLD = 0.997  # the margins: tests/pipeline/run/semantic_against.py `corpus_b`
 
 
 @pytest.fixture(scope="module")
