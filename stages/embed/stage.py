@@ -2,7 +2,9 @@
 once per run under `OUT/index/embed/v1/` (`store.py`) for later stages and later runs. Drops
 nothing: a document without a letter or digit gets no vector (counted `no_content`). Each vector
 also stays on its document in memory (`_embedding`, never written), so a `semantic_dedup` later
-in the same phase with the same encoder does not embed the document again.
+in the same phase with the same encoder does not embed the document again. With
+`dedup_against`, a text an earlier run's store holds (the same encoder) is not embedded again
+either: its vector is taken from there (`reuse.py`, counted `vectors_from_earlier`).
 
 Documents are read in windows of `SORT_WINDOW` model batches, so the encoder sorts a window's
 token windows by length before it cuts batches. Loading before the workers fork (`warm`):
@@ -26,11 +28,19 @@ from gristmill.stages.embed.encoder import (
     identity_key,
 )
 from gristmill.stages.embed.params import NO_CONTENT, VECTOR_KEY, EncoderParams, has_content
-from gristmill.stages.embed.store import VectorWriter, store_dir, write_kept, write_meta
+from gristmill.stages.embed.reuse import EarlierVectors
+from gristmill.stages.embed.store import (
+    VectorWriter,
+    store_dir,
+    write_kept,
+    write_meta,
+    write_texts,
+)
 from gristmill.stages.models.checks import import_torch
 from gristmill.stages.models.locate import folder_hash
 
 SORT_WINDOW = 8  # model batches sorted by length together
+FROM_EARLIER = "vectors_from_earlier"  # the count of vectors taken from an earlier run's store
 
 
 def threads_per_worker(workers: int) -> int:
@@ -73,7 +83,10 @@ class Embed(Stage):
         import_torch("embed")
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
-        self._writer = None
+        self._writer, p = None, self.params
+        # `dedup_against`: the vectors earlier runs made of the same texts (reuse.py)
+        self._earlier = EarlierVectors(self.ctx.earlier, p.index_params(), p.dtype)
+        self._dim = identity(p.spec())["dim"]
         if self.ctx.out is not None:
             self._writer = VectorWriter(store_dir(self.ctx.out), rank, self.params.dtype)
         try:
@@ -87,11 +100,18 @@ class Embed(Stage):
         todo = [d for d in docs if has_content(d.text)]
         self.stat_update(NO_CONTENT, value=len(docs) - len(todo))
         if todo:
-            vecs = self.model().embed([d.text for d in todo])
+            texts = [d.text for d in todo]
+            found, vecs = self._earlier.take(texts, self._dim)
+            if not found.all():
+                vecs[~found] = self.model().embed(
+                    [t for t, f in zip(texts, found, strict=True) if not f]
+                )
+            if self._earlier:
+                self.stat_update(FROM_EARLIER, value=int(found.sum()))
             for d, v in zip(todo, vecs, strict=True):
                 d.metadata[VECTOR_KEY] = (self.key, v)
             if self._writer is not None:
-                self._writer.write(vecs, [[source_of(d), str(d.id)] for d in todo])
+                self._writer.write(vecs, [[source_of(d), str(d.id)] for d in todo], texts)
         return [None] * len(docs)
 
     def finish(self, rank: int) -> None:
@@ -111,6 +131,7 @@ class Embed(Stage):
     def write_index(self, kept: set[tuple[int, str]], out: Path) -> Path | None:
         """kept.npy (the rows of the documents the run kept), then meta.json again with it."""
         folder, p = store_dir(out), self.params
+        write_texts(folder)
         n = write_kept(folder, kept, self.ctx.source_order)
         write_meta(folder, p.dtype, identity(p.spec()), p.index_params(), kept=n)
         return folder

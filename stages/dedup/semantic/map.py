@@ -1,6 +1,7 @@
 """The map of `semantic_dedup`, per task: every document's unit vector (the encoder,
 `stages/embed/encoder.py`, or the one an `embed` before it in the phase left in memory with the
-same encoder; none for a text without a letter or digit), its survivor key,
+same encoder, or, with `dedup_against`, an earlier run's of the same text
+(`stages/embed/reuse.py`); none for a text without a letter or digit), its survivor key,
 source and excerpt, and its sample order (`files.py`)."""
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from gristmill.stages.dedup.semantic.files import EXCERPT_CHARS, NO_VECTOR, File
 from gristmill.stages.dedup.survivor import survivor_key
 from gristmill.stages.embed.encoder import encoder, identity, identity_key
 from gristmill.stages.embed.params import NO_CONTENT, VECTOR_KEY, has_content
-from gristmill.stages.embed.stage import SORT_WINDOW, threads_per_worker
+from gristmill.stages.embed.reuse import EarlierVectors
+from gristmill.stages.embed.stage import FROM_EARLIER, SORT_WINDOW, threads_per_worker
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.docio import AtomicWriter, dumps
 
@@ -46,6 +48,7 @@ class SemanticMap(Stage):
         self._hash, self._sources, self._empty = array("Q"), {}, {}
         self._files, self._dim = files, identity(self.params.spec())["dim"]
         self._key = identity_key(self.params.spec())
+        self._earlier = EarlierVectors(self.ctx.earlier, self.params.index_params(), None)
         try:
             yield from super().run(data, rank, world_size)
         except BaseException:
@@ -62,6 +65,11 @@ class SemanticMap(Stage):
         mine = [i for i, h in enumerate(has) if h and given[i][0] != self._key]
         for i in (i for i, h in enumerate(has) if h and given[i][0] == self._key):
             vecs[i] = given[i][1]
+        if mine and self._earlier:  # `dedup_against`: an earlier run's vector of the text
+            found, got = self._earlier.take([docs[i].text for i in mine], self._dim)
+            vecs[[i for i, f in zip(mine, found, strict=True) if f]] = got[found]
+            self.stat_update(FROM_EARLIER, value=int(found.sum()))
+            mine = [i for i, f in zip(mine, found, strict=True) if not f]
         if mine:
             vecs[mine] = self._encoder().embed([docs[i].text for i in mine])
         self.stat_update("vectors_reused", value=sum(has) - len(mine))

@@ -40,8 +40,9 @@ def corpus_a() -> list[dict]:
 
 
 def corpus_b() -> list[dict]:
-    """Per language: `<l>-near`, a near copy of A's `<l>-a` (B drops it for A), and `<l>-b`,
-    a shorter text unlike A's (kept); a symbols-only text (no vector).
+    """Per language: `<l>-near`, a near copy of A's `<l>-a`, and `<l>-same`, the same text
+    (B drops both for A; B takes the vector of `<l>-same` from A's store), and `<l>-b`, a
+    shorter text unlike A's (kept); a symbols-only text (no vector).
 
     With the tiny random encoder (tests/stages/embed/models.py) a near copy is at cosine
     0.999-1.0 with its original, a `<l>-b` at most 0.995 with any of A's (ko: Hangul is mostly
@@ -52,6 +53,7 @@ def corpus_b() -> list[dict]:
     for lang in LANGS:
         rows += [
             {"id": f"{lang}-near", "text": near(a[lang])},
+            {"id": f"{lang}-same", "text": a[lang]},
             {"id": f"{lang}-b", "text": b[lang]},
         ]
     return [*rows, {"id": "b-symbols", "text": "— ※ ★ 。。。"}]

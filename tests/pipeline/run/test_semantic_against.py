@@ -1,9 +1,11 @@
 """`semantic_dedup` with `dedup_against`: run A (embed, semantic_dedup) over texts in every
-script, then run B over near copies of A's texts and texts of its own, against A, with one
-tiny random encoder built once here (both runs use the same folder). B drops each near copy for the document A kept (never A's copy
-that A dropped), with the earlier run, id, cosine and cluster; keeps its own texts; decides
-the same for tasks 1 and 3; and refuses, in one line before any work, an earlier run whose
-vectors another encoder made (its dimension, its folder, its pooling) or that has none."""
+script, then run B over near copies of A's texts, copies, and texts of its own, against A,
+with one tiny random encoder built once here (both runs use the same folder). B drops each
+near copy and copy for the document A kept (never A's copy that A dropped), with the earlier
+run, id, cosine and cluster; keeps its own texts; takes the vector of a text A embedded from
+A's store instead of embedding it again; decides the same for tasks 1 and 3; and refuses, in
+one line before any work, an earlier run whose vectors another encoder made (its dimension,
+its folder, its pooling) or that has none."""
 
 from __future__ import annotations
 
@@ -62,28 +64,49 @@ def test_b_drops_near_copies_of_what_a_kept_and_keeps_its_own(runs):
     kept_a = {ids_a[r][1] for r in rows.tolist()}
     assert kept_a == {f"{lang}-a" for lang in LANGS} == kept(a) - {"a-symbols"}
     got = rejects(b, "semantic_dedup")
-    assert set(got) == {f"{lang}-near" for lang in LANGS}
+    assert set(got) == {f"{lang}-{x}" for lang in LANGS for x in ("near", "same")}
     assert kept(b) == {f"{lang}-b" for lang in LANGS} | {"b-symbols"}
     vecs_b, ids_b = read_store(store_dir(b))
     at_a = {i[1]: k for k, i in enumerate(ids_a)}
     at_b = {i[1]: k for k, i in enumerate(ids_b)}
-    for lang in LANGS:
-        r = got[f"{lang}-near"]
+    for lang, x in ((lang, x) for lang in LANGS for x in ("near", "same")):
+        r = got[f"{lang}-{x}"]
         md = r["metadata"]
         assert r["reason"] == "in_earlier_run" and md["in_earlier_run"] == str(a)
         assert md["duplicate_of"] == f"{lang}-a"  # the copy A kept, never the one it dropped
         assert md["cluster_id"].startswith("c") and md["topic"] == md["cluster_id"]
-        cos = float(vecs_b[at_b[f"{lang}-near"]] @ vecs_a[at_a[f"{lang}-a"]])
+        cos = float(vecs_b[at_b[f"{lang}-{x}"]] @ vecs_a[at_a[f"{lang}-a"]])
         assert md["duplicate_similarity"] >= THRESHOLD
         assert md["duplicate_similarity"] == pytest.approx(cos, abs=3e-3)
     # the oracle: no document B keeps is within the threshold of a vector A kept
     kept_vecs = vecs_a[rows.astype(np.int64)]
     for doc in kept(b) - {"b-symbols"}:
         assert float(np.max(kept_vecs @ vecs_b[at_b[doc]])) < THRESHOLD, doc
+    n = 2 * len(LANGS)
     report = manifests[3]["reports"]["semantic_dedup"]
-    assert report["in_earlier_run"] == {"docs": len(LANGS), "by_run": {str(a): len(LANGS)}}
-    assert report["removed"] == 0 and report["sources"]["web"]["in_earlier_run"] == len(LANGS)
-    assert manifests[3]["stages"]["semantic_dedup"]["dropped"] == {"in_earlier_run": len(LANGS)}
+    assert report["in_earlier_run"] == {"docs": n, "by_run": {str(a): n}}
+    assert report["removed"] == 0 and report["sources"]["web"]["in_earlier_run"] == n
+    assert manifests[3]["stages"]["semantic_dedup"]["dropped"] == {"in_earlier_run": n}
+
+
+def test_b_takes_the_vectors_of_texts_a_embedded_from_its_store(runs):
+    """`<l>-same` is A's `<l>-a` text: B's embed takes its vector from A's store, the same bytes
+    as A's (which A's encoder made), and embeds only the rest."""
+    _, a, outs, manifests = runs
+    embed = manifests[3]["stages"]["embed"]
+    assert embed["vectors_from_earlier"] == len(LANGS)
+    assert embed["seen"] - embed["no_content"] == 3 * len(LANGS)
+    vecs_a, ids_a = read_store(store_dir(a))
+    vecs_b, ids_b = read_store(store_dir(outs[3]))
+    at_a = {i[1]: k for k, i in enumerate(ids_a)}
+    same = [k for k, (_, doc) in enumerate(ids_b) if doc.endswith("-same")]
+    assert len(same) == len(LANGS)
+    for k in same:
+        twin = vecs_a[at_a[ids_b[k][1].replace("-same", "-a")]]
+        assert vecs_b[k].tobytes() == twin.tobytes()
+    # the map found every vector on its document (embed's, looked up or made): none twice
+    mapped = manifests[3]["stages"]["semantic_dedup.map"]
+    assert mapped["vectors_reused"] == 3 * len(LANGS)
 
 
 def test_the_same_decisions_for_tasks_1_and_3(runs):
