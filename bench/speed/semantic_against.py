@@ -4,9 +4,10 @@ run A (embed, semantic_dedup) over records [0, 2n/3), then run B over records [n
 with and without `dedup_against: [A]`, each a whole run (tasks 2, workers 1).
 
 Printed: the CPU-s of B's semantic_dedup steps (map, train, assign, pairs, report and the filter,
-from the manifest's `timing`) with and without, their ratio, and what B drops for A (reason
-`in_earlier_run`) and among itself (`semantic_duplicate`); B's records that are in A too (the
-overlap, exact copies) are counted apart.
+from the manifest's `timing`) with and without, their ratio; of B's `embed` step, with and
+without (with: the texts A's store holds are not embedded again, `vectors_from_earlier`); and
+what B drops for A (reason `in_earlier_run`) and among itself (`semantic_duplicate`); B's
+records that are in A too (the overlap, exact copies) are counted apart.
 
     .venv/bin/python -m bench.speed.semantic_against [--data DIR] [--docs 1500] [--threshold 0.995]
 """
@@ -53,14 +54,10 @@ def run(tmp: Path, name: str, data: Path, model: str, threshold: float, against=
     return run_quietly(path)
 
 
-def semantic_cpu(manifest: dict) -> float:
+def cpu(manifest: dict, prefix: str) -> float:
+    """CPU-s of the steps whose name starts with `prefix`, over every phase."""
     phases = manifest["timing"]["cpu"]["phases"].values()
-    return sum(
-        s["cpu_s"]
-        for p in phases
-        for name, s in p["steps"].items()
-        if name.startswith("semantic_dedup")
-    )
+    return sum(s["cpu_s"] for p in phases for n, s in p["steps"].items() if n.startswith(prefix))
 
 
 def dropped(out: Path, overlap: set[str]) -> dict:
@@ -93,11 +90,13 @@ def main() -> None:
         run(tmp, "a", a_data, model, args.threshold)
         plain = run(tmp, "b_plain", b_data, model, args.threshold)
         against = run(tmp, "b_against", b_data, model, args.threshold, tmp / "a")
-        cpu_plain, cpu_against = semantic_cpu(plain), semantic_cpu(against)
         print(f"A: {len(a_docs)} records; B: {len(b_docs)} records, {len(overlap)} also in A")
-        print(f"B's semantic_dedup CPU-s without dedup_against: {cpu_plain:.2f}")
-        print(f"B's semantic_dedup CPU-s with dedup_against:    {cpu_against:.2f}")
-        print(f"ratio with / without: {cpu_against / max(cpu_plain, 1e-9):.3f}")
+        for step in ("semantic_dedup", "embed"):
+            off, on = cpu(plain, step), cpu(against, step)
+            print(f"B's {step} CPU-s without dedup_against {off:.2f}, with {on:.2f}, ratio "
+                  f"{on / max(off, 1e-9):.3f}")  # fmt: skip
+        reused = against["stages"]["embed"].get("vectors_from_earlier", 0)
+        print(f"B's embed took {reused} vectors from A's store")
         print(f"B drops without (reason, overlap?): {dropped(tmp / 'b_plain', overlap)}")
         print(f"B drops with (reason, overlap?):    {dropped(tmp / 'b_against', overlap)}")
         report = against["reports"]["semantic_dedup"]

@@ -4,8 +4,8 @@ run (`dedup_against: [...]`) makes in it.
 A stage keeps an index when its `index_params` (`stages/base.py`) says so: `exact_dedup`
 (document level, method exact), `minhash_dedup`, `simhash_dedup`, and `embed`, whose vector
 store (`stages/embed/store.py`, with the rows the run kept) is `semantic_dedup`'s index
-(`INDEX_FOLDER`; `stages/dedup/semantic/earlier.py`: the same `params` checked here, one
-comparison a cluster). At the end of the run each
+(`INDEX_FOLDER`: its `params` checked here as an index's are; what a later run does with it:
+`stages/dedup/semantic/earlier.py`). At the end of the run each
 writes `OUT/index/<stage>/v1/`, of the documents the run kept in `tokens/` only (what a stage
 kept and a later one dropped is not there), with a `meta.json`: the stage, the version, how
 many documents, the files, and `params`, what a later run's same stage must share with it.
@@ -132,9 +132,8 @@ def fetch_index(run: str, into: Path, stages: dict[str, dict], storage: Storage 
         for name in meta.get("files", ["keys.npy"]):
             _fetched(run, stage, folder, name, storage)
         check_params(run, stage, meta, params)
-        if (
-            stage != EXACT and stage not in INDEX_FOLDER
-        ):  # the fuzzy stages' key layout, checked before any map reads it
+        # the fuzzy stages' key layout, checked before any map reads it
+        if stage != EXACT and stage not in INDEX_FOLDER:
             where = f"{run.rstrip('/')}/index/{stage}/{VERSION}" if is_url(run) else folder
             lsh_of(f"{where}/{META}", meta)
     return root

@@ -47,8 +47,11 @@ def usable(folder: Path, params: dict, dtype: str | None) -> bool:
 class EarlierVectors:
     """The `dedup_against` runs' stores this encoder may take vectors from, in their order."""
 
-    def __init__(self, earlier: tuple[tuple[str, str], ...], params: dict, dtype: str | None):
+    def __init__(self, earlier: tuple[tuple[str, str], ...], encoder, dtype: str | None):
+        """`encoder`: the stage's EncoderParams (its `index_params`, asked only with
+        `earlier` runs: it hashes the model folder)."""
         self.stores = []
+        params = encoder.index_params() if earlier else {}
         for _, root in earlier:
             folder = Path(root) / STAGE / VERSION
             if usable(folder, params, dtype):

@@ -85,7 +85,7 @@ class Embed(Stage):
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1):
         self._writer, p = None, self.params
         # `dedup_against`: the vectors earlier runs made of the same texts (reuse.py)
-        self._earlier = EarlierVectors(self.ctx.earlier, p.index_params(), p.dtype)
+        self._earlier = EarlierVectors(self.ctx.earlier, p, p.dtype)
         self._dim = identity(p.spec())["dim"]
         if self.ctx.out is not None:
             self._writer = VectorWriter(store_dir(self.ctx.out), rank, self.params.dtype)

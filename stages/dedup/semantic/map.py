@@ -48,7 +48,7 @@ class SemanticMap(Stage):
         self._hash, self._sources, self._empty = array("Q"), {}, {}
         self._files, self._dim = files, identity(self.params.spec())["dim"]
         self._key = identity_key(self.params.spec())
-        self._earlier = EarlierVectors(self.ctx.earlier, self.params.index_params(), None)
+        self._earlier = EarlierVectors(self.ctx.earlier, self.params, None)
         try:
             yield from super().run(data, rank, world_size)
         except BaseException:
