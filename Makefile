@@ -28,7 +28,7 @@ $(CORE): pyproject.toml
 	touch $@
 
 # every extra: the tests cover the trainer (torch), the Ray executor, object stores, litdata
-# and the classifier stage's transformers models
+# and the classifier stage's transformers models (and semantic_dedup's faiss)
 $(ALL): $(CORE)
 	$(BIN)/pip install -q -e '.[dev,train,ray,cloud,litdata,classify,generate]'
 	$(BIN)/pip install -q --force-reinstall --no-deps fasttext-numpy2-wheel==0.9.2

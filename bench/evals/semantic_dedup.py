@@ -24,8 +24,12 @@ a dependency of gristmill nor used in its tests.
   (`stages/dedup/semantic/pairs.py`) over all the split's distinct pages as one cluster,
   longest first (the survivor rule's `prefer: longest`);
 - MinHash: the exact Jaccard of the stage's shingles (word 5-grams; `minhash_dedup` confirms
-  every candidate by it) at 0.8; false removals: pages with another page at J >= 0.8 (a pair
-  both of whose pages are counted once: the greedy removal of the shorter).
+  every candidate by it; its LSH bands follow the threshold, so this is MinHash's upper bound)
+  at its default 0.8 and at the threshold of `GRID_J` chosen on dev by the same rule as the
+  semantic one (rule 6: the baseline gets the tuning ours gets); false removals: the same greedy
+  pass (a page with a kept page at J >= threshold is removed), in the same order.
+- Where both decide: on held out, at the two dev-chosen thresholds, how many positive pairs and
+  how many distinct pages each removes: both, neither, only one.
 
     .venv/bin/python -m bench.evals.semantic_dedup --model MODEL_DIR \\
         [--per-split 400] [--long-docs first]
@@ -52,6 +56,7 @@ SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 DEV = ("linux-doc-6.1", "python3.11-doc")
 HELD_OUT = ("debian-handbook", "debian-reference", "gnome-user-docs")
 GRID = [round(x, 3) for x in np.arange(0.80, 0.995, 0.005)]
+GRID_J = [round(x, 3) for x in np.arange(0.10, 0.951, 0.025)]  # MinHash's thresholds tried
 SHOWN = (0.85, 0.9, 0.95, 0.99)  # thresholds printed besides the chosen one
 FEW_WORDS = 0.5  # a pair below this word 5-gram Jaccard shares few shingles
 
@@ -83,21 +88,32 @@ def evaluate(enc, pages: list[dict]) -> dict:
     order = sorted(range(len(pages)), key=lambda i: (-len(pages[i]["text"]), pages[i]["url"]))
     vecs = enc.embed([pages[i]["text"] for i in order])
     cpu = time.process_time() - t0
-    jn = _minhash_removed([pages[i]["text"] for i in order])
-    return {"pos_cos": cos, "pos_j": jac, "vecs": vecs, "minhash_removed": jn, "cpu": cpu}
+    jm = _jaccards([pages[i]["text"] for i in order])
+    return {"pos_cos": cos, "pos_j": jac, "vecs": vecs, "pages_j": jm, "cpu": cpu}
 
 
-def _minhash_removed(texts: list[str]) -> float:
-    """Share of distinct pages MinHash at 0.8 would remove (greedy, longest first)."""
+def _jaccards(texts: list[str]) -> np.ndarray:
+    """The pages' word 5-gram Jaccard, every pair (0 where a page has no shingle)."""
     sh = [np.unique(shingle_hashes(t)[0].astype(np.uint32)) for t in texts]
+    out = np.zeros((len(sh), len(sh)))
+    for i in range(len(sh)):
+        for j in range(i):
+            if len(sh[i]) and len(sh[j]):
+                out[i, j] = out[j, i] = sets.jaccard(sh[i], sh[j])
+    return out
+
+
+def minhash_removed(jm: np.ndarray, t: float) -> np.ndarray:
+    """Which pages MinHash at `t` removes: greedy in their order (longest first), a page with
+    a kept one at J >= t removed, as the semantic pass."""
     kept: list[int] = []
-    removed = 0
-    for i, s in enumerate(sh):
-        if len(s) and any(len(sh[k]) and sets.jaccard(s, sh[k]) >= 0.8 for k in kept):
-            removed += 1
+    out = np.zeros(len(jm), dtype=bool)
+    for i in range(len(jm)):
+        if kept and jm[i, kept].max() >= t:
+            out[i] = True
         else:
             kept.append(i)
-    return removed / max(1, len(texts))
+    return out
 
 
 def at(res: dict, t: float) -> tuple[float, float, float]:
@@ -106,6 +122,26 @@ def at(res: dict, t: float) -> tuple[float, float, float]:
     few = res["pos_j"] < FEW_WORDS
     rec_few = float((res["pos_cos"][few] >= t).mean()) if few.any() else float("nan")
     return float((res["pos_cos"] >= t).mean()), rec_few, float((twin >= 0).mean())
+
+
+def at_j(res: dict, t: float) -> tuple[float, float, float]:
+    """The same for MinHash at Jaccard threshold t."""
+    few = res["pos_j"] < FEW_WORDS
+    rec_few = float((res["pos_j"][few] >= t).mean()) if few.any() else float("nan")
+    fr = float(minhash_removed(res["pages_j"], t).mean())
+    return float((res["pos_j"] >= t).mean()), rec_few, fr
+
+
+def agreement(res: dict, t: float, tj: float) -> None:
+    """How often the two remove alike: positive pairs, and distinct pages (false removals)."""
+    sem_pos, mh_pos = res["pos_cos"] >= t, res["pos_j"] >= tj
+    sem_neg, mh_neg = greedy(res["vecs"], t)[0] >= 0, minhash_removed(res["pages_j"], tj)
+    for name, a, b in (("pairs", sem_pos, mh_pos), ("distinct pages", sem_neg, mh_neg)):
+        print(
+            f"  {name:14} {len(a):4}: both remove {int((a & b).sum()):4}, both keep "
+            f"{int((~a & ~b).sum()):4}, only semantic {int((a & ~b).sum()):4}, only MinHash "
+            f"{int((~a & b).sum()):4}; agree {float((a == b).mean()):.3f}"
+        )
 
 
 def main() -> None:
@@ -127,6 +163,7 @@ def main() -> None:
     res = {k: evaluate(enc, v) for k, v in splits.items()}
     dev = res["dev"]
     chosen = max(GRID, key=lambda t: (at(dev, t)[0] - at(dev, t)[2], t))
+    chosen_j = max(GRID_J, key=lambda t: (at_j(dev, t)[0] - at_j(dev, t)[2], t))
     print(f"model sha256 ok; long_docs={args.long_docs}; pages per split {args.per_split}")
     for name, r in res.items():
         n, few = len(r["pos_cos"]), int((r["pos_j"] < FEW_WORDS).sum())
@@ -134,21 +171,30 @@ def main() -> None:
             f"{name}: {n} (text, text_full) pairs, {few} of them with J < {FEW_WORDS}; "
             f"{len(r['vecs'])} distinct pages; embed CPU {r['cpu']:.1f} s"
         )
-    print(f"threshold chosen on dev (largest recall - false removal): {chosen}")
     print(
-        "split     threshold  semantic recall (all / J<0.5)  false removal | MinHash@0.8 "
+        f"threshold chosen on dev (largest recall - false removal): semantic {chosen}, "
+        f"MinHash {chosen_j}"
+    )
+    print(
+        f"split     threshold  semantic recall (all / J<0.5)  false removal | MinHash@{chosen_j} "
         "recall (all / J<0.5)  false removal"
     )
     for name, r in res.items():
-        mh_all = float((r["pos_j"] >= 0.8).mean())
-        few = r["pos_j"] < FEW_WORDS
-        mh_few = float((r["pos_j"][few] >= 0.8).mean()) if few.any() else float("nan")
+        mh = at_j(r, chosen_j)
         for t in sorted({chosen, *SHOWN}):
             rec, rec_few, fr = at(r, t)
             print(
                 f"{name:9} {t:9}  {rec:6.3f} / {rec_few:6.3f}               {fr:6.3f}        | "
-                f"{mh_all:6.3f} / {mh_few:6.3f}                 {r['minhash_removed']:6.3f}"
+                f"{mh[0]:6.3f} / {mh[1]:6.3f}                 {mh[2]:6.3f}"
             )
+    for name, r in res.items():
+        for t in sorted({chosen_j, 0.8}):
+            rec, rec_few, fr = at_j(r, t)
+            print(f"MinHash {name} {t}: recall {rec:.3f} / {rec_few:.3f}, false removal {fr:.3f}")
+    print(f"where they decide (semantic {chosen}, MinHash {chosen_j}):")
+    for name, r in res.items():
+        print(f" {name}")
+        agreement(r, chosen, chosen_j)
 
 
 if __name__ == "__main__":

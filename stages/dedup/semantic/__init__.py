@@ -8,7 +8,7 @@ map      per task (`map.py`): each document's unit vector from the encoder
          order, a hash of its survivor key. A text without a letter or digit gets no vector: it
          is kept, in no cluster, counted (`no_content`) and in the report.
 train    one task (`train.py`): the `sample` vectors of smallest sample order (the same sample
-         for any `tasks`), spherical k-means on them (`kmeans.py`: seeded k-means++, Lloyd).
+         for any `tasks`), spherical k-means on them (`kmeans.py`: faiss's, seeded).
 assign   per map task: every vector to its most similar centroid.
 pairs    per part (`cluster_tasks`; a cluster is in part `cluster % parts`): each cluster's
          documents in survivor order, greedy: removed when the cosine with a kept one reaches

@@ -1,21 +1,46 @@
-"""Spherical k-means over unit vectors, in numpy: seeded, deterministic, the same bytes for the
-same input on any machine with the same numpy build (float64 sums; ties go to the lower
-centroid). Measured against faiss's `Kmeans(spherical=True)` in bench/evals/semantic_kmeans.py.
+"""Spherical k-means over unit vectors: faiss's `Kmeans(spherical=True)` trains the centroids
+(faiss-cpu, in the `classify` extra that `semantic_dedup`'s encoder needs already), numpy
+assigns every vector its most similar centroid.
 
-- init: k-means++ on cosine distance, the first centroid and each next one drawn with
-  `numpy.random.default_rng(seed)`, in the order the sample is given;
-- Lloyd steps: every vector to its most similar centroid (blocks of `BLOCK` rows, so memory
-  is BLOCK x k similarities), each centroid the normalised mean of its vectors; a centroid
-  left without vectors takes the vector farthest from its own centroid (the lowest similarity,
-  the first such), so no cluster stays empty; stops when no assignment changes, or after
-  `iterations`.
+- train: faiss's Lloyd steps from `seed` (its init: `k` of the rows drawn with the seed; a
+  cluster left empty is split off a non-empty one drawn by size, faiss's rule with its fixed
+  seed), exactly `iterations` of them, on every row
+  given (faiss's own subsample of 256 rows a centroid turned off: the caller bounds the rows,
+  `sample`, and chooses them, so the sample stays the same for any `tasks`); the centroids
+  normalised. The same centroids for 1, 2 and 8 threads (measured), so the same decisions
+  for any `workers`; the centroids are trained once a run, in one task, and saved.
+- assign: numpy, `BLOCK` rows at a time (memory BLOCK x k similarities), the lower centroid on
+  a tie; the same labels as faiss's exact search (`IndexFlatIP`) on 100,000 vectors, at the same
+  CPU (both measured).
+
+Why faiss and not our own k-means any more (house rule 8): measured in `bench/speed/semantic.py`
+(`bench/RESULTS.md`, issue 61), the same fit (mean cosine with the centroid within 0.003 either
+way), the same cost per document where the corpus grows (assign), and a fraction of the CPU in
+training, both the run's once-per-run training and the split of every cluster over
+`max_cluster` in `pairs.py`, which grows with the corpus.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from gristmill.stages.errors import GristmillError
+from gristmill.stages.models.checks import EXTRA, install_hint
+
 BLOCK = 8192
+
+
+def require_faiss(who: str = "semantic_dedup"):
+    """faiss, or the one-line error naming the extra that installs it."""
+    try:
+        import faiss
+    except ModuleNotFoundError as e:
+        if e.name is not None and e.name.split(".")[0] != "faiss":
+            raise  # installed, but one of its own dependencies is missing: show that
+        raise GristmillError(
+            f"{who}: k-means needs faiss (faiss-cpu), in the `{EXTRA}` extra: {install_hint(EXTRA)}"
+        ) from None
+    return faiss
 
 
 def unit(x: np.ndarray) -> np.ndarray:
@@ -35,54 +60,22 @@ def assign(x: np.ndarray, centroids: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return label, best
 
 
-def _init(x: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """k-means++ (cosine distance 1 - s)."""
-    first = int(rng.integers(len(x)))
-    centroids = [x[first]]
-    dist = np.clip(1.0 - x @ x[first], 0, None).astype(np.float64)
-    for _ in range(1, k):
-        total = dist.sum()
-        if total <= 0:  # every vector is on a centroid already: take the next in order
-            pick = len(centroids) % len(x)
-        else:
-            pick = int(np.searchsorted(np.cumsum(dist), rng.random() * total, side="right"))
-            pick = min(pick, len(x) - 1)
-        centroids.append(x[pick])
-        dist = np.minimum(dist, np.clip(1.0 - x @ x[pick], 0, None))
-    return np.stack(centroids).astype(np.float32)
-
-
-def _sums(x: np.ndarray, label: np.ndarray, k: int) -> np.ndarray:
-    """float64 (k, dim): the sum of each cluster's rows (its rows in their order, one sort)."""
-    order = np.argsort(label, kind="stable")
-    counts = np.bincount(label, minlength=k)
-    starts = np.r_[0, np.cumsum(counts)[:-1]]
-    sums = np.zeros((k, x.shape[1]), dtype=np.float64)
-    full = counts > 0
-    if full.any():
-        sums[full] = np.add.reduceat(x[order].astype(np.float64), starts[full], axis=0)
-    return sums
-
-
 def train(x: np.ndarray, k: int, iterations: int = 20, seed: int = 0) -> np.ndarray:
     """float32 (min(k, len(x)), dim) unit centroids of the rows of `x` (unit vectors)."""
     x = np.ascontiguousarray(x, dtype=np.float32)
     k = min(k, len(x))
     if k == 0:
         return np.zeros((0, x.shape[1]), dtype=np.float32)
-    rng = np.random.default_rng(seed)
-    centroids = _init(x, k, rng)
-    label = None
-    for _ in range(iterations):
-        new, best = assign(x, centroids)
-        if label is not None and np.array_equal(new, label):
-            break
-        label = new
-        sums = _sums(x, label, k)
-        counts = np.bincount(label, minlength=k)
-        for c in np.flatnonzero(counts == 0).tolist():  # an empty cluster: the farthest vector
-            far = int(np.argmin(best))
-            sums[c] = x[far]
-            best[far] = np.inf
-        centroids = unit(sums).astype(np.float32)
-    return centroids
+    faiss = require_faiss()
+    km = faiss.Kmeans(
+        x.shape[1],
+        k,
+        niter=iterations,
+        seed=seed,
+        spherical=True,
+        max_points_per_centroid=len(x),  # every row given: no subsample of faiss's own
+        min_points_per_centroid=1,  # a small run has few rows a centroid: no warning
+        verbose=False,
+    )
+    km.train(x)
+    return unit(np.asarray(km.centroids, dtype=np.float32)).astype(np.float32)

@@ -29,7 +29,7 @@ class SemanticParams(EncoderParams):
         description="vectors k-means is trained on at most: those whose id hashes lowest, so "
         "the sample is the same for any `tasks`",
     )
-    iterations: int = Field(20, ge=1, description="k-means steps at most")
+    iterations: int = Field(20, ge=1, description="k-means steps (faiss's `niter`)")
     seed: int = Field(0, ge=0, description="of the sample's hash and k-means' initialisation")
     max_cluster: int = Field(
         20_000,

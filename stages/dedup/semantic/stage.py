@@ -10,6 +10,7 @@ from gristmill.stages import fields as md
 from gristmill.stages.base import GlobalStage, Stage
 from gristmill.stages.dedup import survivor
 from gristmill.stages.dedup.earlier import IN_EARLIER_RUN
+from gristmill.stages.dedup.semantic import kmeans
 from gristmill.stages.dedup.semantic.files import Files
 from gristmill.stages.dedup.semantic.map import SemanticMap
 from gristmill.stages.dedup.semantic.pairs import Pairs
@@ -92,6 +93,7 @@ class SemanticDedup(GlobalStage):
 
     def warm(self) -> None:
         import_torch("semantic_dedup")
+        kmeans.require_faiss("semantic_dedup")
 
     def map_step(self) -> Stage:
         return SemanticMap(self.params, self.ctx, self.name)

@@ -21,6 +21,7 @@ from tests.pipeline.mix.test_buckets import QUIET, write_run
 from tests.pipeline.run.semantic_data import model_at
 
 pytest.importorskip("transformers")
+pytest.importorskip("faiss", reason="semantic_dedup's k-means: the `classify` extra")
 pytestmark = pytest.mark.slow
 
 

@@ -247,6 +247,8 @@ def test_apply_on_plain_records(tmp_path, stage):
         model = fasttext_model(tmp_path / "dclm.bin")
         args += ["--set", f"model={model}", "--set", "kind=fasttext", "--set", "key=dclm"]
         args += ["--set", "score=label:__label__hq"]
+    if stage == "semantic_dedup":
+        pytest.importorskip("faiss", reason="semantic_dedup's k-means: the `classify` extra")
     if stage in ("embed", "semantic_dedup"):  # an encoder of the test's own
         from tests.stages.embed.models import encoder_folder
 

@@ -154,6 +154,8 @@ def test_a_stage_writes_what_it_declares(tmp_path, name, settings, make):
         settings = (*settings, benchmarks(tmp_path))
     if name == "classifier":
         settings = (*settings, f"model={fasttext_model(tmp_path / 'dclm.bin')}")
+    if name == "semantic_dedup":
+        pytest.importorskip("faiss", reason="semantic_dedup's k-means: the `classify` extra")
     if name in ("embed", "semantic_dedup"):  # an encoder of the test's own
         from tests.stages.embed.models import encoder_folder
 

@@ -24,6 +24,7 @@ from tests.pipeline.run.test_kill import _kill_when, _markers, _start
 from tests.pipeline.run.test_runner import tree_bytes
 
 pytest.importorskip("transformers")
+pytest.importorskip("faiss", reason="semantic_dedup's k-means: the `classify` extra")
 pytestmark = pytest.mark.slow
 
 

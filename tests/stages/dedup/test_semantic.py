@@ -6,6 +6,7 @@ large, texts without letters kept and counted, the report."""
 from __future__ import annotations
 
 import random
+import sys
 
 import numpy as np
 import orjson
@@ -13,15 +14,18 @@ import pytest
 from datatrove.data import Document
 
 from gristmill.stages.base import StageContext
+from gristmill.stages.dedup.semantic import kmeans
 from gristmill.stages.dedup.semantic.files import Files
 from gristmill.stages.dedup.semantic.pairs import greedy, split
 from gristmill.stages.dedup.semantic.params import SemanticParams
 from gristmill.stages.dedup.semantic.stage import SemanticDedup
+from gristmill.stages.errors import GristmillError
 from tests.scripts_text import ALPHABETS, text_in
 from tests.stages.embed.models import encoder_folder
 from tests.stages.global_stage import run_global
 
 pytest.importorskip("transformers")
+pytest.importorskip("faiss", reason="semantic_dedup's k-means: the `classify` extra")
 ORDER = {"web": 0, "books": 1}
 
 
@@ -138,6 +142,28 @@ def test_split_parts_are_bounded_and_cover_every_row():
     ones = np.ones((40, 8), np.float32)
     same = split(lambda r: ones[r], 40, 15, 0, "c1", 40)  # k-means cannot part them
     assert [len(r) for _, r in same] == [15, 15, 10]
+
+
+def test_kmeans_parts_two_groups_with_the_same_centroids_every_time():
+    # two groups (faiss's init draws k rows: with more groups than that, two seeds may fall in
+    # one group and Lloyd keeps two groups merged; k-means++ would not, see bench/RESULTS.md)
+    rng = np.random.default_rng(1)
+    centres = kmeans.unit(rng.normal(size=(2, 16)))
+    x = kmeans.unit(np.repeat(centres, 30, axis=0) + 0.05 * rng.normal(size=(60, 16)))
+    for seed in range(3):
+        c = kmeans.train(x, 2, 20, seed)
+        assert c.shape == (2, 16) and np.allclose(np.linalg.norm(c, axis=1), 1, atol=1e-5)
+        label = kmeans.assign(x, c)[0].reshape(2, 30)
+        assert [len(set(row)) for row in label.tolist()] == [1, 1]  # a group, one cluster
+        assert label[0, 0] != label[1, 0]
+        assert kmeans.train(x, 2, 20, seed).tobytes() == c.tobytes()
+    assert kmeans.train(x[:3], 10, 20, 0).shape == (3, 16)  # at most a centroid a row
+
+
+def test_kmeans_without_faiss_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "faiss", None)  # as good as not installed
+    with pytest.raises(GristmillError, match=r"^semantic_dedup: k-means needs faiss .*classify"):
+        kmeans.train(np.eye(3, dtype=np.float32), 2)
 
 
 @pytest.mark.slow
