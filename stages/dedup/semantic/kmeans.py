@@ -2,22 +2,20 @@
 (faiss-cpu, in the `classify` extra that `semantic_dedup`'s encoder needs already), numpy
 assigns every vector its most similar centroid.
 
-- train: faiss's Lloyd steps from `seed` (its init: `k` of the rows drawn with the seed; a
-  cluster left empty is split off a non-empty one drawn by size, faiss's rule with its fixed
-  seed), exactly `iterations` of them, on every row
-  given (faiss's own subsample of 256 rows a centroid turned off: the caller bounds the rows,
-  `sample`, and chooses them, so the sample stays the same for any `tasks`); the centroids
-  normalised. The same centroids for 1, 2 and 8 threads (measured), so the same decisions
-  for any `workers`; the centroids are trained once a run, in one task, and saved.
+- train: faiss's Lloyd steps from `seed` (its init: `k` of the rows drawn with the seed, not
+  k-means++; a cluster left empty is split off a non-empty one drawn by size, faiss's rule with
+  its fixed seed), exactly `iterations` of them, on every row given (faiss's own subsample of
+  256 rows a centroid turned off: the caller bounds the rows, `sample`, and chooses them, so
+  the sample stays the same for any `tasks`); the centroids normalised. The same centroids for
+  any number of threads (measured with 1, 2 and 8), so the same decisions for any `workers`;
+  they are trained once a run, in one task, and saved.
 - assign: numpy, `BLOCK` rows at a time (memory BLOCK x k similarities), the lower centroid on
-  a tie; the same labels as faiss's exact search (`IndexFlatIP`) on 100,000 vectors, at the same
-  CPU (both measured).
+  a tie; it gives faiss's exact search (`IndexFlatIP`) labels at the same CPU (measured).
 
-Why faiss and not our own k-means any more (house rule 8): measured in `bench/speed/semantic.py`
-(`bench/RESULTS.md`, issue 61), the same fit (mean cosine with the centroid within 0.003 either
-way), the same cost per document where the corpus grows (assign), and a fraction of the CPU in
-training, both the run's once-per-run training and the split of every cluster over
-`max_cluster` in `pairs.py`, which grows with the corpus.
+Why faiss and no longer our own numpy k-means (house rule 8; `bench/speed/semantic.py`, the
+figures in `bench/RESULTS.md`, issue 61): the same fit and the same cost per document where
+the corpus grows (assign), and a fraction of the CPU to train, both once a run and in the
+split of every cluster over `max_cluster` (`pairs.py`), which grows with the corpus.
 """
 
 from __future__ import annotations
