@@ -22,6 +22,7 @@ from tests.pipeline.run.semantic_against import LANGS, config, corpus_a, corpus_
 from tests.stages.embed.models import encoder_folder
 
 pytest.importorskip("transformers")
+pytest.importorskip("faiss", reason="semantic_dedup's k-means: the `classify` extra")
 pytestmark = pytest.mark.slow
 THRESHOLD = 0.997  # the margins: tests/pipeline/run/semantic_against.py `corpus_b`
 
