@@ -280,18 +280,6 @@ def stage_entries(data: dict) -> list[tuple[int, StageConfig]]:
     return out
 
 
-def check_sources(run: RunConfig) -> None:
-    names = [s.name for s in run.sources]
-    for i, name in enumerate(names):
-        if name in names[:i]:
-            raise ConfigError(f"sources[{i}].name: duplicate source name {name!r}")
-
-
-def check_executor(run: RunConfig) -> None:
-    if run.executor == "slurm" and run.slurm is None:
-        raise ConfigError("slurm: required by `executor: slurm` (at least `partition`)")
-
-
 def _params_of(name: str) -> list[str] | None:
     """A stage's parameter names (built-in, by import path or entry point), and an entry's own
     keys; None: no stage."""

@@ -89,22 +89,6 @@ def collected(items: list, check: Callable) -> tuple[list, list[str]]:
     return done, lines
 
 
-class Problems:
-    """A config's problems from checks that each stop at their first (`of`), gathered so that
-    every check whose inputs are there runs: the lines of all, at once."""
-
-    def __init__(self):
-        self.lines: list[str] = []
-
-    def of(self, check: Callable, *args):
-        """`check(*args)`, or None with its error's lines kept."""
-        try:
-            return check(*args)
-        except GristmillError as e:
-            self.lines += str(e).splitlines()
-            return None
-
-
 def _one(group: list[dict], errors: list[dict], model: type[BaseModel]) -> str:
     """One line for `group`, errors about one key (`errors`: all of them, for did-you-mean)."""
     err = next((x for x in group if x["type"] == "extra_forbidden"), group[0])

@@ -22,9 +22,9 @@ from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.manifest_model import InputEntry
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.pipeline.run.config import RunConfig, SourceConfig
-from gristmill.pipeline.run.config_errors import Problems
 from gristmill.pipeline.run.run_sources import RunSource, check_output, resolve_run
-from gristmill.pipeline.run.source_paths import SourceError, check_overlap, distinct, expand
+from gristmill.pipeline.run.source_paths import check_overlap, distinct, expand
+from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fs import Storage, is_url, local_path
 
 
@@ -64,30 +64,43 @@ class Sources:
     other_files: Counter  # source folders' files not of an input type, by suffix
 
 
-def list_sources(run: RunConfig, root: Path, output: Path | str, storage: RunStorage) -> Sources:
-    """The files of every source of `run` (paths relative to `root`, the config's folder);
-    `output` (the folder or URL the run writes) may overlap none of them."""
-    # an output a source reaches stops the listing (it would list the output); else every
-    # source's problems at once
-    check_overlap(root, output, [s for s in run.sources if s.run is None])
-    problems = Problems()
+def list_sources(
+    run: RunConfig, root: Path, output: Path | str, storage: RunStorage
+) -> tuple[Sources | None, list[str]]:
+    """The files of every source of `run` (paths relative to `root`, the config's folder), or
+    None and every source's problems, a line each; `output` (the folder or URL the run writes)
+    may overlap none of them."""
+    try:  # an output a source reaches stops the listing (it would list the output)
+        check_overlap(root, output, [s for s in run.sources if s.run is None])
+    except GristmillError as e:
+        return None, str(e).splitlines()
+    lines: list[str] = []  # every source's problems, said together
     other = Counter()
     runs = {}
     for i, s in enumerate(run.sources):
-        if s.run is not None and (
-            r := problems.of(resolve_run, root, i, s.run, s.sources, storage)
-        ):
-            runs[i] = r
+        if s.run is None:
+            continue
+        try:
+            runs[i] = resolve_run(root, i, s.run, s.sources, storage)
+        except GristmillError as e:
+            lines += str(e).splitlines()
     for i, r in runs.items():
-        problems.of(check_output, i, r, output)
+        try:
+            check_output(i, r, output)
+        except GristmillError as e:
+            lines += str(e).splitlines()
     found = []  # per source: its files, and the run folders its paths passed over
     for i, s in enumerate(run.sources):
         if i in runs:
             found.append(([(d, p) for d, p, _ in runs[i].files], []))
         elif s.run is None:
-            found.append(problems.of(expand, root, i, s.paths, storage, other) or ([], []))
-    if problems.lines:
-        raise SourceError("\n".join(problems.lines))
+            try:
+                found.append(expand(root, i, s.paths, storage, other))
+            except GristmillError as e:
+                lines += str(e).splitlines()
+                found.append(([], []))
+    if lines:
+        return None, lines
     names = [
         pair
         for i, s in enumerate(run.sources)
@@ -96,7 +109,7 @@ def list_sources(run: RunConfig, root: Path, output: Path | str, storage: RunSto
     passed = sorted({p for _, skipped in found for p in skipped})
     listed = distinct([files if i not in runs else [] for i, (files, _) in enumerate(found)])
     files = [listed[i] if i not in runs else files for i, (files, _) in enumerate(found)]
-    return Sources(files, runs, names, passed, other)
+    return Sources(files, runs, names, passed, other), []
 
 
 def input_entries(

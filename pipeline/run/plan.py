@@ -25,19 +25,16 @@ from gristmill.pipeline.run.config import (
     ConfigError,
     RunConfig,
     SchemaErrors,
-    check_executor,
-    check_sources,
     parse_config,
     stage_entries,
 )
-from gristmill.pipeline.run.config_errors import Problems, prefixed
+from gristmill.pipeline.run.config_errors import prefixed
 from gristmill.pipeline.run.fingerprint import config_print
 from gristmill.pipeline.run.inputs import (
     RunStorage,
     Sources,
     earlier_entries,
     input_entries,
-    list_sources,
     resolve_path,
 )
 from gristmill.pipeline.run.mix_config import ResolvedMix
@@ -145,42 +142,12 @@ class RunPlan:
             )
         out = work_folder(root, url, run.work_dir) if url else resolve_path(root, run.output)
         storage = RunStorage(run.storage_options)
-        # every check whose inputs are there, each problem a line, all of them at once
-        problems = Problems()
-        stages = problems.of(rs.plan_stages, run, root, given)
-        found = problems.of(list_sources, run, root, url or root / local_path(run.output), storage)
-        if found:
-            problems.of(rs.check_unique, run, found.runs, found.names)
-            names = [n for n, _ in found.names]
-        else:  # the config's names, unless an earlier run's sources could not be read
-            names = None if any(s.run for s in run.sources) else [s.name for s in run.sources]
-        if stages and found:  # the sources the stages add (generate's answers), synthetic
-            added = problems.of(rs.added_sources, stages, found.names) or []
-            found = replace(found, names=[*found.names, *added])
-            names = [n for n, _ in found.names]
-        if names is not None:
-            stages = problems.of(rs.select_sources, run, stages, names)
-        mixes = (
-            problems.of(rs.plan_mixes, run, stages, dict(found.names)) if stages and found else {}
-        )
         against = [resolve_path(root, p) for p in run.dedup_against]
-        indexed = problems.of(rs.check_index, stages, against) if stages else {}
-        problems.of(check_sources, run)
-        if stages:
-            problems.of(rs.check_stages, stages)
-        problems.of(check_executor, run)
-        if stages and found:
-            listed = [(metadata.chained(s.cls, s.only), s.params) for s in stages]
-            declared = metadata.declare(run.sources, found.files, found.runs, listed)
-            problems.lines += filter(
-                None, [metadata.unknown_field(declared), metadata.unmet(declared)]
-            )
-        if problems.lines:
-            raise ConfigError("\n".join(problems.lines))
-        recorded = rs.recorded(run, stages, found.runs, against, root)
+        output = url or root / local_path(run.output)  # no source may reach it
+        r = rs.resolved(run, root, output, storage, against, given)  # every check, at once
         plan = cls(
-            run, root, strict, storage, Path(out), url, found, stages, declared, mixes,
-            against, indexed, recorded, rs.config_hash(recorded, stages), path=path,
+            run, root, strict, storage, Path(out), url, r.sources, r.stages, r.declared,
+            r.mixes, against, r.indexed, r.recorded, r.config_hash, path=path,
         )  # fmt: skip
         return plan.keyed() if keyed else plan
 

@@ -1,7 +1,10 @@
-"""The parts of resolving a run config that are about its stages and mixes, each done once for
-`RunPlan.resolve` (pipeline/run/plan.py): every stage looked up and its params validated into a
-`PlannedStage`, the mixes checked against the sources, the config as the manifest records it,
-its hash and the run key.
+"""A parsed run config resolved, every check in one place, for `RunPlan.resolve`
+(pipeline/run/plan.py): `resolved` runs the checks in order, each on what the earlier ones
+gave (the stages planned, the sources listed), every check whose inputs are there, and says
+every problem at once, a line each. The checks follow it in this file: every stage looked up
+and its params validated into a `PlannedStage`, the sources each stage applies to, the stages'
+order, the mixes against the sources, the config alone (source names, the executor); then the
+config as the manifest records it, its hash and the run key.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from pathlib import Path
 import orjson
 from pydantic import ValidationError
 
+from gristmill.pipeline.run import metadata
 from gristmill.pipeline.run.config import (
     EXECUTOR_KEYS,
     SOURCE_NAME,
@@ -26,7 +30,7 @@ from gristmill.pipeline.run.config import (
     StageConfig,
 )
 from gristmill.pipeline.run.config_errors import collected, format_error, format_errors
-from gristmill.pipeline.run.inputs import resolve_path
+from gristmill.pipeline.run.inputs import RunStorage, Sources, list_sources, resolve_path
 from gristmill.pipeline.run.languages import language_errors
 from gristmill.pipeline.run.mix_config import MixConfig, ResolvedMix, is_topic, resolve
 from gristmill.stages.base import ANYWHERE, FIRST, LAST, StageParams
@@ -42,6 +46,65 @@ from gristmill.stages.registry import (
     is_global,
 )
 from gristmill.stages.resources import Resources
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What `resolved` gives the plan: every part of the config that passed its checks."""
+
+    stages: tuple[PlannedStage, ...]  # the config's stages, in order
+    sources: Sources  # every source's files
+    declared: metadata.Declared  # the metadata keys, source by source and stage by stage
+    mixes: dict[str, ResolvedMix]
+    indexed: dict[str, dict]  # stage name -> its index's params, for stages that keep one
+    recorded: dict  # the config as the manifest records it (every default filled in)
+    config_hash: str
+
+
+def resolved(
+    run: RunConfig,
+    root: Path,
+    output: Path | str,
+    storage: RunStorage,
+    against: list[str],
+    given: Mapping[str, StageClass] | None = None,
+) -> Resolved:
+    """Every check of `run`, in order, each a call that returns its problems (a line each):
+    those of every check whose inputs are there, said together in one ConfigError. `root`: the
+    config's folder; `output`: the folder or URL the run writes (no source may reach it);
+    `against`: the `dedup_against` runs; `given`: name -> stage class, for stages passed in as
+    classes (pipeline/api.py)."""
+    stages, lines = plan_stages(run, root, given)
+    found, more = list_sources(run, root, output, storage)
+    lines += more
+    if found:
+        lines += check_unique(run, found.runs, found.names)
+        names = [n for n, _ in found.names]
+    else:  # the config's names, unless an earlier run's sources could not be read
+        names = None if any(s.run for s in run.sources) else [s.name for s in run.sources]
+    if stages and found:  # the sources the stages add (generate's answers), synthetic
+        added, more = added_sources(stages, found.names)
+        lines += more
+        found = replace(found, names=[*found.names, *added])
+        names = [n for n, _ in found.names]
+    if names is not None:
+        stages, more = select_sources(run, stages, names)
+        lines += more
+    mixes, more = plan_mixes(run, stages, dict(found.names)) if stages and found else ({}, [])
+    lines += more
+    indexed, more = check_index(stages, against) if stages else ({}, [])
+    lines += more
+    lines += check_sources(run)
+    lines += check_stages(stages) if stages else []
+    lines += check_executor(run)
+    if stages and found:
+        listed = [(metadata.chained(s.cls, s.only), s.params) for s in stages]
+        declared = metadata.declare(run.sources, found.files, found.runs, listed)
+        lines += filter(None, [metadata.unknown_field(declared), metadata.unmet(declared)])
+    if lines:
+        raise ConfigError("\n".join(lines))
+    record = recorded(run, stages, found.runs, against, root)
+    return Resolved(stages, found, declared, mixes, indexed, record, config_hash(record, stages))
 
 
 @dataclass(frozen=True)
@@ -124,13 +187,12 @@ def stage_resources(declared: Resources, given, key: str) -> Resources:
 
 def plan_stages(
     run: RunConfig, root: Path, given: Mapping[str, StageClass] | None = None
-) -> tuple[PlannedStage, ...]:
-    """Every stage of the config planned; a ConfigError with every stage's problems, and each
-    language code the langid model does not answer (pipeline/run/languages.py), a line each."""
+) -> tuple[tuple[PlannedStage, ...] | None, list[str]]:
+    """Every stage of the config planned (None where one has problems), and every stage's
+    problems, each language code the langid model does not answer included
+    (pipeline/run/languages.py), a line each."""
     done, problems = plan_entries(list(enumerate(run.stages)), root, given)
-    if problems:
-        raise ConfigError("\n".join(problems))
-    return tuple(done)
+    return (None if problems else tuple(done)), problems
 
 
 def plan_entries(
@@ -150,13 +212,13 @@ def plan_entries(
 
 def select_sources(
     run: RunConfig, stages: tuple[PlannedStage, ...] | None, names: list[str]
-) -> tuple[PlannedStage, ...] | None:
+) -> tuple[tuple[PlannedStage, ...] | None, list[str]]:
     """Each stage with the sources it applies to (`only`), from its entry's `sources` or
     `exclude_sources` (`names`: every source of the run's documents, an earlier run's
-    included); a ConfigError with a line for each unknown name, and for a stage that cannot
+    included), and a line for each unknown name, and for a stage that cannot
     leave sources out: one that runs first, writes the output, or sets up what a later stage
-    needs (tokenize: pack needs every document's tokens). `stages` None (some have problems of
-    their own): the names are checked all the same."""
+    needs (tokenize: pack needs every document's tokens); None where there is one. `stages`
+    None (some have problems of their own): the names are checked all the same."""
     out, problems = [], []
     for i, entry in enumerate(run.stages):
         stage = stages[i] if stages else None
@@ -182,98 +244,114 @@ def select_sources(
         if not chosen and not problems:
             problems.append(f"{where}: leaves out every source; drop the stage instead")
         out.append(stage and replace(stage, only=frozenset(chosen)))
-    if problems:
-        raise ConfigError("\n".join(problems))
-    return tuple(out) if stages else None
+    return (tuple(out) if stages and not problems else None), problems
 
 
-def check_stages(stages: tuple[PlannedStage, ...]) -> None:
+def check_stages(stages: tuple[PlannedStage, ...]) -> list[str]:
     """Each stage listed once (by its name in the run: a plug-in's own name, whatever the
     config calls it; a stage that names each instance, `classifier.<key>`, may be listed again
-    under another name), and in an order that works (`check_order`)."""
+    under another name), and in an order that works (`check_order`): the first problem."""
     listed, names = [s.name for s in stages], [s.instance for s in stages]
     for i, name in enumerate(names):
         if name in names[:i]:
             first = listed[names.index(name)]
             also = "" if first == listed[i] else f" (as {first!r})"
             shown = listed[i] if name == stages[i].cls.name else name
-            raise ConfigError(f"stages[{i}]: stage {shown!r} is listed twice{also}")
-    check_order(listed, [s.cls for s in stages])
+            return [f"stages[{i}]: stage {shown!r} is listed twice{also}"]
+    return check_order(listed, [s.cls for s in stages])
 
 
-def check_order(listed: list[str], classes: list[StageClass]) -> None:
+def check_order(listed: list[str], classes: list[StageClass]) -> list[str]:
     """Where each stage may stand, and that what a stage needs is set up before it: all from
-    the stage classes' `position`, `needs` and `gives` (the pipeline asks no stage's name)."""
+    the stage classes' `position`, `needs` and `gives` (the pipeline asks no stage's name): the
+    first problem."""
     for cls in classes[1:]:
         if cls.position == FIRST:
-            raise ConfigError(
-                f"stages: {cls.name!r} always runs first; list it first or not at all"
-            )
+            return [f"stages: {cls.name!r} always runs first; list it first or not at all"]
     for i, cls in enumerate(classes[:-1]):
         if cls.position == LAST:
-            raise ConfigError(f"stages[{i}]: {cls.name} must be the last stage, got {listed}")
+            return [f"stages[{i}]: {cls.name} must be the last stage, got {listed}"]
     if not classes[-1].writes_output:
         ends = " or ".join(name for name, c in STAGES.items() if c.writes_output)
-        raise ConfigError(f"stages: must end with {ends} (they write the output), got {listed}")
+        return [f"stages: must end with {ends} (they write the output), got {listed}"]
     given = {g for c in implicit_first() for g in c.gives}
     for i, cls in enumerate(classes):
         for need in cls.needs:
             if need not in given:
                 by = " or ".join(name for name, c in STAGES.items() if need in c.gives)
-                raise ConfigError(
-                    f"stages[{i}]: {cls.name} needs the {need} of {by}, listed before it"
-                )
+                return [f"stages[{i}]: {cls.name} needs the {need} of {by}, listed before it"]
         if is_global(cls) and "tokenizer" in given:
             # its phases pass the documents through files, which keep no `_tokens`
-            raise ConfigError(
+            return [
                 f"stages[{i}]: {cls.name} is a global stage, which cannot stand between "
                 f"tokenize and pack (the token ids live in memory only); list it before tokenize"
-            )
+            ]
         given.update(cls.gives)
+    return []
 
 
-def check_index(stages: tuple[PlannedStage, ...], dedup_against: list[str]) -> dict[str, dict]:
+def check_index(
+    stages: tuple[PlannedStage, ...], dedup_against: list[str]
+) -> tuple[dict[str, dict], list[str]]:
     """Stage name -> its `index_params`, for every stage that keeps an index of what the run
-    kept (and looks documents up in the `dedup_against` runs' indexes)."""
+    kept (and looks documents up in the `dedup_against` runs' indexes); and the problem, if
+    `dedup_against` names runs and no stage keeps one."""
     indexed = {s.name: s.index for s in stages if s.index is not None and s.cls.index_lookups}
     if dedup_against and not indexed:
         able = ", ".join(n for n, c in STAGES.items() if c.keeps_index and c.index_lookups)
-        raise ConfigError(
+        return {}, [
             f"dedup_against: needs a stage that keeps an index among the stages ({able}; "
             "exact_dedup at level document with method exact)"
-        )
-    return indexed
+        ]
+    return indexed, []
 
 
-def added_sources(stages, names: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def added_sources(stages, names: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[str]]:
     """The sources the stages add (generate's answers), each `(name, "synthetic")`, after the
-    config's: a name that is a source already is a ConfigError."""
+    config's; or none, and the problem: a name that is a source already, or not a name."""
     have, out = [n for n, _ in names], []
     for i, s in enumerate(stages):
         for name in s.cls.adds_sources(s.params, [*have]):
             if not re.match(SOURCE_NAME, name):
-                raise ConfigError(f"stages[{i}].{s.name}: source name {name!r} is not letters, "
-                                  "digits and _ . -")  # fmt: skip
+                return [], [f"stages[{i}].{s.name}: source name {name!r} is not letters, "
+                             "digits and _ . -"]  # fmt: skip
             if name in have:
-                raise ConfigError(
+                return [], [
                     f"stages[{i}].{s.name}: its documents' source {name!r} is a source already; "
                     "name another with its `source` parameter"
-                )
+                ]
             have.append(name)
             out.append((name, "synthetic"))
-    return out
+    return out, []
 
 
-def check_unique(run: RunConfig, runs: dict, names: list[tuple[str, str]]) -> None:
+def check_sources(run: RunConfig) -> list[str]:
+    """No two sources of the config with one name."""
+    names = [s.name for s in run.sources]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            return [f"sources[{i}].name: duplicate source name {name!r}"]
+    return []
+
+
+def check_executor(run: RunConfig) -> list[str]:
+    """`executor: slurm` with its `slurm:` settings."""
+    if run.executor == "slurm" and run.slurm is None:
+        return ["slurm: required by `executor: slurm` (at least `partition`)"]
+    return []
+
+
+def check_unique(run: RunConfig, runs: dict, names: list[tuple[str, str]]) -> list[str]:
     """No source of an earlier run shares its name with another source (two sources of this
-    config with one name: config.py's `check_sources`)."""
+    config with one name: `check_sources`)."""
     seen: dict[str, int] = {}
     for i, s in enumerate(run.sources):
         for name, _ in runs[i].sources if i in runs else [(s.name, s.origin)]:
             if name in seen and seen[name] != i and (i in runs or seen[name] in runs):
                 by = f"source {name!r} of sources[{i}].run" if i in runs else f"name {name!r}"
-                raise ConfigError(f"sources[{i}]: {by} is also a source of sources[{seen[name]}]")
+                return [f"sources[{i}]: {by} is also a source of sources[{seen[name]}]"]
             seen[name] = i
+    return []
 
 
 def recorded(run: RunConfig, stages, runs: dict, dedup_against: list[str], root: Path) -> dict:
@@ -350,7 +428,18 @@ def _check_topics(where: str, mix: ResolvedMix, stages) -> None:
             )
 
 
-def plan_mixes(run: RunConfig, stages, origins: dict[str, str]) -> dict[str, ResolvedMix]:
+def plan_mixes(
+    run: RunConfig, stages, origins: dict[str, str]
+) -> tuple[dict[str, ResolvedMix], list[str]]:
+    """Every mix of `run` resolved against the sources (`origins`: name -> origin) and the
+    stages, or none and the first problem (pipeline/run/mix_config.py)."""
+    try:
+        return _mixes(run, stages, origins), []
+    except GristmillError as e:
+        return {}, str(e).splitlines()
+
+
+def _mixes(run: RunConfig, stages, origins: dict[str, str]) -> dict[str, ResolvedMix]:
     """`mix:` holds one mix (it has `weights`) or a mapping of named mixes."""
     if run.mix is None:
         return {}
