@@ -1,17 +1,19 @@
 """A run's output, one object for the runner to ask (pipeline/run/runner.py): a folder on this
-machine (`RunOutput`) or an object-store URL published to at the end (`RemoteOutput`), behind
-one interface, so the runner never asks which.
+machine (`RunOutput`), or an object-store URL (`RemoteOutput`): its local half, the work folder
+the run writes in, and its remote half, the store it is published to at the end. `open_output`
+picks which, and the runner asks each concern once, never which it has.
 
 It owns the layout (pipeline/output/layout.py names every folder once), the previous run's
 manifest (read once), what replacing it means (pipeline/output/replace.py, `--overwrite`), the
 lock on the folder and, for a URL, the lease on the store (pipeline/output/lease.py), and
 publishing. The runner's questions, in order:
 
+    output = open_output(...)         # a folder, or a URL with its local work folder
     with output.lock():               # one run at a time (a failed start leaves no trace)
-        done = output.finished()      # a complete run of this key: up to date
-        output.replacing(overwrite, parts)  # what another run's outputs lose, what changed
-        output.open(echo)             # `_work/<key>/` resumed, or the old outputs cleared
-        ...                           # the phases, the manifest
+        done = output.finished(after) # a complete run of this key: up to date, its last lines
+        output.start(overwrite, parts, echo)  # what another run's outputs lose, what changed;
+                                      # then `_work/<key>/` resumed, or the old outputs cleared
+        ...                           # the phases, watched by `output.observers`; the manifest
         output.publish()              # a URL: every output whole to the store, manifest last
 """
 
@@ -43,6 +45,24 @@ from gristmill.stages.formats.fs import Storage
 After = Callable[[Path, str], list[str]]  # (the finished folder, where it is shown) -> lines
 
 
+def open_output(
+    folder: Path,
+    url: str | None,
+    storage: Storage,
+    key: str,
+    config_hash: str,
+    keys: list[str] | None = None,
+    lease_s: float = 0.0,
+    echo: Callable[[str], None] = print,
+) -> RunOutput:
+    """The output of the run `key`: the folder `folder` (`url` None; `keys`: its phases' keys,
+    where it keeps its work), or the URL `url` with `folder` its local work folder, one writer
+    at a time by a lease of `lease_s` seconds on the store (`storage`: the run's)."""
+    if url is None:
+        return RunOutput(folder, key, config_hash, keys)
+    return RemoteOutput(folder, url, storage, key, config_hash, lease_s, echo)
+
+
 class RunOutput:
     """The output folder of the run `key` on this machine; `keys`: its phases' keys, where the
     run keeps its work (`keep_work`: pipeline/output/reuse.py), by `Phase.upto`."""
@@ -52,6 +72,9 @@ class RunOutput:
         self.work = folder / WORK / key
         self.shown = str(folder)  # where the user finds the outputs
         self.held = ExitStack()  # what the run holds until it ends (the lock, a lease)
+        # what watches the run's phases for the output (the list of each phase's files, where
+        # the run keeps its work)
+        self.observers: list = [] if keys is None else [KeepWork(folder, self.work, keys)]
 
     @cached_property
     def previous(self) -> Manifest | None:
@@ -65,8 +88,17 @@ class RunOutput:
         with output_lock(self.folder, tidy=True), self.held:
             yield self
 
-    def finished(self) -> Manifest | None:
-        """The manifest of a complete run of this key whose outputs are all in place."""
+    def finished(self, after: After) -> tuple[Manifest, list[str]] | None:
+        """A complete run of this key, its outputs all in place: its manifest, and an up-to-date
+        rerun's last lines (`after`'s: the report, written if it is missing); else None."""
+        if (old := self._finished()) is None:
+            return None
+        report = self.folder / REPORT
+        closing = [f"report:       {report}"] if report.exists() else None
+        return old, closing or after(self.folder, self.shown)
+
+    def _finished(self) -> Manifest | None:
+        """The manifest of a complete run of this key whose outputs are all in place here."""
         old = self.previous
         return old if old is not None and old.run_key == self.key and self._in_place(old) else None
 
@@ -91,6 +123,13 @@ class RunOutput:
             if not p.is_file() or p.stat().st_size != size:
                 return False
         return True
+
+    def start(self, overwrite: bool, parts: dict | None, echo: Callable[[str], None]) -> None:
+        """Before the run writes: what another run's outputs lose (`replacing`: said, or a
+        GristmillError), then the output opened (`open`)."""
+        for line in self.replacing(overwrite, parts):
+            echo(line)  # another run's outputs go: said, and never a mix or a file not ours
+        self.open(echo)
 
     def replacing(self, overwrite: bool, parts: dict | None = None) -> list[str]:
         """Before the run starts writing: the lines to print, or a GristmillError. A resumed
@@ -122,16 +161,6 @@ class RunOutput:
                 shutil.rmtree(old, ignore_errors=True)
         self.work.mkdir(parents=True, exist_ok=True)
 
-    def observers(self) -> list:
-        """Observers of the runner's phases that the output needs (the list of each phase's
-        files, where the run keeps its work)."""
-        return [] if self.keys is None else [KeepWork(self.folder, self.work, self.keys)]
-
-    def closing(self, after: After) -> list[str]:
-        """An up-to-date rerun's last lines: the report, written if it is missing."""
-        report = self.folder / REPORT
-        return [f"report:       {report}"] if report.exists() else after(self.folder, self.shown)
-
     def publish(self) -> None:
         """The finished outputs where the user reads them: here already."""
 
@@ -155,22 +184,24 @@ class RemoteOutput(RunOutput):
         self.store = RemoteRun(url, storage)
         self.shown = self.store.url
         self.lease = Lease(self.store, key, lease_s, echo)
+        self.observers = [self.lease]  # renewed while the phases run
 
     @cached_property
     def on_store(self) -> tuple[bool, Manifest | None]:
         """(whether the store has a manifest, the manifest if this code reads it), read once."""
         return self.store.previous()
 
-    def finished(self) -> Manifest | None:
+    def finished(self, after: After) -> tuple[Manifest, list[str]] | None:
         """The store's manifest where it holds a complete run of this key; else, the lease
-        taken, a run finished here but killed while publishing is published again."""
+        taken, a run finished here but killed while publishing is published again. No last
+        lines: the report is the store's."""
         _, old = self.on_store
         if old is not None and old.run_key == self.key and self.store.complete(old):
-            return old
+            return old, []
         self.held.enter_context(self.lease)
-        if (done := super().finished()) is not None:
+        if (done := self._finished()) is not None:
             self.publish()
-            return done
+            return done, []
         return None
 
     def replacing(self, overwrite: bool, parts: dict | None = None) -> list[str]:
@@ -186,12 +217,6 @@ class RemoteOutput(RunOutput):
     def open(self, echo: Callable[[str], None]) -> None:
         super().open(echo)
         self.store.unfinish(self.key, *self.on_store)  # nothing there looks complete now
-
-    def observers(self) -> list:
-        return [self.lease]
-
-    def closing(self, after: After) -> list[str]:
-        return []
 
     def publish(self) -> None:
         """Every output of the finished run to the store; then the local folder goes."""

@@ -36,19 +36,16 @@ COMMON = ("gristmill.pipeline.run.phases",)  # the phase compiler, which every r
 DATA = ("gristmill.stages", "data")  # shipped data: in the print of the modules that name it
 
 
-def config_print(plan) -> str:
-    """The code print of a run plan's run: its stages (and the implicit first ones)."""
-    return code_print(_classes(plan))
-
-
-def recorded_parts(plan) -> dict:
-    """What the manifest's `key_parts` records of the code print: `code_parts` with each hash
-    cut to 16 hex digits (enough to tell a change; pipeline/output/changes.py says which)."""
-    parts = _parts(_classes(plan))
+def plan_code(plan) -> tuple[str, dict]:
+    """The code print of a run plan's run: its stages (and the implicit first ones); and what
+    the manifest's `key_parts` records of it: `code_parts` with each hash cut to 16 hex digits
+    (enough to tell a change; pipeline/output/changes.py says which)."""
+    classes = _classes(plan)
+    parts = _parts(classes)
     short = {
         part: {k: v and v[:16] for k, v in parts[part].items()} for part in ("modules", "data")
     }
-    return {"code": short | {"libraries": parts["libraries"]}}
+    return code_print(classes), {"code": short | {"libraries": parts["libraries"]}}
 
 
 def _classes(plan) -> tuple[StageClass, ...]:

@@ -23,7 +23,7 @@ from gristmill.pipeline.output.manifest_model import InputEntry
 from gristmill.pipeline.output.remote import RemoteRun
 from gristmill.pipeline.run.config import RunConfig, SourceConfig
 from gristmill.pipeline.run.run_sources import RunSource, check_output, resolve_run
-from gristmill.pipeline.run.source_paths import check_overlap, distinct, expand
+from gristmill.pipeline.run.source_paths import path_files
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fs import Storage, is_url, local_path
 
@@ -70,12 +70,11 @@ def list_sources(
     """The files of every source of `run` (paths relative to `root`, the config's folder), or
     None and every source's problems, a line each; `output` (the folder or URL the run writes)
     may overlap none of them."""
-    try:  # an output a source reaches stops the listing (it would list the output)
-        check_overlap(root, output, [s for s in run.sources if s.run is None])
-    except GristmillError as e:
-        return None, str(e).splitlines()
-    lines: list[str] = []  # every source's problems, said together
     other = Counter()
+    listed, passed, path_lines = path_files(root, output, run.sources, storage, other)
+    if listed is None:  # a source reaches the output: nothing more is listed
+        return None, path_lines
+    lines: list[str] = []  # every source's problems, said together
     runs = {}
     for i, s in enumerate(run.sources):
         if s.run is None:
@@ -89,26 +88,17 @@ def list_sources(
             check_output(i, r, output)
         except GristmillError as e:
             lines += str(e).splitlines()
-    found = []  # per source: its files, and the run folders its paths passed over
-    for i, s in enumerate(run.sources):
-        if i in runs:
-            found.append(([(d, p) for d, p, _ in runs[i].files], []))
-        elif s.run is None:
-            try:
-                found.append(expand(root, i, s.paths, storage, other))
-            except GristmillError as e:
-                lines += str(e).splitlines()
-                found.append(([], []))
-    if lines:
-        return None, lines
+    if lines or path_lines:
+        return None, lines + path_lines
     names = [
         pair
         for i, s in enumerate(run.sources)
         for pair in (runs[i].sources if i in runs else [(s.name, s.origin)])
     ]
-    passed = sorted({p for _, skipped in found for p in skipped})
-    listed = distinct([files if i not in runs else [] for i, (files, _) in enumerate(found)])
-    files = [listed[i] if i not in runs else files for i, (files, _) in enumerate(found)]
+    files = [
+        [(d, p) for d, p, _ in runs[i].files] if i in runs else listed[i]
+        for i in range(len(run.sources))
+    ]
     return Sources(files, runs, names, passed, other), []
 
 

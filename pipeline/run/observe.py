@@ -55,13 +55,13 @@ class RunObserver:
         """After the last phase of a run that finished."""
 
 
+@dataclass(frozen=True)
 class Observers:
     """The run's observers, in order: each event reaches them in it, and the end events in the
     reverse one, as nested `with` blocks would (an observer that ends after another reads what
     that one left: the manifest reads the meter's figures)."""
 
-    def __init__(self, *observers: RunObserver):
-        self.all = observers
+    all: tuple[RunObserver, ...]
 
     def __iter__(self):
         return iter(self.all)

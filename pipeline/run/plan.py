@@ -29,7 +29,7 @@ from gristmill.pipeline.run.config import (
     stage_entries,
 )
 from gristmill.pipeline.run.config_errors import prefixed
-from gristmill.pipeline.run.fingerprint import config_print
+from gristmill.pipeline.run.fingerprint import plan_code
 from gristmill.pipeline.run.inputs import (
     RunStorage,
     Sources,
@@ -76,6 +76,7 @@ class RunPlan:
     inputs: list[InputEntry] = field(default_factory=list)  # each file's bytes and sha256
     earlier: list[dict] = field(default_factory=list)  # each `dedup_against` run's index files
     key: str | None = None  # hashes the config, inputs, code and `earlier`: `_work/<key>/`
+    code_parts: dict = field(default_factory=dict)  # the code the key hashes, as recorded
     path: Path | None = None  # the config file, where there is one
     phases: list[Phase] = field(default_factory=list)  # once compiled
     ctx: StageContext | None = None  # the stage context after the last stage, once compiled
@@ -156,8 +157,9 @@ class RunPlan:
         inputs = input_entries(self.run.sources, self.sources, self.storage)
         earlier = earlier_entries(self.dedup_against, self.storage)
         dumped = [e.dump() for e in inputs]
-        key = rs.run_key(self.config_hash, dumped, earlier, config_print(self))
-        return replace(self, inputs=inputs, earlier=earlier, key=key)
+        code, code_parts = plan_code(self)
+        key = rs.run_key(self.config_hash, dumped, earlier, code)
+        return replace(self, inputs=inputs, earlier=earlier, key=key, code_parts=code_parts)
 
     @property
     def work(self) -> Path:

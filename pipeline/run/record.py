@@ -13,7 +13,6 @@ from pathlib import Path
 
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.run import metadata
-from gristmill.pipeline.run.fingerprint import recorded_parts
 from gristmill.pipeline.run.observe import RunObserver, RunState
 from gristmill.stages.base import StageHooks
 
@@ -58,7 +57,7 @@ class Record(RunObserver):
             metadata.described(plan.declared),  # what a later reader can count on
             mf.stage_reports(plan.work),
             documents,
-            key_parts=recorded_parts(plan),  # what changes.py tells a replacing run
+            key_parts=plan.code_parts,  # what changes.py tells a replacing run
         )
         manifest = mf.build(plan.out, record)
         mf.write(plan.out, manifest)

@@ -4,7 +4,7 @@ record the manifest, publish. What else a run does (the progress display, the re
 the CPU meter, the manifest, a lease's renewal) hangs off the phases as observers
 (pipeline/run/observe.py), which declare the steps they add and take the plan.
 
-    config --RunPlan.load--> plan --output.lock/finished/replacing/open--> output
+    config --RunPlan.load--> plan --open_output, output.lock/finished/start--> output
         --plan.compile(observers)--> phases --executor (local, Ray, Slurm)--> tasks
         --Record--> manifest --output.publish--> where the user reads it
 
@@ -25,11 +25,10 @@ from pathlib import Path
 
 from gristmill.pipeline.output.layout import MANIFEST
 from gristmill.pipeline.output.remote import joined
-from gristmill.pipeline.output.run_output import RemoteOutput, RunOutput
+from gristmill.pipeline.output.run_output import open_output
 from gristmill.pipeline.run.config import ConfigError
 from gristmill.pipeline.run.executors import run_phases
 from gristmill.pipeline.run.executors.base import ClusterLost
-from gristmill.pipeline.run.fingerprint import recorded_parts
 from gristmill.pipeline.run.meter import CpuMeter
 from gristmill.pipeline.run.observe import Observers, RunState
 from gristmill.pipeline.run.phase_keys import phase_keys
@@ -65,24 +64,25 @@ def run(
     after = after or (lambda out, shown: [])
     for line in notices(plan):
         echo(line)
-    output = open_output(plan, echo)
+    keys = phase_keys(plan) if plan.run.keep_work else None  # only a folder keeps its work
+    where = (plan.out, plan.url, plan.storage, plan.key, plan.config_hash, keys)
+    output = open_output(*where, plan.run.lease_s, echo)  # a folder, or a URL published to
     with output.lock():
-        if (done := output.finished()) is not None:
-            where = joined(output.shown, MANIFEST)
-            echo(f"up to date: {where} (same config and inputs; nothing to do)")
-            for line in finished_lines(output.shown, done, output.closing(after)):
+        if (finished := output.finished(after)) is not None:
+            done, closing = finished
+            shown = joined(output.shown, MANIFEST)
+            echo(f"up to date: {shown} (same config and inputs; nothing to do)")
+            for line in finished_lines(output.shown, done, closing):
                 echo(line)
             return done.dump()
         for stage in plan.stages:  # a server the run needs answers, before any work
             stage.cls.check_ready(stage.params)
         parts = {"config": plan.recorded, "inputs": [e.dump() for e in plan.inputs]}
-        for line in output.replacing(overwrite, parts | recorded_parts(plan)):
-            echo(line)  # another run's outputs go: said, and never a mix or a file not ours
-        output.open(echo)
+        output.start(overwrite, parts | plan.code_parts, echo)
         quiet_parent_logs(output.work / "run.log")
         progress = Progress(echo, output.shown)  # started in this order, ended in the reverse
         observers = Observers(
-            progress, *output.observers(), Record(after, output.shown), Tally(), cpu
+            (progress, *output.observers, Record(after, output.shown), Tally(), cpu)
         )
         state = RunState(plan.compile(observers))
         if plan.run.executor == "slurm" and not _all_done(state.plan):
@@ -112,15 +112,6 @@ def notices(plan: RunPlan) -> list[str]:
             asks = f"{n} GPU{'s' * (n != 1)}"
             lines.append(f"{s.key}: runs on the CPU (resources: {{gpus: 0}}; it asks for {asks})")
     return lines
-
-
-def open_output(plan: RunPlan, echo) -> RunOutput:
-    """The run's output: its folder, or its URL with the local work folder."""
-    if plan.url is None:
-        keys = phase_keys(plan) if plan.run.keep_work else None
-        return RunOutput(plan.out, plan.key, plan.config_hash, keys)
-    where = (plan.out, plan.url, plan.storage)
-    return RemoteOutput(*where, plan.key, plan.config_hash, plan.run.lease_s, echo)
 
 
 def plan_lines(config_path: str, executor: str | None = None) -> list[str]:

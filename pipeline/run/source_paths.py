@@ -48,6 +48,30 @@ class SourceError(GristmillError):
     pass
 
 
+def path_files(
+    root: Path, output: Path | str, sources, storage: Storage = PLAIN, other: Counter | None = None
+) -> tuple[list[list[tuple[str, str]]] | None, list[str], list[str]]:
+    """The files of every source that reads `paths` (`expand`; `[]` for a source read from an
+    earlier run), no two shown alike (`distinct`), the run output folders passed over, and
+    every source's problems, a line each. An `output` (the folder or URL the run writes) that
+    a source reaches stops the listing, which would list it: None, and that one problem."""
+    try:
+        check_overlap(root, output, [s for s in sources if s.run is None])
+    except GristmillError as e:
+        return None, [], str(e).splitlines()
+    found, skipped, lines = [], set(), []
+    for i, s in enumerate(sources):
+        files = []
+        if s.run is None:
+            try:
+                files, passed = expand(root, i, s.paths, storage, other)
+                skipped.update(passed)
+            except GristmillError as e:
+                lines += str(e).splitlines()
+        found.append(files)
+    return distinct(found), sorted(skipped), lines
+
+
 def expand(
     root: Path,
     i: int,

@@ -69,7 +69,7 @@ def test_observers_steps_go_where_they_declare_in_any_order_of_the_observers(tmp
         Phase("03-c", [Named("_work.read"), Named("x"), Named("pack")]),
     ]
     observers = [Progress(print, "out"), Tally(), CpuMeter()]
-    placed = place(phases, tmp_path, Observers(*observers))
+    placed = place(phases, tmp_path, Observers(tuple(observers)))
     assert [names(p) for p in phases][1] == ["x.reduce"]  # the compiled phases are left as are
     assert names(placed[0]) == ["read", "_meter", "_progress", "_meter", "x.map", "_meter"]
     assert names(placed[1]) == ["x.reduce", "_meter"]  # a reduce carries no documents
