@@ -3,12 +3,14 @@ observers take (pipeline/run/runner.py, pipeline/output/run_output.py, observe.p
 
 `RunPlan.load(config_path, executor=..., strict=...)` parses the file (config.py) and
 `RunPlan.resolve(run_config, root, ...)` does the rest, once, for a config from a file or built
-in Python: the output's place, the sources' files (pipeline/run/inputs.py: one storage object
-holds the `storage_options`), every stage looked up into a `PlannedStage`, the metadata chain,
-the mixes, the config hash, the inputs with their hashes, the earlier runs' indexes
-(`dedup_against`) and the run key. `compile` adds the phases (and the stage context after the
-last stage: the tokenizer). Nothing downstream reads the config file again, looks a stage up by
-name, or recomputes a hash. `phase_lines` prints the phases as `gristmill run --plan` shows them.
+in Python: the output's place and the storage object that holds the `storage_options`; every
+check of the config in one sequence (resolve.py `resolved`: every stage looked up into a
+`PlannedStage`, the sources' files (pipeline/run/inputs.py), the metadata chain, the mixes, the
+config hash), each problem a line, all at once; then the inputs with their hashes, the earlier
+runs' indexes (`dedup_against`) and the run key. `compile` adds the phases (and the stage
+context after the last stage: the tokenizer). Nothing downstream reads the config file again,
+looks a stage up by name, or recomputes a hash. `phase_lines` prints the phases as
+`gristmill run --plan` shows them.
 """
 
 from __future__ import annotations
