@@ -94,8 +94,9 @@ class RunOutput:
         if (old := self._finished()) is None:
             return None
         report = self.folder / REPORT
-        closing = [f"report:       {report}"] if report.exists() else None
-        return old, closing or after(self.folder, self.shown)
+        if report.exists():
+            return old, [f"report:       {report}"]
+        return old, after(self.folder, self.shown)
 
     def _finished(self) -> Manifest | None:
         """The manifest of a complete run of this key whose outputs are all in place here."""
