@@ -228,9 +228,7 @@ class CpuMeter(RunObserver):
             "phases_seconds": self.seconds,
             "total_seconds": round(time.perf_counter() - self.run_start, 3),
             "cpu": with_cost(
-                run_figures(
-                    [run.plan.folder(p) for p in run.plan.phases], cpu_now() - self.cpu_start
-                ),
+                run_figures([p.folder for p in run.plan.phases], cpu_now() - self.cpu_start),
                 input_bytes([e.dump() for e in run.plan.inputs]),
             ),
         }

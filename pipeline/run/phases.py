@@ -66,6 +66,9 @@ class Phase:
     resources: Resources = DEFAULT
     gpu_stages: tuple[Need, ...] = ()  # the stages of it that ask for GPUs, for a line about it
     upto: int = 0  # how many of the run's stages (the implicit first ones counted) it follows
+    # `<work>/<name>`: its task logs, stats and completion markers; set once the run's plan is
+    # compiled (pipeline/run/plan.py `RunPlan.compile`)
+    folder: Path | None = None
 
 
 class WriteWork(PipelineStep):

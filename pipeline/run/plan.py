@@ -167,15 +167,13 @@ class RunPlan:
     def work(self) -> Path:
         return self.out / WORK / self.key
 
-    def folder(self, phase: Phase) -> Path:
-        return self.work / phase.name
-
     def compile(self, observers=(), work: Path | None = None) -> RunPlan:
         """The plan with its phases, each observer's steps placed where it declared them
         (pipeline/run/observer_steps.py): the stages are built (and a `dedup_against` URL's index
         copied into the work folder), so only once the work folder is the run's own."""
         work = work or self.work
         phases, ctx = plan_run(self, work)
+        phases = [replace(p, folder=work / p.name) for p in phases]  # each phase's own
         return replace(self, phases=place(phases, work, observers), ctx=ctx)
 
 

@@ -342,7 +342,7 @@ class Progress(RunObserver):
         moves_docs = any(isinstance(s, CountProgress) for s in phase.steps)
         self.monitor = PhaseMonitor(
             label,
-            run.plan.folder(phase),
+            phase.folder,
             phase.tasks,
             self.expected,
             self.echo,
@@ -354,7 +354,7 @@ class Progress(RunObserver):
         mon, self.monitor = self.monitor, None
         mon.__exit__(Exception if failed else None, None, None)
         self.seen[phase.name] = {"seconds": mon.seconds, "docs": mon.docs, "chars": mon.chars}
-        if (n := docs_leaving(run.plan.folder(phase))) is not None:
+        if (n := docs_leaving(phase.folder)) is not None:
             self.expected = n
 
     def on_run_end(self, run: RunState) -> None:

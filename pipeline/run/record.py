@@ -51,7 +51,7 @@ class Record(RunObserver):
             plan.config_hash,
             [e.dump() for e in plan.inputs],
             tokenizer.as_dict() if tokenizer else None,  # none: no tokens/ (a run ending in write)
-            [plan.folder(p) for p in plan.phases],
+            [p.folder for p in plan.phases],
             run.timing,
             plan.key,
             metadata.described(plan.declared),  # what a later reader can count on

@@ -126,7 +126,7 @@ def plan_lines(config_path: str, executor: str | None = None) -> list[str]:
 
 
 def _all_done(plan: RunPlan) -> bool:
-    return all(completed_tasks(plan.folder(p)) >= p.tasks for p in plan.phases)
+    return all(completed_tasks(p.folder) >= p.tasks for p in plan.phases)
 
 
 def _submit(plan: RunPlan, dry_run: bool, echo) -> dict:

@@ -42,7 +42,7 @@ def run_phases(state: RunState, observers: Observers, echo=print) -> None:
     runner = make_runner(state.plan)
     try:
         phases = state.plan.phases
-        left = [completed(state.plan.folder(p)) < p.tasks for p in phases]
+        left = [completed(p.folder) < p.tasks for p in phases]
         asking = any(p.resources.gpus for p, todo in zip(phases, left, strict=True) if todo)
         gpus, where = runner.most_gpus() if asking else (None, "")  # nvidia-smi, the cluster
         phases, lines = placed(phases, left, gpus, where)
@@ -55,12 +55,11 @@ def run_phases(state: RunState, observers: Observers, echo=print) -> None:
     observers.run_start(state)
     try:
         for i, phase in enumerate(plan.phases, start=1):
-            folder = plan.folder(phase)
-            runner.prepare(phase, folder)  # before an observer starts a thread
+            runner.prepare(phase, phase.folder)  # before an observer starts a thread
             observers.phase_start(state, i, phase)
             failed = True
             try:
-                runner.run_phase(phase, folder)
+                runner.run_phase(phase, phase.folder)
                 failed = False
             finally:
                 observers.phase_end(state, phase, failed)
