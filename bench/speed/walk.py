@@ -110,7 +110,7 @@ def walk(
                 followed[id(frame)] = up if generated else -1
                 return
             args = [frame.f_locals.get(n) for n in code.co_varnames[: code.co_argcount]]
-            if code.co_flags & inspect.CO_VARARGS:  # `*args` too: `Problems.of(check, plan, ...)`
+            if code.co_flags & inspect.CO_VARARGS:  # `*args` too: `wrapper(check, plan, ...)`
                 args += frame.f_locals.get(
                     code.co_varnames[code.co_argcount + code.co_kwonlyargcount], ()
                 )
