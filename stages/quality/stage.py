@@ -30,7 +30,8 @@ from datatrove.data import Document
 from pydantic import Field, field_validator
 
 from gristmill.stages import fields as md
-from gristmill.stages.base import Stage, StageParams, codes_of, score_for, scores_by_language
+from gristmill.stages.base import Stage, StageParams
+from gristmill.stages.by_language import codes_of, score_for, scores_by_language
 from gristmill.stages.quality.languages import (
     default_bounds,
     in_language,
