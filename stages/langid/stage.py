@@ -46,8 +46,8 @@ from pydantic import Field, field_validator
 
 from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams
-from gristmill.stages.by_language import codes_of, scores_by_language
 from gristmill.stages.formats.fasttext import lid176_path, load_fasttext
+from gristmill.stages.text.by_language import codes_of, scores_by_language
 from gristmill.stages.text.iso639 import find, iso639_1
 
 LABEL_PREFIX = "__label__"

@@ -31,7 +31,6 @@ from pydantic import Field, field_validator
 
 from gristmill.stages import fields as md
 from gristmill.stages.base import Stage, StageParams
-from gristmill.stages.by_language import codes_of, score_for, scores_by_language
 from gristmill.stages.quality.languages import (
     default_bounds,
     in_language,
@@ -49,6 +48,7 @@ from gristmill.stages.quality.rules import (
     heuristic_score,
 )
 from gristmill.stages.quality.signals import SIGNALS, compute_signals
+from gristmill.stages.text.by_language import codes_of, score_for, scores_by_language
 from gristmill.stages.text.iso639 import find
 
 MODEL_PROB = "model_hq_prob"
