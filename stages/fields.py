@@ -163,6 +163,14 @@ def named(name: str) -> Field:
     return SHARED.get(name) or Field(name, Any, "read from the source's files")
 
 
+def own_key(key: str, example: str) -> str:
+    """A score key a stage's parameters name (`classifier.key`, `ensemble.key`): never one that
+    other stages write (`example`: what the message suggests instead)."""
+    if key in SHARED:
+        raise ValueError(f"{key!r} is a key other stages write; {example}")
+    return key
+
+
 def type_name(tp) -> str:
     """An annotation as written: `str`, `dict[str, int]`, `str | None`."""
     text = tp.__name__ if isinstance(tp, type) else repr(tp)

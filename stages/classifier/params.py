@@ -94,9 +94,7 @@ class ClassifierParams(StageParams):
     @field_validator("key")
     @classmethod
     def _key(cls, v: str) -> str:
-        if v in md.SHARED:
-            raise ValueError(f"{v!r} is a key other stages write; name the score (e.g. `edu`)")
-        return v
+        return md.own_key(v, "name the score (e.g. `edu`)")
 
     @field_validator("score")
     @classmethod

@@ -90,9 +90,7 @@ class EnsembleParams(StageParams):
     @field_validator("key")
     @classmethod
     def _key(cls, v: str) -> str:
-        if v in md.SHARED:
-            raise ValueError(f"{v!r} is a key other stages write; name the ensemble's score")
-        return v
+        return md.own_key(v, "name the ensemble's score")
 
     @field_validator("scores")
     @classmethod
