@@ -31,8 +31,7 @@ from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.output.cost import input_bytes, with_cost
 from gristmill.pipeline.run.observe import RunObserver, RunState
-from gristmill.pipeline.run.observer_steps import AFTER_EACH, Steps
-from gristmill.pipeline.run.phases import Phase, step_label
+from gristmill.pipeline.run.phases import AFTER_EACH, Phase, Steps, step_label
 from gristmill.stages.formats.atomic import write_bytes
 from gristmill.stages.registry import STAGES, is_global
 
@@ -203,30 +202,19 @@ def run_figures(phase_dirs: list[Path], parent_cpu_s: float) -> dict:
 
 
 class CpuMeter(RunObserver):
-    """The run's `timing`: each phase's seconds, the run's, and `timing.cpu` (`run_figures`).
-    Made when the run starts, before its config is loaded: the run process's CPU counts from
-    there."""
+    """The run's `timing`: each phase's seconds and the phases' together (timed by the loop that
+    runs them, observe.py `run_phases`), and `timing.cpu` (`run_figures`). Made when the run
+    starts, before its config is loaded: the run process's CPU counts from there."""
 
     steps = (Steps(AFTER_EACH, meters),)
 
     def __init__(self):
         self.cpu_start = cpu_now()
-        self.phase_start = self.run_start = 0.0
-        self.seconds: dict[str, float] = {}
-
-    def on_run_start(self, run: RunState) -> None:
-        self.run_start = time.perf_counter()
-
-    def on_phase_start(self, run: RunState, index: int, phase: Phase) -> None:
-        self.phase_start = time.perf_counter()
-
-    def on_phase_end(self, run: RunState, phase: Phase, failed: bool) -> None:
-        self.seconds[phase.name] = round(time.perf_counter() - self.phase_start, 3)
 
     def on_run_end(self, run: RunState) -> None:
         run.timing = {
-            "phases_seconds": self.seconds,
-            "total_seconds": round(time.perf_counter() - self.run_start, 3),
+            "phases_seconds": run.seconds,
+            "total_seconds": round(time.perf_counter() - run.started, 3),
             "cpu": with_cost(
                 run_figures([p.folder for p in run.plan.phases], cpu_now() - self.cpu_start),
                 input_bytes([e.dump() for e in run.plan.inputs]),

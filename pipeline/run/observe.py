@@ -6,23 +6,26 @@ module, reading what it needs from the plan: the progress display (progress.py),
 tally (tally.py), the CPU and time meter (meter.py), the manifest (record.py) and, for an
 output URL, the lease on the store (pipeline/output/lease.py).
 
-An observer declares the pass-through steps it adds (`steps`: observer_steps.py, where and how
+An observer declares the pass-through steps it adds (`steps`: phases.py `Steps`, where and how
 to make them for a phase), and the compiler places them before any task runs, so a resumed or
 Slurm-submitted run carries them too; at the end it reads back what its steps wrote from inside
 the tasks.
 
 Observers start in the order the runner lists them and end in the reverse order (`Observers`),
 as nested `with` blocks would: the manifest (record.py) ends after the meter whose figures it
-records.
+records. `run_phases` is the loop that tells them: the phases in order, each on the run's
+executor (executors/), which knows nothing of the observers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 
 from gristmill.pipeline.output.manifest import Manifest
-from gristmill.pipeline.run.observer_steps import Steps
-from gristmill.pipeline.run.phases import Phase
+from gristmill.pipeline.run.executors import make_runner
+from gristmill.pipeline.run.executors.base import completed_tasks, placed
+from gristmill.pipeline.run.phases import Phase, Steps
 from gristmill.pipeline.run.plan import RunPlan
 
 
@@ -32,6 +35,8 @@ class RunState:
     record."""
 
     plan: RunPlan
+    started: float = 0.0  # `time.perf_counter()` as the first phase starts (`run_phases`)
+    seconds: dict[str, float] = field(default_factory=dict)  # each phase's, as it ended
     timing: dict = field(default_factory=dict)  # the manifest's `timing` (meter.py)
     manifest: Manifest | None = None  # once written (record.py)
     closing: list[str] = field(default_factory=list)  # the summary's last lines
@@ -81,3 +86,40 @@ class Observers:
     def run_end(self, run: RunState) -> None:
         for o in reversed(self.all):
             o.on_run_end(run)
+
+
+def run_phases(state: RunState, observers: Observers, echo=print) -> None:
+    """The phases one after the other on the plan's executor, observed and timed: every task of
+    a phase ends before the next phase starts (its map writes the files its reduce reads); the
+    observers' run events before the first phase and after the last. First, the GPUs its
+    phases left to run ask for are held against what the executor has (`placed`): a line for
+    each phase that runs on the CPU instead, or a ConfigError."""
+    runner = make_runner(state.plan)
+    try:
+        phases = state.plan.phases
+        left = [completed_tasks(p.folder) < p.tasks for p in phases]
+        asking = any(p.resources.gpus for p, todo in zip(phases, left, strict=True) if todo)
+        gpus, where = runner.most_gpus() if asking else (None, "")  # nvidia-smi, the cluster
+        phases, lines = placed(phases, left, gpus, where)
+    except BaseException:
+        runner.close()
+        raise
+    for line in lines:
+        echo(line)
+    state.plan = plan = replace(state.plan, phases=phases)
+    observers.run_start(state)
+    state.started = time.perf_counter()
+    try:
+        for i, phase in enumerate(plan.phases, start=1):
+            runner.prepare(phase, phase.folder)  # before an observer starts a thread
+            observers.phase_start(state, i, phase)
+            began, failed = time.perf_counter(), True
+            try:
+                runner.run_phase(phase, phase.folder)
+                failed = False
+            finally:
+                state.seconds[phase.name] = round(time.perf_counter() - began, 3)
+                observers.phase_end(state, phase, failed)
+    finally:
+        runner.close()
+    observers.run_end(state)

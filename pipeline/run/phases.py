@@ -9,6 +9,13 @@ right after the work-file reader. Task `r` of every phase handles the same docum
 order, which is what lets the filter find a document by its index.
 A map phase that only reads the work files and filters them (two dedup stages back to back)
 writes none: the next phase reads the same files and replays that filter (`replays_cheaply`).
+`compiled(plan, observers)` gives a run's plan its phases, and places in them the pass-through
+steps the run's observers (observe.py) add: each declares its `Steps` (where, and how to make
+them for a phase), and `place` puts them there before any task runs, so a resumed or
+Slurm-submitted run carries them too. Where a step goes is data, in the order of `PLACES`:
+right after a phase's reader, in every phase that carries documents (`AFTER_READ`); right
+before the run's last step (pack or write), where every kept document passes (`BEFORE_END`);
+after every step of every phase, those of the places above included (`AFTER_EACH`).
 `gristmill run --plan CONFIG` prints a config's phases (pipeline/run/plan.py).
 
     read, provenance, langid, exact_dedup.map, ->work      (phase 1, per task)
@@ -18,6 +25,7 @@ writes none: the next phase reads the same files and replays that filter (`repla
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -46,10 +54,14 @@ from gristmill.stages.resources import DEFAULT, Resources, most
 if TYPE_CHECKING:
     from gristmill.pipeline.output.manifest_model import InputEntry
     from gristmill.pipeline.run.config import RunConfig
-    from gristmill.pipeline.run.inputs import RunStorage, Sources
+    from gristmill.pipeline.run.inputs import RunStorage
     from gristmill.pipeline.run.resolve import PlannedStage
+    from gristmill.pipeline.run.source_paths import Sources
 
 READ_SPLITS = "00-read-splits"  # the read phase of large files, before phase 01
+# where an observer's steps go (`Steps`, `place`)
+AFTER_READ, BEFORE_END, AFTER_EACH = "after the reader", "before the last step", "after each step"
+PLACES = (AFTER_READ, BEFORE_END, AFTER_EACH)  # the order in which steps are placed
 
 
 # (a stage's entry in the config, `stages[i].<name>`, or its name; what one task of it needs)
@@ -67,7 +79,7 @@ class Phase:
     gpu_stages: tuple[Need, ...] = ()  # the stages of it that ask for GPUs, for a line about it
     upto: int = 0  # how many of the run's stages (the implicit first ones counted) it follows
     # `<work>/<name>`: its task logs, stats and completion markers; set once the run's plan is
-    # compiled (pipeline/run/plan.py `RunPlan.compile`)
+    # compiled (`compiled`)
     folder: Path | None = None
 
 
@@ -119,8 +131,8 @@ def quiet(step: Stage) -> Stage:
 
 
 class Planned(Protocol):
-    """What compiling reads of a run's plan: pipeline/run/plan.py's `RunPlan`, which compiles
-    itself with this module, so this module names what it reads, not the plan's class."""
+    """What compiling reads of a run's plan: pipeline/run/plan.py's `RunPlan`, which imports
+    this module, so this module names what it reads, not the plan's class."""
 
     run: RunConfig
     strict: bool
@@ -132,6 +144,7 @@ class Planned(Protocol):
     dedup_against: list[str]
     indexed: dict[str, dict]
     inputs: list[InputEntry]  # each file's bytes and sha256 (none where the plan is not keyed)
+    work: Path  # `<out>/_work/<run key>`
 
 
 def input_files(plan: Planned) -> list[InputFile]:
@@ -164,6 +177,17 @@ def run_context(plan: Planned, work: Path) -> StageContext:
         source_order={name: i for i, (name, _) in enumerate(plan.sources.names)},
         earlier=earlier,
     )
+
+
+def compiled(plan: Planned, observers=(), work: Path | None = None):
+    """`plan` with its phases (`plan_run`), each with its folder and every observer's steps
+    placed where it declared them (`place`), and the stage context after its last stage. The
+    stages are built (and a `dedup_against` URL's index copied into the work folder), so only
+    once the work folder is the run's own: `plan.work`, or `work` (`run --plan`'s)."""
+    work = work or plan.work
+    phases, ctx = plan_run(plan, work)
+    phases = [replace(p, folder=work / p.name) for p in phases]  # each phase's own
+    return replace(plan, phases=place(phases, work, observers), ctx=ctx)
 
 
 def plan_run(plan: Planned, work: Path) -> tuple[list[Phase], StageContext]:
@@ -284,3 +308,29 @@ def sources_label(step: PipelineStep) -> str:
     """` (web, code only)` for a step of a stage that applies to some sources, else ``."""
     only = getattr(getattr(step, "ctx", None), "only", None)
     return "" if only is None else f" ({', '.join(sorted(only)) or 'no source'} only)"
+
+
+@dataclass(frozen=True)
+class Steps:
+    """Steps an observer adds at `at`: `make(phase, work)` gives them for one phase (for
+    `AFTER_EACH`, one per step of the phase, in order)."""
+
+    at: str
+    make: Callable[[Phase, Path], list[PipelineStep]]
+
+
+def place(phases: list[Phase], work: Path, observers) -> list[Phase]:
+    """The phases with every observer's steps where they said (new phases: the compiled ones
+    are left as they are)."""
+    declared = [s for at in PLACES for o in observers for s in o.steps if s.at == at]
+    out = [replace(p, steps=list(p.steps)) for p in phases]
+    for s in declared:
+        for k, p in enumerate(out):
+            if s.at == AFTER_READ and len(p.steps) > 1:
+                p.steps[1:1] = s.make(p, work)
+            elif s.at == BEFORE_END and k == len(out) - 1:
+                p.steps[-1:-1] = s.make(p, work)
+            elif s.at == AFTER_EACH:
+                added = s.make(p, work)
+                p.steps = [step for pair in zip(p.steps, added, strict=True) for step in pair]
+    return out

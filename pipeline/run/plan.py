@@ -5,12 +5,13 @@ observers take (pipeline/run/runner.py, pipeline/output/run_output.py, observe.p
 `RunPlan.resolve(run_config, root, ...)` does the rest, once, for a config from a file or built
 in Python: the output's place and the storage object that holds the `storage_options`; every
 check of the config in one sequence (resolve.py `resolved`: every stage looked up into a
-`PlannedStage`, the sources' files (pipeline/run/inputs.py), the metadata chain, the mixes, the
-config hash), each problem a line, all at once; then the inputs with their hashes, the earlier
-runs' indexes (`dedup_against`) and the run key. `compile` adds the phases (and the stage
-context after the last stage: the tokenizer). Nothing downstream reads the config file again,
-looks a stage up by name, or recomputes a hash. `phase_lines` prints the phases as
-`gristmill run --plan` shows them.
+`PlannedStage`, the sources' files (pipeline/run/source_paths.py), the metadata chain, the
+mixes, the config hash), each problem a line, all at once; then the inputs with their hashes and
+the earlier runs' indexes (`dedup_against`: pipeline/run/inputs.py `hashed`), and the run key.
+phases.py `compiled(plan, observers)` adds the phases (and the stage context after the last
+stage: the tokenizer). Nothing downstream reads the config file again, looks a stage up by
+name, or recomputes a hash. `phase_lines` prints the phases as `gristmill run --plan` shows
+them.
 """
 
 from __future__ import annotations
@@ -32,25 +33,17 @@ from gristmill.pipeline.run.config import (
 )
 from gristmill.pipeline.run.config_errors import prefixed
 from gristmill.pipeline.run.fingerprint import plan_code
-from gristmill.pipeline.run.inputs import (
-    RunStorage,
-    Sources,
-    earlier_entries,
-    input_entries,
-    resolve_path,
-)
+from gristmill.pipeline.run.inputs import RunStorage, hashed, resolve_path
 from gristmill.pipeline.run.mix_config import ResolvedMix
-from gristmill.pipeline.run.observer_steps import place
 from gristmill.pipeline.run.phases import (
     Phase,
     ReadWork,
     WriteWork,
-    plan_run,
     sources_label,
     step_label,
 )
 from gristmill.pipeline.run.run_sources import RunSourceError
-from gristmill.pipeline.run.source_paths import SourceError
+from gristmill.pipeline.run.source_paths import SourceError, Sources
 from gristmill.stages.base import StageContext
 from gristmill.stages.formats.fs import is_url, local_path
 from gristmill.stages.read.sources import ReadSources
@@ -78,6 +71,7 @@ class RunPlan:
     inputs: list[InputEntry] = field(default_factory=list)  # each file's bytes and sha256
     earlier: list[dict] = field(default_factory=list)  # each `dedup_against` run's index files
     key: str | None = None  # hashes the config, inputs, code and `earlier`: `_work/<key>/`
+    work: Path | None = None  # `<out>/_work/<key>`: the run's work folder, once keyed
     code_parts: dict = field(default_factory=dict)  # the code the key hashes, as recorded
     path: Path | None = None  # the config file, where there is one
     phases: list[Phase] = field(default_factory=list)  # once compiled
@@ -156,25 +150,14 @@ class RunPlan:
 
     def keyed(self) -> RunPlan:
         """With every input file hashed, and the earlier runs' indexes read, once."""
-        inputs = input_entries(self.run.sources, self.sources, self.storage)
-        earlier = earlier_entries(self.dedup_against, self.storage)
+        inputs, earlier = hashed(self.run.sources, self.sources, self.dedup_against, self.storage)
         dumped = [e.dump() for e in inputs]
         code, code_parts = plan_code(self)
         key = rs.run_key(self.config_hash, dumped, earlier, code)
-        return replace(self, inputs=inputs, earlier=earlier, key=key, code_parts=code_parts)
-
-    @property
-    def work(self) -> Path:
-        return self.out / WORK / self.key
-
-    def compile(self, observers=(), work: Path | None = None) -> RunPlan:
-        """The plan with its phases, each observer's steps placed where it declared them
-        (pipeline/run/observer_steps.py): the stages are built (and a `dedup_against` URL's index
-        copied into the work folder), so only once the work folder is the run's own."""
-        work = work or self.work
-        phases, ctx = plan_run(self, work)
-        phases = [replace(p, folder=work / p.name) for p in phases]  # each phase's own
-        return replace(self, phases=place(phases, work, observers), ctx=ctx)
+        work = self.out / WORK / key
+        return replace(
+            self, inputs=inputs, earlier=earlier, key=key, work=work, code_parts=code_parts
+        )
 
 
 EXECUTORS = {

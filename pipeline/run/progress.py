@@ -30,10 +30,10 @@ from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.output.funnel import funnel_lines, nothing_kept
 from gristmill.pipeline.output.manifest import MANIFEST, Manifest, StageCounts
+from gristmill.pipeline.run.executors.base import completed_tasks
 from gristmill.pipeline.run.meter import cpu_words
 from gristmill.pipeline.run.observe import RunObserver, RunState
-from gristmill.pipeline.run.observer_steps import AFTER_READ, Steps
-from gristmill.pipeline.run.phases import Phase
+from gristmill.pipeline.run.phases import AFTER_READ, Phase, Steps
 from gristmill.stages.base import LIVE
 from gristmill.stages.formats.atomic import write_bytes
 from gristmill.stages.resources import DEFAULT
@@ -108,11 +108,6 @@ def live_rates(now: dict[str, int], before: dict[str, int], seconds: float) -> l
         if (d := now.get(key, 0) - before.get(key, 0)) > 0:
             out.append(f"{d / max(seconds, 1e-9):,.1f} {unit}")
     return out
-
-
-def completed_tasks(phase_dir: Path) -> int:
-    folder = phase_dir / "completions"
-    return sum(1 for _ in folder.iterdir()) if folder.is_dir() else 0
 
 
 def docs_leaving(phase_dir: Path) -> int | None:

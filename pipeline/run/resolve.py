@@ -30,10 +30,11 @@ from gristmill.pipeline.run.config import (
     StageConfig,
 )
 from gristmill.pipeline.run.config_errors import collected, format_errors
-from gristmill.pipeline.run.inputs import RunStorage, Sources, list_sources, resolve_path
+from gristmill.pipeline.run.inputs import RunStorage, resolve_path
 from gristmill.pipeline.run.languages import language_errors
 from gristmill.pipeline.run.mix_config import ResolvedMix
 from gristmill.pipeline.run.mix_plan import plan_mixes
+from gristmill.pipeline.run.source_paths import Sources, list_sources
 from gristmill.stages.base import ANYWHERE, FIRST, LAST, StageParams
 from gristmill.stages.fields import Field
 from gristmill.stages.plugins import check_class

@@ -5,8 +5,8 @@ the CPU meter, the manifest, a lease's renewal) hangs off the phases as observer
 (pipeline/run/observe.py), which declare the steps they add and take the plan.
 
     config --RunPlan.load--> plan --open_output, output.lock/finished/start--> output
-        --plan.compile(observers)--> phases --executor (local, Ray, Slurm)--> tasks
-        --Record--> manifest --output.publish--> where the user reads it
+        --compiled(plan, observers)--> phases --run_phases: executor (local, Ray, Slurm)-->
+        tasks --Record--> manifest --output.publish--> where the user reads it
 
 Resuming: a phase's finished tasks are marked in `_work/<run key>/<phase>/completions/`; a rerun
 of the same config on the same inputs (the run key hashes both) skips them and, as every output
@@ -27,13 +27,13 @@ from gristmill.pipeline.output.layout import MANIFEST
 from gristmill.pipeline.output.remote import joined
 from gristmill.pipeline.output.run_output import open_output
 from gristmill.pipeline.run.config import ConfigError
-from gristmill.pipeline.run.executors import run_phases
-from gristmill.pipeline.run.executors.base import ClusterLost
+from gristmill.pipeline.run.executors.base import ClusterLost, completed_tasks
 from gristmill.pipeline.run.meter import CpuMeter
-from gristmill.pipeline.run.observe import Observers, RunState
+from gristmill.pipeline.run.observe import Observers, RunState, run_phases
 from gristmill.pipeline.run.phase_keys import phase_keys
+from gristmill.pipeline.run.phases import compiled
 from gristmill.pipeline.run.plan import EXECUTORS, RunPlan, phase_lines
-from gristmill.pipeline.run.progress import Progress, completed_tasks, finished_lines
+from gristmill.pipeline.run.progress import Progress, finished_lines
 from gristmill.pipeline.run.record import Record
 from gristmill.pipeline.run.source_paths import describe_other
 from gristmill.pipeline.run.tally import Tally
@@ -84,7 +84,7 @@ def run(
         observers = Observers(
             (progress, *output.observers, Record(after, output.shown), Tally(), cpu)
         )
-        state = RunState(plan.compile(observers))
+        state = RunState(compiled(plan, observers))
         if plan.run.executor == "slurm" and not _all_done(state.plan):
             return _submit(state.plan, dry_run, echo)
         try:  # then the meter's figures, the manifest, the summary's lines
@@ -121,7 +121,7 @@ def plan_lines(config_path: str, executor: str | None = None) -> list[str]:
     output."""
     plan = RunPlan.load(config_path, executor, keyed=False)
     with tempfile.TemporaryDirectory(prefix="gristmill-plan-") as tmp:
-        phases = plan.compile(work=Path(tmp) / "work").phases
+        phases = compiled(plan, work=Path(tmp) / "work").phases
     return phase_lines(phases, plan.run, [executor] if executor else EXECUTORS)
 
 

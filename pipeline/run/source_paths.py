@@ -1,4 +1,6 @@
-"""A source's `paths` -> its input files, and the rule that a run never reads a run's output.
+"""Every source's files, listed once (`list_sources`): a source's `paths` -> its input files,
+an earlier run's documents (pipeline/run/run_sources.py), and the rule that a run never reads a
+run's output.
 
 Each entry of `paths` is a file, a folder (read file by file, recursively) or a glob pattern
 (`**` for any depth), relative to the config file. A folder's (or a pattern's, or a URL
@@ -21,10 +23,13 @@ import glob
 import os
 import re
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from gristmill.pipeline.output.layout import LOCK, WORK
 from gristmill.pipeline.output.manifest import MANIFEST
+from gristmill.pipeline.run.config import RunConfig
+from gristmill.pipeline.run.run_sources import RunSource, check_output, resolve_run
 from gristmill.stages.errors import GristmillError
 from gristmill.stages.formats.fs import PLAIN, Storage, is_url, local_path
 from gristmill.stages.read.sources import SUPPORTED_SUFFIXES, input_kind
@@ -46,6 +51,55 @@ LAYOUT_SAMPLES = (
 
 class SourceError(GristmillError):
     pass
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Every source's files, found once."""
+
+    files: list[list[tuple[str, str]]]  # per source: (display path, path)
+    runs: dict[int, RunSource]  # earlier runs read as sources, by source index
+    names: list[tuple[str, str]]  # (name, origin) of every source of the documents, in rank order
+    passed_over: list[str]  # run output folders a source's folder or pattern reached
+    other_files: Counter  # source folders' files not of an input type, by suffix
+
+
+def list_sources(
+    run: RunConfig, root: Path, output: Path | str, storage: Storage
+) -> tuple[Sources | None, list[str]]:
+    """The files of every source of `run` (paths relative to `root`, the config's folder), or
+    None and every source's problems, a line each; `output` (the folder or URL the run writes)
+    may overlap none of them."""
+    other = Counter()
+    listed, passed, path_lines = path_files(root, output, run.sources, storage, other)
+    if listed is None:  # a source reaches the output: nothing more is listed
+        return None, path_lines
+    lines: list[str] = []  # every source's problems, said together
+    runs = {}
+    for i, s in enumerate(run.sources):
+        if s.run is None:
+            continue
+        try:
+            runs[i] = resolve_run(root, i, s.run, s.sources, storage)
+        except GristmillError as e:
+            lines += str(e).splitlines()
+    for i, r in runs.items():
+        try:
+            check_output(i, r, output)
+        except GristmillError as e:
+            lines += str(e).splitlines()
+    if lines or path_lines:
+        return None, lines + path_lines
+    names = [
+        pair
+        for i, s in enumerate(run.sources)
+        for pair in (runs[i].sources if i in runs else [(s.name, s.origin)])
+    ]
+    files = [
+        [(d, p) for d, p, _ in runs[i].files] if i in runs else listed[i]
+        for i in range(len(run.sources))
+    ]
+    return Sources(files, runs, names, passed, other), []
 
 
 def path_files(

@@ -18,7 +18,7 @@ from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.run.observe import RunObserver
-from gristmill.pipeline.run.observer_steps import BEFORE_END, Steps
+from gristmill.pipeline.run.phases import BEFORE_END, Steps
 from gristmill.stages import fields as md
 from gristmill.stages.formats.atomic import write_bytes
 

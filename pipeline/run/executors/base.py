@@ -15,6 +15,12 @@ from gristmill.pipeline.run.phases import Phase
 from gristmill.stages.errors import GristmillError
 
 
+def completed_tasks(phase_dir: Path) -> int:
+    """The tasks of a phase that finished: each marks itself in `completions/` as it ends."""
+    folder = phase_dir / "completions"
+    return sum(1 for _ in folder.iterdir()) if folder.is_dir() else 0
+
+
 class PhaseRunner:
     """Runs a run's phases one after the other: a phase starts only once every task of the
     previous one is complete (its map writes the files its reduce reads)."""

@@ -12,7 +12,7 @@ from datatrove.pipeline.base import PipelineStep
 
 from gristmill.pipeline.output.manifest_model import Manifest, StageCounts, Timing
 from gristmill.pipeline.run.meter import METER, CpuMeter, phase_figures, run_figures
-from gristmill.pipeline.run.observer_steps import place
+from gristmill.pipeline.run.phases import place
 from gristmill.pipeline.run.progress import summary_lines
 from tests.conftest import docs
 

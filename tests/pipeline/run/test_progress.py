@@ -9,10 +9,10 @@ import threading
 import orjson
 
 from gristmill.pipeline.output.manifest_model import StageCounts
+from gristmill.pipeline.run.executors.base import completed_tasks
 from gristmill.pipeline.run.progress import (
     CountProgress,
     PhaseMonitor,
-    completed_tasks,
     docs_leaving,
     live_terminal,
     read_progress,

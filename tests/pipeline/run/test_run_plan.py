@@ -10,7 +10,7 @@ from gristmill.pipeline.output.manifest_model import InputEntry
 from gristmill.pipeline.run.config import ConfigError, RunConfig
 from gristmill.pipeline.run.meter import CpuMeter, MeterStep
 from gristmill.pipeline.run.observe import Observers, RunObserver
-from gristmill.pipeline.run.observer_steps import AFTER_EACH, AFTER_READ, BEFORE_END, Steps, place
+from gristmill.pipeline.run.phases import AFTER_EACH, AFTER_READ, BEFORE_END, Steps, place
 from gristmill.pipeline.run.plan import RunPlan
 from gristmill.pipeline.run.progress import CountProgress, Progress
 from gristmill.pipeline.run.tally import Tally, TallyKept

@@ -179,6 +179,18 @@ def test_every_document_is_accounted_for(reference):
     )
 
 
+def test_every_phase_is_timed_once_in_order(reference):
+    """`timing.phases_seconds`: each phase's wall seconds, as the loop that runs the phases
+    (observe.py `run_phases`) timed it, in the phases' order; together at most the run's."""
+    out, manifest = reference
+    timing = manifest["timing"]
+    phases = sorted(p.name for p in (out / "_work" / manifest["run_key"]).iterdir() if p.is_dir())
+    phases = [p for p in phases if p[:2].isdigit()]
+    assert list(timing["phases_seconds"]) == phases
+    assert all(s > 0 for s in timing["phases_seconds"].values())
+    assert sum(timing["phases_seconds"].values()) <= timing["total_seconds"]
+
+
 def test_reference_run_verifies(reference):
     out, _ = reference
     problems, _ = verify_run(out)

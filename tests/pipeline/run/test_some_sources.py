@@ -13,6 +13,7 @@ from datatrove.data import Document
 from gristmill.pipeline.output import manifest as mf
 from gristmill.pipeline.output.funnel import funnel_lines
 from gristmill.pipeline.run.config import ConfigError, parse_config
+from gristmill.pipeline.run.phases import compiled
 from gristmill.pipeline.run.plan import RunPlan, phase_lines
 from gristmill.stages.base import Stage, StageContext
 from gristmill.stages.formats.docio import read_records
@@ -189,7 +190,7 @@ def test_a_run_leaves_the_other_source_as_it_came(runs):
 @pytest.mark.slow
 def test_plan_funnel_and_key_show_the_sources(runs):
     root = runs["root"]
-    plan = RunPlan.load(root / "web.yaml").compile()
+    plan = compiled(RunPlan.load(root / "web.yaml"))
     lines = "\n".join(phase_lines(plan.phases, plan.run))
     assert "line_clean (web only)" in lines and "exact_dedup filter (web only)" in lines
     manifest = mf.load(runs["web"])
@@ -214,7 +215,7 @@ def test_a_replayed_filter_keeps_its_sources(runs):
     root = runs["root"]
     stages = [{"exact_dedup": {"sources": ["web"]}}, "url_dedup"]
     path = config(root, stages, "replay.yaml", "out_replay")
-    plan = RunPlan.load(path).compile()
+    plan = compiled(RunPlan.load(path))
     lines = "\n".join(phase_lines(plan.phases, plan.run))
     assert "work files (exact_dedup (web only) replayed)" in lines
     run_quietly(path)
