@@ -5,7 +5,8 @@ Every executor runs the same phases (pipeline/run/phases.py) with the same task 
 task writes the same bytes, so which one ran a task never shows in the outputs; the run key
 leaves the executor settings out for that reason, and a run may be resumed by another executor.
 Each executor's module is imported only by a run that uses it (Ray's and Slurm's import
-datatrove's executors).
+datatrove's executors). An executor runs one phase at a time and knows nothing of the run's
+observers: the loop over the phases that tells them is pipeline/run/observe.py `run_phases`.
 """
 
 from __future__ import annotations
