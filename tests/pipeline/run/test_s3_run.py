@@ -342,3 +342,34 @@ def test_large_files_on_the_store_are_read_in_splits(s3, tmp_path):
     assert rejected_records(tmp_path / "out_url") == rejected_records(tmp_path / "out_local")
     assert {k: there[k] for k in ("stages", "totals")} == {k: here[k] for k in ("stages", "totals")}
     assert there["timing"]["cpu"]["phases"].keys() == here["timing"]["cpu"]["phases"].keys()
+
+
+@pytest.mark.slow
+def test_semantic_dedup_against_an_earlier_run_on_the_store(s3, tmp_path):
+    """tests/pipeline/run/test_semantic_against.py's A and B, with A published to the store:
+    B against A's URL drops and keeps what B against the local A does, with the same earlier
+    run's ids, cosines and clusters, and takes the same vectors from A's store."""
+    pytest.importorskip("transformers")
+    pytest.importorskip("faiss", reason="semantic_dedup's k-means: the `classify` extra")
+    from tests.pipeline.run.against import kept, rejects
+    from tests.pipeline.run.semantic_against import config, corpus_a, corpus_b, semantic
+    from tests.stages.embed.models import encoder_folder
+
+    stages = semantic(str(encoder_folder(tmp_path / "model")), 0.997)
+    url, a = f"s3://{BUCKET}/runs/semantic-a", tmp_path / "a"
+    run_quietly(config(tmp_path, "a", corpus_a(), stages))
+    run_quietly(config(tmp_path, "a", corpus_a(), stages, output=url))
+    got = {}
+    for name, earlier in (("b-local", str(a)), ("b-url", url)):
+        got[name] = run_quietly(config(tmp_path, name, corpus_b(), stages, dedup_against=[earlier]))
+    here, there = (
+        rejects(tmp_path / "b-local", "semantic_dedup"),
+        rejects(tmp_path / "b-url", "semantic_dedup"),
+    )
+    assert there and {r["metadata"]["in_earlier_run"] for r in there.values()} == {url}
+    for r in there.values():
+        r["metadata"]["in_earlier_run"] = str(a)
+    assert there == here and kept(tmp_path / "b-url") == kept(tmp_path / "b-local")
+    local, remote = (got[n]["stages"]["embed"]["vectors_from_earlier"] for n in got)
+    assert remote == local > 0
+    assert not list((tmp_path / "b-url" / "_work").glob("*/earlier"))  # the copy: scratch
