@@ -19,8 +19,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import yaml
-
 from bench.data.corpus import corpus_path, load_docs
 from gristmill.stages.formats.docio import read_records
 
@@ -34,24 +32,11 @@ def write(folder: Path, docs: list[tuple[str, str]]) -> Path:
 
 def run(tmp: Path, name: str, data: Path, model: str, threshold: float, against=None) -> dict:
     from tests.conftest import run_quietly
+    from tests.pipeline.run.semantic_data import run_config, semantic
 
-    params = {"model": model, "threshold": threshold, "clusters": 20}
-    cfg = {
-        "output": str(tmp / name),
-        "tasks": 2,
-        "workers": 1,
-        "keep_rejected": True,
-        "sources": [{"name": "web", "paths": [str(data)]}],
-        "stages": [
-            {"embed": {"model": model}},
-            {"semantic_dedup": params},
-            {"tokenize": {"tokenizer": "gpt2"}},
-            "pack",
-        ],
-    } | ({"dedup_against": [str(against)]} if against else {})
-    path = tmp / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
-    return run_quietly(path)
+    extra = {"tasks": 2} | ({"dedup_against": [str(against)]} if against else {})
+    stages = semantic(model, threshold, clusters=20)
+    return run_quietly(run_config(tmp, name, data, stages, **extra))
 
 
 def cpu(manifest: dict, prefix: str) -> float:

@@ -7,9 +7,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import yaml
-
 from tests.conftest import write_jsonl
+from tests.pipeline.run.semantic_data import run_config
 from tests.scripts_text import ALPHABETS, text_in
 
 LANGS = [*ALPHABETS, "en"]
@@ -60,25 +59,9 @@ def corpus_b() -> list[dict]:
 
 
 def config(folder: Path, name: str, rows: list[dict], stages: list, **extra) -> Path:
-    """A config reading `rows` (three files) into folder / name; its path."""
+    """A config reading `rows` (three files, written once) into folder / name; its path."""
     data = folder / f"{name}-data"
     if not data.is_dir():
         for f in range(3):
             write_jsonl(data / f"part{f}.jsonl", rows[f::3])
-    cfg = {
-        "output": str(folder / name),
-        "tasks": 3,
-        "workers": 1,
-        "keep_rejected": True,
-        "sources": [{"name": "web", "paths": [str(data)]}],
-        "stages": [*stages, {"tokenize": {"tokenizer": "gpt2"}}, "pack"],
-    } | extra
-    path = folder / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True))
-    return path
-
-
-def semantic(model: str, threshold: float, **more) -> list:
-    """embed, then semantic_dedup, with the same encoder."""
-    params = {"model": model, "threshold": threshold, "clusters": 2} | more
-    return [{"embed": {"model": model}}, {"semantic_dedup": params}]
+    return run_config(folder, name, data, stages, **extra)

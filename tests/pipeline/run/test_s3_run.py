@@ -352,7 +352,8 @@ def test_semantic_dedup_against_an_earlier_run_on_the_store(s3, tmp_path):
     pytest.importorskip("transformers")
     pytest.importorskip("faiss", reason="semantic_dedup's k-means: the `classify` extra")
     from tests.pipeline.run.against import kept, rejects
-    from tests.pipeline.run.semantic_against import config, corpus_a, corpus_b, semantic
+    from tests.pipeline.run.semantic_against import config, corpus_a, corpus_b
+    from tests.pipeline.run.semantic_data import semantic
     from tests.stages.embed.models import encoder_folder
 
     stages = semantic(str(encoder_folder(tmp_path / "model")), 0.997)

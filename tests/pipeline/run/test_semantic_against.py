@@ -18,7 +18,8 @@ from gristmill.stages.embed.store import KEPT, read_store, store_dir
 from gristmill.stages.errors import GristmillError
 from tests.conftest import run_quietly
 from tests.pipeline.run.against import kept, rejects
-from tests.pipeline.run.semantic_against import LANGS, config, corpus_a, corpus_b, semantic
+from tests.pipeline.run.semantic_against import LANGS, config, corpus_a, corpus_b
+from tests.pipeline.run.semantic_data import semantic
 from tests.stages.embed.models import encoder_folder
 
 pytest.importorskip("transformers")
